@@ -1,0 +1,297 @@
+"""The ``attncheck`` command line.
+
+    attncheck list [--json]
+    attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [-v]
+    attncheck eval ID --param k=v ... [--dps N] [--json]
+    attncheck latex [IDS...] [-o FILE]
+    attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
+    attncheck figure ID -o FILE [--quick|--full] [--seed N]
+    attncheck bench [NAMES...] [--quick]
+
+Exit codes: 0 success (verify: every selected claim passed; with --mutate: every one was
+rejected), 1 a check failed / a solve did not converge, 2 bad usage or bad parameters.
+The JSON schema is documented in docs/cli.md.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import click
+
+from numerics import registry
+from numerics.claims.base import SCHEMA, Settings, judge
+from numerics.params import ParameterError, parse_assignments
+from numerics.seeding import DEFAULT_SEED
+
+
+class UsageFailure(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"error: {self.message}", err=True)
+
+
+def _fail(msg: str):
+    raise UsageFailure(msg)
+
+
+def _json_default(o):
+    try:
+        import mpmath
+
+        if isinstance(o, mpmath.mpf):
+            return str(o)
+    except ImportError:  # pragma: no cover
+        pass
+    if hasattr(o, "item"):
+        return o.item()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    return str(o)
+
+
+def _dumps(obj) -> str:
+    def clean(x):
+        if isinstance(x, float) and not math.isfinite(x):
+            return str(x)
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        return x
+
+    return json.dumps(clean(obj), default=_json_default)
+
+
+def _select(ids):
+    try:
+        return registry.select(ids)
+    except KeyError as e:
+        _fail(f"unknown claim id {e.args[0]!r}; run `attncheck list` for the ids")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="attncheck")
+def main():
+    """attncheck: check the derivations of two ICLR 2026 attention-theory papers."""
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
+def list_cmd(as_json):
+    """List the claims."""
+    for claim in registry.claims().values():
+        if as_json:
+            click.echo(
+                _dumps(
+                    {
+                        "id": claim.id,
+                        "paper": claim.paper,
+                        "reference": claim.reference,
+                        "status": claim.status,
+                        "statement": claim.statement,
+                        "evaluable": claim.evaluate is not None,
+                        "params": claim.param_space.describe() if claim.param_space else [],
+                    }
+                )
+            )
+        else:
+            tag = "eval" if claim.evaluate else "    "
+            click.echo(f"{claim.id:34s} {claim.status:8s} {tag}  {claim.reference}: {claim.statement}")
+
+
+def _mode(quick, full):
+    if quick and full:
+        _fail("--quick and --full are exclusive")
+    return "full" if full else "quick"
+
+
+def _row_text(r) -> str:
+    z = f"z={r.z:+.2f}" if r.z is not None else "exact"
+    mark = "ok " if r.passed else "BAD"
+    return (
+        f"    {mark} {r.label:28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
+        f"  tol={r.tolerance:.2g}  {z}"
+    )
+
+
+@main.command()
+@click.argument("ids", nargs=-1)
+@click.option("--quick", is_flag=True, help="reduced sizes (default)")
+@click.option("--full", is_flag=True, help="the paper's sizes")
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
+@click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
+@click.option("--mutate", type=float, default=0.0, help="multiply every theory value by (1+REL)")
+@click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
+@click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
+def verify(ids, quick, full, as_json, seed, mutate, dps, verbose):
+    """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected)."""
+    if not math.isfinite(mutate) or mutate <= -1:
+        _fail(f"--mutate must be a finite number > -1, got {mutate}")
+    settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
+    chosen = _select(ids)
+    ok_all = True
+    for claim in chosen:
+        try:
+            verdict = judge(claim.collect(settings), mutate, claim)
+        except ParameterError as e:  # pragma: no cover - claims use valid defaults
+            _fail(str(e))
+        expected = not verdict.passed if mutate else verdict.passed
+        ok_all &= expected
+        if as_json:
+            click.echo(_dumps(verdict.to_json()))
+        else:
+            word = "PASS" if verdict.passed else "FAIL"
+            if mutate:
+                word += " (mutation caught)" if not verdict.passed else " (mutation NOT caught)"
+            zs = [abs(r.z) for r in verdict.rows if r.z is not None]
+            zt = f", max|z|={max(zs):.2f}" if zs else ""
+            click.echo(
+                f"{word:4s} {claim.id:34s} {len(verdict.rows)} rows{zt}, {verdict.elapsed_s:.1f} s"
+            )
+            if verbose or not expected:
+                for r in verdict.rows:
+                    click.echo(_row_text(r))
+    if not as_json:
+        n = len(chosen)
+        if mutate:
+            click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
+        else:
+            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
+    sys.exit(0 if ok_all else 1)
+
+
+@main.command("eval")
+@click.argument("claim_id")
+@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def eval_cmd(claim_id, params, dps, as_json):
+    """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
+    claim = _select([claim_id])[0] if claim_id in registry.claims() else None
+    if claim is None:
+        _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
+    if claim.evaluate is None:
+        _fail(f"claim {claim_id} has no closed form to evaluate; evaluable claims are marked 'eval' in `attncheck list`")
+    try:
+        values = claim.param_space.validate(parse_assignments(params))
+        out = claim.evaluate(values, dps)
+    except ParameterError as e:
+        _fail(str(e))
+    import mpmath
+
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
+                           "values": {k: mpmath.nstr(v, dps, strip_zeros=False) for k, v in out.items()}}))
+    else:
+        click.echo(f"{claim_id} at " + ", ".join(f"{k}={v}" for k, v in values.items()) + f"  ({dps} digits)")
+        for k, v in out.items():
+            click.echo(f"  {k} = {mpmath.nstr(v, dps, strip_zeros=False)}")
+
+
+@main.command()
+@click.argument("ids", nargs=-1)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
+def latex(ids, output):
+    """The LaTeX of each claim's equations."""
+    chunks = []
+    for claim in _select(ids):
+        chunks.append(f"% {claim.id} -- {claim.reference} [{claim.status}]: {claim.statement}")
+        for eq in claim.equations:
+            chunks.append(
+                f"% {eq.name} ({eq.reference}; {eq.status})\n\\begin{{equation}}\\label{{eq:{eq.name}}}\n"
+                f"{eq.latex()}\n\\end{{equation}}"
+            )
+    text = "\n".join(chunks) + "\n"
+    if output:
+        with open(output, "w") as fh:
+            fh.write(text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("problem")
+@click.option("--model", default=None)
+@click.option("--loss", default=None)
+@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def solve(problem, model, loss, params, dps, as_json):
+    """Solve a problem's equations at your parameters (e.g. sparse-token)."""
+    table = registry.problems()
+    if problem not in table:
+        _fail(f"unknown problem {problem!r}; known: {', '.join(table) or 'none'}")
+    spec = table[problem]
+    options = {}
+    for name, value in (("model", model), ("loss", loss)):
+        if value is None:
+            continue
+        if name not in spec.options:
+            _fail(f"problem {problem} takes no --{name}")
+        if value not in spec.options[name]:
+            _fail(f"--{name} must be one of {', '.join(spec.options[name])}, got {value!r}")
+        options[name] = value
+    try:
+        values = spec.param_space.validate(parse_assignments(params))
+        result = spec.solve(options, values, dps)
+    except ParameterError as e:
+        _fail(str(e))
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.solve/1", "problem": problem, "options": options,
+                           "params": values, **result}))
+    else:
+        for k, v in result.items():
+            click.echo(f"{k:24s} {v}")
+    if not result.get("converged", False):
+        click.echo(f"solver did not converge: {result.get('status')}", err=True)
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("figure_id")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
+@click.option("--quick", is_flag=True)
+@click.option("--full", is_flag=True)
+@click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
+def figure(figure_id, output, quick, full, seed):
+    """Reproduce a figure of a paper (theory lines + simulation points)."""
+    table = registry.figures()
+    if figure_id not in table:
+        _fail(f"unknown figure {figure_id!r}; known: {', '.join(table) or 'none'}")
+    settings = Settings(mode=_mode(quick, full), seed=seed)
+
+    def progress(iterable, label):
+        items = list(iterable)
+        with click.progressbar(items, label=label, file=sys.stderr) as bar:
+            yield from bar
+
+    table[figure_id](output, settings, progress)
+    click.echo(f"wrote {output}", err=True)
+
+
+@main.command()
+@click.argument("names", nargs=-1)
+@click.option("--quick", is_flag=True, help="smaller problem sizes")
+@click.option("--json", "as_json", is_flag=True)
+def bench(names, quick, as_json):
+    """Benchmarks (ratios against a baseline run in the same process)."""
+    table = registry.benchmarks()
+    for n in names:
+        if n not in table:
+            _fail(f"unknown benchmark {n!r}; known: {', '.join(table) or 'none'}")
+    for name in names or table:
+        report = table[name](quick)
+        if as_json:
+            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, **report}))
+        else:
+            click.echo(f"{name}:")
+            for k, v in report.items():
+                click.echo(f"  {k:32s} {v}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
