@@ -1,0 +1,122 @@
+"""The command line: exit codes, JSON records, bad input handling.
+
+Toy claims are injected so the CLI is tested independently of the papers' claims; a second
+group of tests runs the bad-input checks against every real evaluable claim."""
+import json
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+from click.testing import CliRunner
+
+from derivations import Equation
+from numerics import registry
+from numerics.cli import main
+from numerics.claims.base import Claim, Comparison
+from numerics.params import PI, THETA, ParamSpace
+
+x = sp.Symbol("x", positive=True)
+EQ = Equation("T.sqrt", sp.Symbol("s"), sp.sqrt(x), "toy", (x,))
+SPACE = ParamSpace((PI.with_default(0.5), THETA.with_default(2.0)))
+
+
+def _good(settings, claim):
+    return [Comparison("sqrt2", float(mpmath.sqrt(2)), 2 ** 0.5, 0.0, 1e-15)], {}, {}
+
+
+def _evaluate(params, dps):
+    with mpmath.workdps(dps):
+        return {"sqrt_theta": mpmath.sqrt(mpmath.mpf(params["theta"])), "pi": mpmath.mpf(params["pi"])}
+
+
+TOYS = {
+    "T.good": Claim("T.good", "A", "toy", "sqrt 2", _good, (EQ,), _evaluate, SPACE),
+    "T.also": Claim("T.also", "A", "toy", "sqrt 2 again", _good, (EQ,)),
+}
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    monkeypatch.setattr(registry, "claims", lambda: TOYS)
+    return CliRunner()
+
+
+def test_list_json(toy):
+    out = toy.invoke(main, ["list", "--json"])
+    assert out.exit_code == 0
+    recs = [json.loads(line) for line in out.output.splitlines()]
+    assert [r["id"] for r in recs] == ["T.good", "T.also"]
+    assert recs[0]["evaluable"] and recs[0]["params"][0]["name"] == "pi"
+
+
+def test_verify_passes_and_mutation_is_caught(toy):
+    ok = toy.invoke(main, ["verify", "T.good", "--json"])
+    assert ok.exit_code == 0
+    rec = json.loads(ok.output)
+    assert rec["schema"] == "attncheck.verdict/1" and rec["passed"] and rec["rows"][0]["label"] == "sqrt2"
+    for key in ("id", "theory", "mean", "se", "z", "tolerance"):
+        assert key in rec or key in rec["rows"][0]
+    mut = toy.invoke(main, ["verify", "T.good", "--mutate", "0.05"])
+    assert mut.exit_code == 0 and "rejected" in mut.output
+    assert toy.invoke(main, ["verify", "--mutate", "0"]).exit_code == 0
+
+
+def test_prefix_selection_and_unknown_id(toy):
+    assert toy.invoke(main, ["verify", "T"]).exit_code == 0
+    bad = toy.invoke(main, ["verify", "Z.nope"])
+    assert bad.exit_code == 2 and "unknown claim id" in bad.output
+
+
+def test_eval_digits_and_errors(toy):
+    out = toy.invoke(main, ["eval", "T.good", "--param", "theta=2", "--dps", "50", "--json"])
+    assert out.exit_code == 0
+    val = json.loads(out.output)["values"]["sqrt_theta"]
+    with mpmath.workdps(60):
+        assert abs(mpmath.mpf(val) - mpmath.sqrt(2)) < mpmath.mpf(10) ** -48
+    bad = toy.invoke(main, ["eval", "T.good", "--param", "pi=1.5"])
+    assert bad.exit_code == 2 and bad.output.strip().count("\n") == 0 and "pi" in bad.output
+    assert "Traceback" not in bad.output
+    assert toy.invoke(main, ["eval", "T.also"]).exit_code == 2
+
+
+def test_latex(toy, tmp_path):
+    f = tmp_path / "eq.tex"
+    out = toy.invoke(main, ["latex", "T.good", "-o", str(f)])
+    assert out.exit_code == 0
+    text = f.read_text()
+    assert "\\begin{equation}" in text and "\\sqrt{x}" in text
+
+
+def test_bad_mutate_and_modes(toy):
+    assert toy.invoke(main, ["verify", "--mutate", "nan"]).exit_code == 2
+    assert toy.invoke(main, ["verify", "--quick", "--full"]).exit_code == 2
+
+
+# --- every real evaluable claim rejects bad input cleanly -------------------------------
+REAL = [c for c in registry.claims().values() if c.evaluate is not None]
+BAD_VALUES = ["nan", "abc", "-1e9", "inf"]
+
+
+@pytest.mark.parametrize("claim", REAL, ids=[c.id for c in REAL])
+def test_real_claims_reject_bad_parameters(claim):
+    runner = CliRunner()
+    for p in claim.param_space.params:
+        for raw in BAD_VALUES:
+            try:
+                p.parse(raw)
+                continue  # a valid value for this parameter (e.g. a real line)
+            except Exception:
+                pass
+            out = runner.invoke(main, ["eval", claim.id, "--param", f"{p.name}={raw}"])
+            assert out.exit_code == 2, (claim.id, p.name, raw, out.output)
+            assert p.name in out.output and "Traceback" not in out.output
+            assert len(out.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("claim", REAL, ids=[c.id for c in REAL])
+def test_real_claims_evaluate_at_defaults(claim):
+    out = CliRunner().invoke(main, ["eval", claim.id, "--dps", "20", "--json"])
+    assert out.exit_code == 0, out.output
+    values = json.loads(out.output)["values"]
+    assert values and all(math.isfinite(float(mpmath.mpf(v))) for v in values.values())

@@ -1,0 +1,81 @@
+"""The claims engine: judging, mutation, tolerances, seeding."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from numerics.claims.base import Claim, Comparison, Evidence, Settings, judge, z_critical
+from numerics.seeding import rng, seed_sequence, stable_key
+
+
+def _evidence(rows):
+    return Evidence("T.toy", rows, Settings())
+
+
+def test_z_critical_is_bonferroni():
+    assert z_critical(1) == pytest.approx(3.2905, abs=1e-4)  # two-sided 1e-3
+    assert z_critical(10) > z_critical(1)
+
+
+def test_judge_passes_within_tolerance_and_mutation_fails():
+    rows = [Comparison("a", theory=1.0, mean=1.001, se=0.001)]
+    assert judge(_evidence(rows)).passed
+    assert not judge(_evidence(rows), mutate=0.05).passed
+    assert not judge(_evidence(rows), mutate=-0.05).passed
+
+
+def test_allowance_adds_to_statistical_tolerance():
+    rows = [Comparison("a", theory=1.0, mean=1.02, se=0.001, allowance=0.02)]
+    v = judge(_evidence(rows))
+    assert v.passed and v.rows[0].tolerance == pytest.approx(v.z_crit * 0.001 + 0.02)
+
+
+def test_exact_rows_have_no_z():
+    v = judge(_evidence([Comparison("e", theory=0.5, mean=0.5)]))
+    assert v.passed and v.rows[0].z is None
+
+
+def test_bad_rows_are_refused():
+    with pytest.raises(ValueError, match="mean"):
+        Comparison("x", theory=1.0, mean=float("nan"))
+    with pytest.raises(ValueError, match=">= 0"):
+        Comparison("x", theory=1.0, mean=1.0, se=-1.0)
+    with pytest.raises(ValueError, match="checks nothing"):
+        judge(_evidence([]))
+
+
+def test_settings_mode_is_checked():
+    with pytest.raises(ValueError, match="mode"):
+        Settings(mode="medium")
+
+
+def test_claim_collect_records_seed_and_time():
+    def experiment(settings, claim):
+        x = claim.rng(settings).standard_normal(10_000)
+        return [Comparison("mean+1", 1.0, 1.0 + x.mean(), x.std(ddof=1) / math.sqrt(x.size))], {"n": x.size}, {}
+
+    c = Claim("T.toy", "A", "toy", "toy", experiment, equations=("x",))
+    ev = c.collect(Settings(seed=7))
+    assert ev.seed_path == (7, "T.toy") and ev.sizes == {"n": 10_000} and ev.elapsed_s >= 0
+    again = c.collect(Settings(seed=7))
+    assert ev.comparisons == again.comparisons  # fully reproducible from the seed
+    assert judge(ev).to_json()["schema"] == "attncheck.verdict/1"
+
+
+def test_seeding_is_stable_and_independent():
+    assert stable_key("A.thm3.q2_cosine") == stable_key("A.thm3.q2_cosine")
+    a = rng(1, "A.x").standard_normal(5)
+    b = rng(1, "A.y").standard_normal(5)
+    assert not np.allclose(a, b)
+    assert np.allclose(a, np.random.default_rng(seed_sequence(1, "A.x")).standard_normal(5))
+
+
+@given(st.floats(0.01, 100), st.floats(1e-6, 1e-2))
+def test_mutation_of_five_percent_is_caught_when_se_is_small(theory, rel_se):
+    # Rows whose standard error is below 1% of the value must reject a 5% mutation.
+    se = rel_se * theory
+    rows = [Comparison("a", theory=theory, mean=theory, se=se)]
+    assert judge(_evidence(rows)).passed
+    if z_critical(1) * se < 0.05 * theory:
+        assert not judge(_evidence(rows), mutate=0.05).passed
