@@ -170,7 +170,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, verbose):
 @click.option("--json", "as_json", is_flag=True)
 def eval_cmd(claim_id, params, dps, as_json):
     """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
-    claim = _select([claim_id])[0] if claim_id in registry.claims() else None
+    claim = registry.claims().get(claim_id)
     if claim is None:
         _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
     if claim.evaluate is None:
@@ -180,7 +180,15 @@ def eval_cmd(claim_id, params, dps, as_json):
         out = claim.evaluate(values, dps)
     except ParameterError as e:
         _fail(str(e))
+    except (ArithmeticError, ValueError) as e:  # numerical failure, not bad input
+        click.echo(f"error: {claim_id} could not be evaluated at these parameters: {e}", err=True)
+        sys.exit(1)
     import mpmath
+
+    bad = [k for k, v in out.items() if not mpmath.isfinite(v)]
+    if bad:
+        click.echo(f"error: {claim_id}: non-finite value for {', '.join(bad)} at these parameters", err=True)
+        sys.exit(1)
 
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
