@@ -1,0 +1,221 @@
+"""Paper B, Lemma 3.4 (coercivity) and the exact identity behind it (notes §3).
+
+Paper's statement [paper]:  (1/(N-1)) ||g - g*||²_ρ  <=  𝓔_∞(g) - 𝓔_∞(g*)   under A1.
+
+Our derivation, h = g - g*, exchangeable tokens:
+
+1. ``risk_difference``.  𝓔_∞(g) = E (1/N) Σ_i |Y_i - R_g[X]_i|², Y = R_{g*}[X] + η.
+   Then Y_i - R_g[X]_i = η_i - R_h[X]_i and
+       𝓔_∞(g) - 𝓔_∞(g*) = (1/N) Σ_i ( E R_h[X]_i² - 2 E[η_i R_h[X]_i] ).
+   With E[η_i | X] = 0 (zero-mean noise independent of X; correlation across tokens allowed)
+   the cross term vanishes, and by exchangeability every E R_h[X]_i² equals E R_h[X]_1².
+   The per-token normalisation (1/N) Σ_i of the loss is what makes the difference exactly
+   E|R_h[X]_1|²; a loss summed over tokens (no 1/N) would give N E|R_h[X]_1|².
+2. ``coefficients``.  E|R_h[X]_1|² = (N-1)^{-2} Σ_{j,k ∈ {2..N}} E[h(X_1,X_j) h(X_1,X_k)].
+   By exchangeability the summand is m2 = E h(X_1,X_2)² when j = k and
+   c = E[h(X_1,X_2) h(X_1,X_3)] when j != k.  Counting: (N-1) diagonal pairs, (N-1)(N-2)
+   off-diagonal ones, so
+       E|R_h[X]_1|² = (1/(N-1)) m2 + ((N-2)/(N-1)) c.
+3. ``lemma_gap``.  E|R_h|² - (1/(N-1)) m2 = ((N-2)/(N-1)) c, so for N >= 3 Lemma 3.4 holds
+   for every h  iff  the cross moment c is >= 0 for every h.  (N = 2: equality, c absent.)
+4. Conditionally i.i.d. tokens X_j = s Z + W_j (Z shared, W_j i.i.d., independent of Z):
+   given (X_1, Z), X_2 and X_3 are i.i.d., so
+       c = E[ E[h(X_1,X_2) | X_1, Z]² ] = E[ m_h(X_1, Z)² ] >= 0,
+   and the lemma holds with constant 1/(N-1), with equality iff m_h = 0 a.s.
+   ``conditional_mean`` and ``cross_term_ciid`` compute m_h and c exactly for the law of the
+   simulator (``Conditional``, d = 1): Z, W_j ~ U[-1, 1], s a rational shift; ``pair_moments``
+   computes (m2, c) by their definitions under the i.i.d. uniform, i.i.d. Gaussian and this
+   conditional law, and ``pair_moments_finite`` by enumeration for a permutation law.
+
+Pure SymPy; docs: docs/paper_b.md, "B.coercivity.*".
+"""
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from derivations.core import Equation
+
+N = sp.Symbol("N", integer=True, positive=True)
+m2, c = sp.symbols("m_2 c", real=True)  # E h(X1,X2)², E h(X1,X2)h(X1,X3)
+x1, x2, x3, w, zz = sp.symbols("x1 x2 x3 w z", real=True)
+s = sp.Symbol("s", nonnegative=True)  # shift of the shared component
+
+
+# --- step 1: the risk difference ------------------------------------------------------------
+def risk_difference():
+    """(𝓔_∞(g) - 𝓔_∞(g*)) in terms of per-token moments, then reduced.
+
+    Symbols: Eeta2_i = E η_i², EetaR_i = E[η_i R_h,i], ER2_i = E R_h,i².  Returns
+    (general, reduced) where reduced uses EetaR_i = 0 and ER2_i = ER2_1 (n = 4 tokens shown
+    explicitly; the reduction does not depend on n)."""
+    n = 4
+    Eeta2 = sp.symbols(f"Eeta2_1:{n + 1}")
+    EetaR = sp.symbols(f"EetaR_1:{n + 1}")
+    ER2 = sp.symbols(f"ER2_1:{n + 1}")
+    loss_g = sum(Eeta2[k] - 2 * EetaR[k] + ER2[k] for k in range(n)) / n
+    loss_star = sum(Eeta2) / sp.Integer(n)  # h = 0
+    general = sp.expand(loss_g - loss_star)
+    reduced = general.subs({**{EetaR[k]: 0 for k in range(n)}, **{ER2[k]: ER2[0] for k in range(n)}})
+    return general, sp.simplify(reduced)
+
+
+# --- step 2: the coefficients ------------------------------------------------------------------
+def pair_counts(n=N):
+    """Numbers of (j, k) ∈ {2..n}² with j = k and with j != k."""
+    j = sp.Symbol("j", integer=True)
+    diagonal = sp.Sum(1, (j, 2, n)).doit()
+    total = diagonal**2
+    return sp.factor(diagonal), sp.factor(sp.expand(total - diagonal))
+
+
+def pair_counts_enumerated(n: int):
+    """The same counts by listing the index pairs (independent check for concrete n)."""
+    pairs = list(itertools.product(range(2, n + 1), repeat=2))
+    return sum(1 for p, q in pairs if p == q), sum(1 for p, q in pairs if p != q)
+
+
+def coefficients(n=N):
+    """(coefficient of m2, coefficient of c) in E|R_h[X]_1|²."""
+    diag, off = pair_counts(n)
+    return sp.simplify(diag / (n - 1) ** 2), sp.simplify(off / (n - 1) ** 2)
+
+
+COEF_M2, COEF_CROSS = coefficients()
+IDENTITY_RHS = COEF_M2 * m2 + COEF_CROSS * c
+
+
+def lemma_gap():
+    """E|R_h|² - (1/(N-1)) m2: the lemma holds iff this is >= 0."""
+    return sp.factor(IDENTITY_RHS - m2 / (N - 1))
+
+
+# --- step 4: moments under concrete laws (exact) --------------------------------------------
+#: token laws for the exact moments, matching numerics.simulators.interacting_particles (d = 1):
+#:   "uniform"      X_k = W_k,            W_k i.i.d. U[-1, 1]
+#:   "gaussian"     X_k = G_k,            G_k i.i.d. N(0, 1)
+#:   "conditional"  X_k = s Z + W_k,      Z, W_k i.i.d. U[-1, 1]   (Z shared by the sample)
+EXACT_LAWS = ("uniform", "gaussian", "conditional")
+_W = sp.symbols("w1:4", real=True)
+_Z = sp.Symbol("zeta", real=True)
+
+
+def _tokens(law, shift):
+    if law not in EXACT_LAWS:
+        raise ValueError(f"law must be one of {EXACT_LAWS}, got {law!r}")
+    if law == "conditional":
+        return tuple(shift * _Z + wk for wk in _W), {**{wk: "U" for wk in _W}, _Z: "U"}
+    kind = "G" if law == "gaussian" else "U"
+    return tuple(_W), {wk: kind for wk in _W}
+
+
+def _moment(kind, k):
+    if k % 2:
+        return sp.Integer(0)
+    return sp.Rational(1, k + 1) if kind == "U" else sp.factorial2(k - 1)
+
+
+def _expect_base(expr, dists):
+    """E over independent base variables; polynomials by their moments, otherwise by
+    integration (uniform variables only)."""
+    expr = sp.expand(expr)
+    gens = list(dists)
+    if expr.is_polynomial(*gens):
+        poly = sp.Poly(expr, *gens)
+        total = sp.Integer(0)
+        for powers, coeff in poly.terms():
+            term = coeff
+            for var, k in zip(gens, powers):
+                term *= _moment(dists[var], k)
+            total += term
+        return sp.simplify(total)
+    for var, kind in dists.items():
+        if kind != "U":
+            raise ValueError("non-polynomial integrands are supported for uniform variables only")
+        expr = sp.integrate(expr, (var, -1, 1)) / 2
+    return sp.simplify(expr)
+
+
+def pair_moments(h, law="uniform", shift=s):
+    """(m2, c) = (E h(X1,X2)², E h(X1,X2)h(X1,X3)) exactly, h a SymPy expression in x1, x2."""
+    (t1, t2, t3), dists = _tokens(law, shift)
+    hm = h.subs({x1: t1, x2: t2}, simultaneous=True)
+    hc = h.subs({x1: t1, x2: t3}, simultaneous=True)
+    return _expect_base(hm**2, dists), _expect_base(hm * hc, dists)
+
+
+def conditional_mean(h, shift=s):
+    """m_h(x, z) = E[h(x, X_2) | Z = z] with X_2 = shift z + W, W ~ U[-1, 1] (step 4)."""
+    return sp.simplify(sp.integrate(sp.expand(h.subs(x2, shift * zz + w)), (w, -1, 1)) / 2)
+
+
+def cross_term_ciid(h, shift=s):
+    """c = E[m_h(X_1, Z)²] with X_1 = shift Z + W_1 (step 4) — exact."""
+    m = conditional_mean(h, shift).subs({x1: shift * _Z + _W[0], zz: _Z}, simultaneous=True)
+    return _expect_base(m**2, {_W[0]: "U", _Z: "U"})
+
+
+def pair_moments_finite(h, values):
+    """(m2, c) for a uniformly random permutation of ``values`` (exact enumeration; needs at
+    least 3 values for c)."""
+    vals = [sp.nsimplify(v) for v in values]
+    n = len(vals)
+    hv = lambda p, q: h.subs({x1: vals[p], x2: vals[q]}, simultaneous=True)
+    pairs = [(p, q) for p in range(n) for q in range(n) if p != q]
+    triples = [(p, q, r) for p in range(n) for q in range(n) for r in range(n) if len({p, q, r}) == 3]
+    m2_ = sp.nsimplify(sum(hv(p, q) ** 2 for p, q in pairs) / len(pairs))
+    c_ = sp.nsimplify(sum(hv(p, q) * hv(p, r) for p, q, r in triples) / len(triples))
+    return sp.simplify(m2_), sp.simplify(c_)
+
+
+def identity_value(n, m2_value, c_value):
+    """The right-hand side of the identity at concrete N and moments."""
+    return sp.simplify(IDENTITY_RHS.subs({N: n, m2: m2_value, c: c_value}))
+
+
+#: test functions of the claims (polynomials so that every moment is exact).
+#: H_CROSS has a large conditional mean; H_NULL has m_h = 0 for *every* shift, since
+#: ∫_{sz-1}^{sz+1} sin(π y) dy = 0 — the equality case of the lemma.
+H_CROSS = x1 * x2 + x2**2 + x1
+H_MIXED = x1**2 * x2 - x2 + sp.Rational(1, 2) * x1 * x2**2
+H_NULL = x1 * sp.sin(sp.pi * x2)
+
+EQUATIONS = (
+    Equation(
+        "B.coercivity.risk",
+        sp.Symbol(r"\mathcal{E}_\infty(g)-\mathcal{E}_\infty(g^*)"),
+        sp.Symbol(r"E|R_h[X]_1|^2"),
+        "Paper B, Lemma 3.4 proof (notes §3); our derivation",
+        (),
+        "risk difference with per-token loss (1/N) sum_i, E[eta|X] = 0, exchangeable tokens",
+        status="derived",
+    ),
+    Equation(
+        "B.coercivity.identity",
+        sp.Symbol(r"E|R_h[X]_1|^2"),
+        IDENTITY_RHS,
+        "Paper B, Lemma 3.4 (notes §3); identity ours",
+        (N, m2, c),
+        "m2 = E h(X1,X2)^2, c = E h(X1,X2)h(X1,X3); exchangeable tokens",
+        status="derived",
+    ),
+    Equation(
+        "B.coercivity.gap",
+        sp.Symbol(r"E|R_h[X]_1|^2-\frac{1}{N-1}\|h\|_\rho^2"),
+        lemma_gap(),
+        "Paper B, Lemma 3.4 (notes §3)",
+        (N, c),
+        "the lemma holds iff the cross moment c >= 0",
+        status="derived",
+    ),
+    Equation(
+        "B.coercivity.conditionally_iid",
+        sp.Symbol(r"E[h(X_1,X_2)h(X_1,X_3)]"),
+        sp.Symbol(r"E[(E[h(X_1,X_2)\mid X_1,Z])^2]"),
+        "Paper B, Lemma 3.4 under conditionally i.i.d. tokens (ours)",
+        (),
+        "cross moment is a conditional second moment, hence >= 0",
+        status="derived",
+    ),
+)
