@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
+from sympy.simplify.fu import TR8
 
 from derivations.core import Equation
 
@@ -130,10 +131,12 @@ def _expect_base(expr, dists):
                 term *= _moment(dists[var], k)
             total += term
         return sp.simplify(total)
+    # products of trig factors -> sums (TR8) so that each integral is elementary and fast
+    expr = sp.expand(TR8(expr))
     for var, kind in dists.items():
         if kind != "U":
             raise ValueError("non-polynomial integrands are supported for uniform variables only")
-        expr = sp.integrate(expr, (var, -1, 1)) / 2
+        expr = sp.expand(sp.integrate(expr, (var, -1, 1)) / 2)
     return sp.simplify(expr)
 
 
