@@ -25,7 +25,7 @@ from scipy.special import lambertw, log_ndtr, ndtr, ndtri
 from scipy.stats import hypergeom
 
 from derivations.paper_a import representation_linear as lin
-from numerics.backends import lambdify
+from numerics.backends import lambdify, to_mpf
 from numerics.params import L as L_P, PI, Param, ParamSpace, ParameterError, R as R_P, THETA, r_le_l
 
 # --- parameters ------------------------------------------------------------------------
@@ -55,7 +55,7 @@ def _pool_mp_fn():
 def pool_error_mp(S, pi, dps: int = 30) -> mpmath.mpf:
     """E*_pool(S, pi) at ``dps`` digits (S = 0: the limit min(pi, 1 - pi))."""
     with mpmath.workdps(dps + 15):
-        S_, p_ = mpmath.mpf(S), mpmath.mpf(pi)
+        S_, p_ = to_mpf(S), to_mpf(pi)
         if S_ == 0:
             return +min(p_, 1 - p_)
         return +_pool_mp_fn()(S_, p_)
@@ -63,7 +63,7 @@ def pool_error_mp(S, pi, dps: int = 30) -> mpmath.mpf:
 
 def pool_threshold_mp(S, pi, dps: int = 30) -> mpmath.mpf:
     with mpmath.workdps(dps + 15):
-        S_, p_ = mpmath.mpf(S), mpmath.mpf(pi)
+        S_, p_ = to_mpf(S), to_mpf(pi)
         return S_ / 2 + mpmath.log((1 - p_) / p_) / S_
 
 
@@ -119,14 +119,16 @@ def vec_ksparse_best(L: int, R: int, pi: float, theta: float, ks=None) -> VecRul
 
 def vec_lower_bound(S: float, pi: float, C: float = 1.0, R: int = 1) -> float:
     """inf_c sup_tau [(1-pi) Phi(-c) + pi (1 - C R S/tau)_+ Phi(c - tau)] (any linear rule,
-    any position law with ||p|| <= C R / sqrt(L)); step 6 of representation_linear."""
-    def inner(cc):
-        taus = np.geomspace(max(C * R * S, 1e-12) * 1.0001, max(C * R * S, 1e-12) * 1e4 + 50, 4000)
-        vals = pi * np.clip(1 - C * R * S / taus, 0, None) * ndtr(cc - taus)
-        return (1 - pi) * ndtr(-cc) + float(vals.max())
-    grid = np.linspace(-8, 8 + 10 * C * R * S, 1601)
-    vals = np.array([inner(z) for z in grid])
-    return float(min(vals.min(), 1 - pi, pi if pi < 1 else 1))
+    any position law with ||p|| <= C R / sqrt(L)); step 6 of representation_linear.
+
+    Evaluated on grids (c: 1201 points, tau: 1500 geometric points); a grid sup is below the
+    true sup, so the value returned is still a valid lower bound up to the c-grid spacing."""
+    s0 = max(C * R * S, 1e-12)
+    taus = np.geomspace(s0 * 1.0001, s0 * 1e4 + 50, 1500)
+    cs = np.linspace(-8, 8 + 10 * s0, 1201)
+    hit = np.clip(1 - s0 / taus, 0, None)
+    inner = (1 - pi) * ndtr(-cs) + pi * (hit[None, :] * ndtr(cs[:, None] - taus[None, :])).max(axis=1)
+    return float(min(inner.min(), pi, 1 - pi))
 
 
 # --- hard attention ------------------------------------------------------------------------
@@ -138,10 +140,19 @@ def _hardmax_np(c, L, R, pi, theta):
     return (1 - pi) * fa + pi * miss
 
 
+def _exp_small(z):
+    """exp(z), returning an exact 0 for z < -10^7 (mpmath's exp of -10^50000 is slow; an error
+    probability below e^(-10^7) is reported as 0)."""
+    if z < -10**7:
+        return mpmath.mpf(0)
+    return mpmath.exp(z)
+
+
 def _hardmax_mp(c, L, R, pi, theta):
     lq = mpmath.log1p(-mpmath.ncdf(-c))
-    fa = -mpmath.expm1(L * lq)
-    miss = mpmath.exp(R * mpmath.log(mpmath.ncdf(c - theta)) + (L - R) * lq)
+    Llq = L * lq
+    fa = 1 - _exp_small(Llq) if Llq < -1 else -mpmath.expm1(Llq)
+    miss = _exp_small(R * mpmath.log(mpmath.ncdf(c - theta)) + (L - R) * lq)
     return (1 - pi) * fa + pi * miss
 
 
@@ -151,8 +162,8 @@ def _hardmax_dc_mp(c, L, R, pi, theta):
     q = mpmath.ncdf(c)
     pdf = mpmath.npdf(c)
     lqt = mpmath.log(mpmath.ncdf(c - theta))
-    base = mpmath.exp(R * lqt + (L - R) * lq)
-    d_fa = -L * mpmath.exp((L - 1) * lq) * pdf
+    base = _exp_small(R * lqt + (L - R) * lq)
+    d_fa = -L * _exp_small((L - 1) * lq) * pdf
     d_miss = base * (R * mpmath.npdf(c - theta) / mpmath.ncdf(c - theta) + (L - R) * pdf / q)
     return (1 - pi) * d_fa + pi * d_miss
 
@@ -209,14 +220,16 @@ def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResul
         f = lambda z: _hardmax_mp(z, Lm, Rm, P, T)
         cands = [b + s / a for s in mpmath.linspace(-8, 40, 49)]
         cands += list(mpmath.linspace(b - 6, max(T, b) + 6, 61))
+        grid = []
+        for z in sorted(cands):              # merged, sorted, without (near-)duplicates
+            if not grid or z - grid[-1] > mpmath.mpf(10) ** (-12) * (1 + abs(z)):
+                grid.append(z)
         with mpmath.workdps(20):
-            vals = [f(z) for z in cands]
-        j = min(range(len(cands)), key=lambda i: vals[i])
-        if vals[j] >= triv:
+            vals = [f(z) for z in grid]
+        jj = min(range(len(grid)), key=lambda i: vals[i])
+        if vals[jj] >= triv:
             return HardmaxResult(+triv, math.inf if P < 0.5 else -math.inf, True, mpmath.mpf(0))
-        # bracket the minimiser between the neighbouring candidates of the same grid
-        grid = sorted(cands)
-        jj = grid.index(cands[j])
+        # the minimiser lies between the neighbours of the discrete minimiser
         lo, hi = grid[max(jj - 1, 0)], grid[min(jj + 1, len(grid) - 1)]
         # golden-section to a few digits, then Newton-type polish on the exact derivative
         gr = (mpmath.sqrt(5) - 1) / 2

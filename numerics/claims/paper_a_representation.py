@@ -96,7 +96,7 @@ def _linear_evaluate(params: dict, dps: int) -> dict:
         }
         if S > 0:
             out["threshold c* = S/2 + kappa/S"] = ao.pool_threshold_mp(S, P, dps)
-    return {k: mpmath.mpf(v) for k, v in out.items()}
+        return {k: mpmath.mpf(v) for k, v in out.items()}
 
 
 LINEAR = Claim(
@@ -171,7 +171,7 @@ def _hardmax_evaluate(params: dict, dps: int) -> dict:
         }
         if not h.trivial:
             out["threshold c*"] = h.threshold
-    return {k: mpmath.mpf(v) for k, v in out.items()}
+        return {k: mpmath.mpf(v) for k, v in out.items()}
 
 
 ATTENTION = Claim(

@@ -1,0 +1,106 @@
+"""Figure A.representation: oracle test error vs L for three signal scalings and three models.
+
+Panels: theta = 0.3 sqrt(L), theta = 0.5 log L, theta = 1.25 sqrt(2 log L), theta = 0.8 sqrt(2 log L)
+(pi = 1/2, R = 1).  Lines: pooled E*_pool (closed form), vectorised (best k-sparse rule over a
+geometric grid of k: an upper bound on E*_vec that is <= pooled), hard attention (exact).
+Points: oracle simulations (fitted threshold) of pooled and hard attention, and the softmax
+attention oracle at gamma = theta/2 (Rao-Blackwellised MC), with 2 se error bars.
+docs/paper_a_representation.md#figure.
+"""
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from numerics import attention_oracle as ao  # noqa: E402
+from numerics.seeding import rng as make_rng  # noqa: E402
+from numerics.simulators import representation as sim  # noqa: E402
+
+SCALINGS = {
+    "theta = 0.3 sqrt(L)": lambda L: 0.3 * math.sqrt(L),
+    "theta = 0.5 log L": lambda L: 0.5 * math.log(L),
+    "theta = 1.25 sqrt(2 log L)": lambda L: 1.25 * math.sqrt(2 * math.log(L)),
+    "theta = 0.8 sqrt(2 log L)": lambda L: 0.8 * math.sqrt(2 * math.log(L)),
+}
+PI, R = 0.5, 1
+
+
+def _k_grid(L):
+    ks = sorted({int(round(x)) for x in np.geomspace(1, L, 25)} | {L})
+    return [k for k in ks if 1 <= k <= L]
+
+
+def figure_representation(path, settings, progress):
+    Ls_line = [int(x) for x in np.unique(np.round(np.geomspace(10, 10**6, 16)))]
+    Ls_sim = [10, 100, 1000] + ([10_000] if settings.full else [])
+    n_sim = 20_000 if settings.full else 4_000
+    fig, axes = plt.subplots(1, len(SCALINGS), figsize=(4.2 * len(SCALINGS), 3.8), sharey=True)
+    for ax, (name, th) in zip(axes, progress(list(SCALINGS.items()), "scalings")):
+        pool = [float(ao.pool_error_np(th(L) * R / math.sqrt(L), PI)) for L in Ls_line]
+        vec = [ao.vec_ksparse_best(L, R, PI, th(L), ks=_k_grid(L)).error for L in Ls_line]
+        hard = [float(ao.hardmax_error(L, R, PI, th(L), 15).error) for L in Ls_line]
+        ax.semilogx(Ls_line, pool, "-", color="C0", label="pooled (exact)")
+        ax.semilogx(Ls_line, vec, "--", color="C2", label="vectorised, best k-sparse rule")
+        ax.semilogx(Ls_line, hard, "-", color="C3", label="hard attention (exact)")
+        pts = {"pool": [], "hard": [], "soft": []}
+        for L in Ls_sim:
+            theta = th(L)
+            r = make_rng(settings.seed, "A.representation", name, L)
+            e1 = sim.oracle_error(r, sim.stat_pooled, n_sim, L, R, PI, theta)
+            e2 = sim.oracle_error(r, sim.stat_hardmax, n_sim, L, R, PI, theta)
+            e3 = ao.softmax_error_rb(r, L, R, PI, theta, max(theta / 2, 0.05), n_sim)
+            pts["pool"].append((L, e1.error, e1.se))
+            pts["hard"].append((L, e2.error, e2.se))
+            pts["soft"].append((L, e3.error, e3.se))
+        for key, color, marker, lab in (("pool", "C0", "o", "pooled (sim)"), ("hard", "C3", "s", "hard attention (sim)"),
+                                        ("soft", "C1", "^", "softmax gamma=theta/2 (RB MC)")):
+            a = np.array(pts[key])
+            ax.errorbar(a[:, 0], a[:, 1], yerr=2 * a[:, 2], fmt=marker, color=color, ms=4, capsize=2, label=lab)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("L")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("oracle test error (pi = 1/2, R = 1)")
+    axes[0].legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def figure_sharp_threshold(path, settings, progress):
+    """Hard-attention oracle error (exact) vs r = theta/sqrt(2 log L) and vs x = theta - b_L,
+    for L = 10^2 ... 10^(10^6); the second panel shows the collapse onto the limit law
+    min(pi Phi(-x), 1 - pi) (docs/paper_a_representation.md#sharp-threshold)."""
+    import mpmath
+
+    log10s = [2, 4, 8, 16, 64, 10**4, 10**6]
+    rs = np.linspace(0.5, 1.6, 23 if settings.full else 12)
+    xs = np.linspace(-2.0, 3.0, 21 if settings.full else 11)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    for k in progress(log10s, "L = 10^k"):
+        lnL = k * math.log(10)
+        with mpmath.workdps(30):
+            b = ao.b_L_mp(mpmath.mpf(k) * mpmath.log(10))
+        e_r = [float(ao.hardmax_error(None, R, PI, r * math.sqrt(2 * lnL), 12, lnL=lnL).error) for r in rs]
+        e_x = [float(ao.hardmax_error(None, R, PI, b + mpmath.mpf(repr(float(x))), 12, lnL=lnL).error) for x in xs]
+        lab = f"L = 10^{k}" if k < 1000 else f"L = 10^(10^{int(round(math.log10(k)))})"
+        a1.plot(rs, e_r, "-", label=lab)
+        a2.plot(xs, e_x, "-", label=lab)
+    a2.plot(xs, [ao.hardmax_limit_law(x, PI) for x in xs], "k--", lw=2, label="limit min(pi Phi(-x), 1-pi)")
+    a1.axvline(1.0, color="k", lw=0.8)
+    a1.set_xlabel("r = theta / sqrt(2 log L)")
+    a2.set_xlabel("x = theta - b_L,  b_L = Phi^-1(1 - 1/L)")
+    a1.set_ylabel("hard-attention oracle error (pi = 1/2, R = 1)")
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+        a.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+FIGURES = {"A.representation": figure_representation, "A.sharp_threshold": figure_sharp_threshold}

@@ -1,0 +1,240 @@
+"""Issue 4 (Paper A representation power): derivations, evaluators, simulators.
+
+The claims themselves run once in tests/test_claims_catalogue.py; here: closed forms vs
+quadrature and evalf, limits, monotonicity (hypothesis), invalid parameters, 40-digit eval.
+"""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, strategies as st
+
+from derivations.paper_a import representation_attention as att
+from derivations.paper_a import representation_linear as lin
+from numerics import attention_oracle as ao
+from numerics.backends import agree_digits, evalf_reference
+from numerics.claims import paper_a_representation as cl
+from numerics.params import ParameterError
+from numerics.simulators import representation as sim
+
+
+# --- linear baselines: symbolic -------------------------------------------------------------
+
+def test_optimal_threshold_is_half_snr_plus_kappa_over_snr():
+    assert sp.simplify(lin.threshold_opt - (lin.S / 2 + lin.kappa_expr / lin.S)) == 0
+
+
+def test_pooled_error_matches_the_notes_candidate():
+    cand = lin.error_pool_kappa.subs(lin.kk, lin.kappa_expr)
+    assert sp.simplify(lin.error_pool_S - cand) == 0
+
+
+def test_second_order_condition_positive():
+    for S_, p_ in ((0.5, 0.3), (2, 0.5), (4, 0.9)):
+        assert float(lin._d2.subs({lin.S: S_, lin.pi_: p_})) > 0
+
+
+def test_sympy_limits():
+    lim = lin.limits()
+    assert lim["S->0, pi=1/5"] == sp.Rational(1, 5)
+    assert lim["S->0, pi=4/5"] == sp.Rational(1, 5)
+    assert lim["S->0, pi=1/2"] == sp.Rational(1, 2)
+    assert all(lim[f"S->oo, pi={p}"] == 0 for p in ("1/5", "1/2", "4/5"))
+    assert lim["L->oo, theta=3, R=1, pi=1/5"] == sp.Rational(1, 5)
+
+
+# --- linear baselines: numbers ----------------------------------------------------------
+
+@pytest.mark.parametrize("S,pi", [(0.3, 0.2), (2.0, 0.3), (5.0, 0.5), (1.0, 0.9)])
+def test_pooled_error_vs_quadrature(S, pi):
+    with mpmath.workdps(30):
+        c = ao.pool_threshold_mp(S, pi, 30)
+        fa = mpmath.quad(mpmath.npdf, [c, mpmath.inf])
+        miss = mpmath.quad(lambda t: mpmath.npdf(t - S), [-mpmath.inf, c])
+        quad = (1 - mpmath.mpf(str(pi))) * fa + mpmath.mpf(str(pi)) * miss
+        assert agree_digits(quad, ao.pool_error_mp(S, pi, 30)) > 20
+        # c* is a minimiser: nearby thresholds are worse
+        e = lambda cc: (1 - mpmath.mpf(str(pi))) * mpmath.ncdf(-cc) + mpmath.mpf(str(pi)) * mpmath.ncdf(cc - S)
+        assert e(c + mpmath.mpf("1e-3")) > e(c) and e(c - mpmath.mpf("1e-3")) > e(c)
+
+
+@pytest.mark.parametrize("params", [dict(L=100, R=1, pi=0.3, theta=20.0), dict(L=7, R=3, pi=0.05, theta=1.3),
+                                    dict(L=10**6, R=2, pi=0.5, theta=900.0)])
+def test_eval_gives_40_correct_digits(params):
+    out = cl.LINEAR.evaluate(cl.LINEAR.param_space.validate(params), 40)
+    S_exact = sp.Rational(repr(params["theta"])) * params["R"] / sp.sqrt(params["L"])
+    ref = evalf_reference(lin.error_pool_S, {lin.S: S_exact, lin.pi_: params["pi"]}, 50)
+    assert agree_digits(out["E*_pool = E*_vec(uniform, mean rule)"], ref) >= 40
+    with mpmath.workdps(60):
+        hi = ao.pool_error_mp(mpmath.mpf(repr(params["theta"])) * params["R"] / mpmath.sqrt(params["L"]),
+                              mpmath.mpf(repr(params["pi"])), 55)
+    assert agree_digits(out["E*_pool = E*_vec(uniform, mean rule)"], hi) >= 40
+
+
+def test_invalid_parameters():
+    space = cl.LINEAR.param_space
+    for bad in (dict(L=5, R=6), dict(pi=0.0), dict(pi=1.0), dict(theta=-1.0), dict(L=1), dict(R=0)):
+        with pytest.raises(ParameterError):
+            space.validate(bad)
+    with pytest.raises(ParameterError):
+        cl.ATTENTION.param_space.validate(dict(L=10, R=11))
+    with pytest.raises(ParameterError):
+        ao.softmax_error_rb(np.random.default_rng(0), 10, 1, 0.5, 1.0, 0.0, 10)
+
+
+@given(S1=st.floats(0.05, 8.0), dS=st.floats(0.01, 3.0), pi=st.floats(0.02, 0.98))
+def test_pooled_error_decreases_in_snr_and_is_below_trivial(S1, dS, pi):
+    e1, e2 = ao.pool_error_np(S1, pi), ao.pool_error_np(S1 + dS, pi)
+    assert e2 <= e1 + 1e-15
+    assert e1 <= min(pi, 1 - pi) + 1e-15
+
+
+@given(S=st.floats(0.05, 8.0), pi=st.floats(0.02, 0.98))
+def test_pooled_error_symmetric_in_prior(S, pi):
+    assert ao.pool_error_np(S, pi) == pytest.approx(ao.pool_error_np(S, 1 - pi), rel=1e-9, abs=1e-15)
+
+
+def test_vec_ksparse_with_k_equal_L_is_pooled_and_best_k_is_no_worse():
+    L, R, pi, theta = 30, 2, 0.2, 6.0
+    pool = float(ao.pool_error_np(theta * R / math.sqrt(L), pi))
+    rule_L = ao.vec_ksparse_best(L, R, pi, theta, ks=[L])
+    assert rule_L.error == pytest.approx(pool, rel=1e-7)
+    best = ao.vec_ksparse_best(L, R, pi, theta)
+    assert best.error <= pool + 1e-12
+    # exact SymPy finite sum at the same rule and threshold
+    expr = lin.vec_ksparse_error(best.k, L, R).subs({lin.c: best.threshold, lin.pi_: pi, lin.theta: theta})
+    assert float(expr) == pytest.approx(best.error, rel=1e-9)
+
+
+def test_vec_strict_gain_in_rare_strong_regime_and_lower_bound():
+    rule = ao.vec_ksparse_best(20, 1, 0.1, 4.0)
+    pool = float(ao.pool_error_np(4.0 / math.sqrt(20), 0.1))
+    assert rule.k < 20 and rule.error < pool - 1e-3
+    bound = ao.vec_lower_bound(4.0 / math.sqrt(20), 0.1, C=1.0, R=1)
+    assert 0 < bound <= rule.error
+
+
+def test_vec_lower_bound_tends_to_trivial_and_stays_positive():
+    assert ao.vec_lower_bound(1e-4, 0.3) == pytest.approx(0.3, abs=2e-3)
+    b = [ao.vec_lower_bound(s, 0.3) for s in (0.5, 1.0, 2.0)]
+    assert b[0] > b[1] > b[2] > 0
+
+
+# --- attention: symbolic -----------------------------------------------------------------
+
+def test_readout_is_the_softmax_score():
+    assert att.readout_identity(3, 2) == 0
+
+
+def test_threshold_scalings():
+    ell = att.logL
+    assert sp.simplify(att.theta_c_clt - sp.sqrt(2 * ell)) == 0
+    assert sp.simplify(att.theta_c_dominance - sp.sqrt(2 * ell)) == 0
+    assert sp.simplify(att.theta_clt - (att.gamma + ell / (2 * att.gamma))) == 0
+    assert sp.simplify(att.clt_variance_times_L - (1 + att.gamma**2) * sp.exp(att.gamma**2)) == 0
+    assert sp.simplify(att.negative_center - att.gamma) == 0
+
+
+def test_token_term_minimum():
+    assert sp.simplify(att.token_min_at - (att.c - 1 / att.gamma)) == 0
+    assert sp.simplify(att.token_min_value + sp.exp(att.gamma * att.c - 1) / att.gamma) == 0
+
+
+# --- attention: numbers ------------------------------------------------------------------
+
+def test_one_token_lambert_formula_vs_brent():
+    from scipy.optimize import brentq
+    from scipy.special import ndtr
+    gamma, c, mu = 1.7, 0.8, 0.4
+    h = lambda u: math.exp(gamma * u) * (u - c)
+    umin = c - 1 / gamma
+    for D in (3.0, 0.0, -0.05, h(umin) * 0.5):
+        hi = brentq(lambda u: h(u) - D, umin, 40)
+        lo = -math.inf if D >= 0 else brentq(lambda u: h(u) - D, -60, umin)
+        want = ndtr(hi - mu) - (ndtr(lo - mu) if lo > -math.inf else 0.0)
+        got = ao._prob_token_below(np.array([D]), c, gamma, mu)[0]
+        assert got == pytest.approx(want, abs=1e-10)
+    assert ao._prob_token_below(np.array([h(umin) * 1.01]), c, gamma, mu)[0] == 0.0
+
+
+def test_hardmax_formula_vs_quadrature_L2():
+    # L = 2, R = 1: miss = P(max(theta + g1, g2) < c), FA = P(max(g1, g2) >= c), by quadrature
+    with mpmath.workdps(30):
+        th, pi, c = mpmath.mpf("1.3"), mpmath.mpf("0.4"), mpmath.mpf("1.1")
+        miss = mpmath.quad(lambda z: mpmath.npdf(z - th) * mpmath.ncdf(c), [-mpmath.inf, c])
+        fa = 1 - mpmath.quad(lambda z: 2 * mpmath.npdf(z) * mpmath.ncdf(z), [-mpmath.inf, c])
+        e = ao._hardmax_mp(c, mpmath.mpf(2), mpmath.mpf(1), pi, th)
+        assert agree_digits(e, (1 - pi) * fa + pi * miss) > 25
+
+
+def test_hardmax_derivative_and_sympy_expression_agree():
+    vals = {att.c: sp.Rational(41, 10), att.pi_: sp.Rational(1, 2), att.theta: 4, att.L: 1000, att.R: 1}
+    with mpmath.workdps(40):
+        args = [mpmath.mpf(x) for x in ("4.1", "1000", "1", "0.5", "4")]
+        e = ao._hardmax_mp(*args)
+        de = ao._hardmax_dc_mp(*args)
+    assert agree_digits(e, mpmath.mpf(sp.N(att.hardmax_error.subs(vals), 45))) > 35
+    assert agree_digits(de, mpmath.mpf(sp.N(att.hardmax_error_dc.subs(vals), 45))) > 35
+
+
+def test_hardmax_eval_40_digits_and_stationarity():
+    res40 = cl.ATTENTION.evaluate(cl.ATTENTION.param_space.validate(dict(L=10_000, theta=4.0)), 40)
+    with mpmath.workdps(80):
+        res60 = ao.hardmax_error(10_000, 1, 0.5, 4.0, 60)
+    key = "E_max (hard attention, optimal threshold)"
+    assert agree_digits(res40[key], res60.error) >= 40
+    c = res40["threshold c*"]
+    vals = {att.c: sp.Float(mpmath.nstr(c, 60), 60), att.pi_: sp.Rational(1, 2), att.theta: 4, att.L: 10_000, att.R: 1}
+    assert abs(sp.N(att.hardmax_error_dc.subs(vals), 50)) < 1e-38
+    assert agree_digits(res40[key], mpmath.mpf(sp.N(att.hardmax_error.subs(vals), 50))) >= 40
+
+
+def test_hardmax_error_decreases_along_c_log_L_and_tends_to_zero():
+    e = [float(ao.hardmax_error(10**k, 1, 0.5, 0.5 * k * math.log(10), 15).error) for k in (1, 2, 4, 8, 12)]
+    assert all(a > b for a, b in zip(e, e[1:]))
+    assert e[-1] < 1e-6
+
+
+@given(x=st.floats(-1.0, 2.0), pi=st.floats(0.1, 0.5))
+def test_limit_law_is_approached_at_huge_L(x, pi):
+    lnL = mpmath.mpf(10**6) * mpmath.log(10)
+    with mpmath.workdps(30):
+        b = ao.b_L_mp(lnL)
+    e = float(ao.hardmax_error(None, 1, pi, b + mpmath.mpf(repr(x)), 12, lnL=lnL).error)
+    assert e == pytest.approx(ao.hardmax_limit_law(x, pi), abs=2.5e-3)
+
+
+def test_b_L_expansion():
+    for k in (4, 16, 64):
+        ell = k * math.log(10)
+        approx = float(att.b_L_expansion.subs(att.logL, ell))
+        assert ao.b_L(10**k) == pytest.approx(approx, abs=0.6 / ell)
+
+
+def test_softmax_rb_small_gamma_is_pooling():
+    rng = np.random.default_rng(11)
+    L, theta, pi = 10, 1.5, 0.5
+    est = ao.softmax_error_rb(rng, L, 1, pi, theta, 1e-3, 20_000)
+    pool = float(ao.pool_error_np(theta / math.sqrt(L), pi))
+    assert abs(est.error - pool) < 4 * est.se + 3e-3   # O(gamma) shift of the score
+
+
+# --- simulator ------------------------------------------------------------------------
+
+def test_sample_projections_structure():
+    rng = np.random.default_rng(0)
+    y, u = sim.sample_projections(rng, 2000, 12, 3, 0.5, 50.0)
+    big = (u > 25).sum(axis=1)
+    assert np.all(big[y > 0] == 3) and np.all(big[y < 0] == 0)
+    y, u = sim.sample_projections(rng, 200, 12, 3, 1 - 1e-12, 50.0, law="fixed")
+    assert np.all(u[:, :3] > 25) and np.all(u[:, 3:] < 25)
+
+
+def test_fit_threshold_is_the_empirical_minimiser():
+    s = np.array([0.1, 0.2, 0.3, 0.9, 1.0, 0.25])
+    y = np.array([-1, -1, -1, 1, 1, 1.0])
+    c = sim.fit_threshold(s, y)
+    assert 0.3 < c < 0.9 or 0.2 < c <= 0.25
+    assert sim.fit_threshold(np.array([1.0, 2.0]), np.array([-1.0, -1.0])) == np.inf
