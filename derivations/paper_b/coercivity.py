@@ -172,6 +172,34 @@ def pair_moments_finite(h, values):
     return sp.simplify(m2_), sp.simplify(c_)
 
 
+def cross_gram(basis, law="uniform", shift=s, values=None):
+    """Gram matrix C[k, l] = E[b_k(X1,X2) b_l(X1,X3)]: c(Σ θ_k b_k) = θᵀ C θ.
+
+    Under an i.i.d. or conditionally i.i.d. law C is a Gram matrix of the conditional means
+    m_{b_k}(X1, Z), hence positive semidefinite: c(h) >= 0 on the whole span of ``basis``.
+    With ``values`` (a permutation law) it is in general indefinite."""
+    n = len(basis)
+    if values is not None:
+        vals = [sp.nsimplify(v) for v in values]
+        trip = [(p, q, r) for p in range(len(vals)) for q in range(len(vals)) for r in range(len(vals))
+                if len({p, q, r}) == 3]
+        ev = lambda f, g: sum(f.subs({x1: vals[p], x2: vals[q]}, simultaneous=True)
+                              * g.subs({x1: vals[p], x2: vals[r]}, simultaneous=True) for p, q, r in trip) / len(trip)
+    else:
+        (t1, t2, t3), dists = _tokens(law, shift)
+        ev = lambda f, g: _expect_base(f.subs({x1: t1, x2: t2}, simultaneous=True)
+                                       * g.subs({x1: t1, x2: t3}, simultaneous=True), dists)
+    C = sp.zeros(n, n)
+    for p in range(n):
+        for q in range(p, n):
+            C[p, q] = C[q, p] = sp.nsimplify(ev(basis[p], basis[q]))
+    return C
+
+
+#: monomials x1^a x2^b, a, b <= 2: the span used to check c(h) >= 0 exactly
+MONOMIALS_2 = tuple(x1**p * x2**q for p in range(3) for q in range(3))
+
+
 def identity_value(n, m2_value, c_value):
     """The right-hand side of the identity at concrete N and moments."""
     return sp.simplify(IDENTITY_RHS.subs({N: n, m2: m2_value, c: c_value}))

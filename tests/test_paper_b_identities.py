@@ -1,0 +1,233 @@
+"""Paper B derivation claims: the SymPy steps, their independent checks, and the evaluators.
+
+The claims themselves are run (and mutated) by tests/test_claims_catalogue.py; here we test
+the derivation steps and the closed-form evaluators (mpmath vs SymPy evalf)."""
+import itertools
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derivations.paper_b import coercivity as co
+from derivations.paper_b import counterexample as ce
+from derivations.paper_b import forward_operator as fo
+from derivations.paper_b import kl_divergence as kl
+from derivations.paper_b import projection_lemma as pl
+from derivations.paper_b import rate_exponent as re_
+from numerics.backends import agree_digits, evalf_reference, mp_eval
+from numerics.claims import paper_b_identities as claims_mod
+from numerics.params import ParameterError
+from numerics.simulators import interacting_particles as sim
+
+# this module's claims directly (registry.claims() would import every helper's claims)
+CLAIM = {c.id: c for c in claims_mod.CLAIMS}
+
+
+# --- forward operator ---------------------------------------------------------------------
+def test_forward_linear_and_adjoint_symbolic():
+    assert fo.linearity_residual() == 0
+    for n in (2, 3, 5):
+        assert fo.adjoint_residual(n) == 0
+
+
+def test_adjoint_example_matches_brute_force_at_N3():
+    # E (1/3) sum_i R_g,i R_c,i = E R_g,1 R_c,1 by exchangeability; integrate directly over 3 tokens
+    x1, x2, x3 = sp.symbols("x1 x2 x3", real=True)
+    g = lambda a, b: fo.G_EXAMPLE.subs({fo.x: a, fo.y: b}, simultaneous=True)
+    c = lambda a, b: fo.C_EXAMPLE.subs({fo.x: a, fo.y: b}, simultaneous=True)
+    e = sp.expand((g(x1, x2) + g(x1, x3)) * (c(x1, x2) + c(x1, x3)) / 4)
+    for v in (x1, x2, x3):
+        e = sp.integrate(e, (v, -1, 1)) / 2
+    assert sp.simplify(e - fo.adjoint_example().subs(fo.N, 3)) == 0
+
+
+def test_simulator_forward_matches_symbolic_definition():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(1, 4, 1))
+    f = sp.lambdify((fo.x, fo.y), fo.G_EXAMPLE, "numpy")
+    R = sim.forward(lambda a, b: f(a[..., 0], b[..., 0]), X)[0]
+    G = sp.Matrix(4, 4, lambda p, q: fo.G_EXAMPLE.subs({fo.x: X[0, p, 0], fo.y: X[0, q, 0]}))
+    assert np.allclose(R, np.array(fo.forward_matrix(G), dtype=float).ravel(), rtol=1e-13)
+
+
+# --- coercivity identity --------------------------------------------------------------------
+def test_coefficients_and_counts():
+    assert co.coefficients() == (1 / (co.N - 1), (co.N - 2) / (co.N - 1))
+    for n in range(2, 9):
+        assert tuple(co.pair_counts(n)) == co.pair_counts_enumerated(n)
+    general, reduced = co.risk_difference()
+    assert reduced == sp.Symbol("ER2_1")
+    assert sp.simplify(co.lemma_gap() - co.c * (co.N - 2) / (co.N - 1)) == 0
+
+
+def test_identity_exact_for_a_permutation_law_by_enumeration():
+    # E|R_h[X]_1|^2 computed over all 4! permutations equals the identity with exact moments
+    vals = [sp.Rational(v) for v in claims_mod.PERM_VALUES]
+    h = co.H_MIXED
+    hv = lambda a, b: h.subs({co.x1: a, co.x2: b}, simultaneous=True)
+    perms = list(itertools.permutations(vals))
+    ER2 = sum((sum(hv(p[0], p[j]) for j in range(1, 4)) / 3) ** 2 for p in perms) / len(perms)
+    m2, c = co.pair_moments_finite(h, vals)
+    assert sp.simplify(ER2 - co.identity_value(4, m2, c)) == 0
+
+
+def test_cross_term_is_conditional_second_moment():
+    for h in (co.H_CROSS, co.H_MIXED):
+        assert sp.simplify(co.cross_term_ciid(h) - co.pair_moments(h, "conditional")[1]) == 0
+    assert co.conditional_mean(co.H_NULL) == 0
+
+
+def test_cross_moment_form_is_psd_for_ciid_laws_and_indefinite_for_a_permutation():
+    """c(h) >= 0 for *every* h in span{x1^a x2^b : a, b <= 2}: the exact Gram matrix is PSD."""
+    for law in ("uniform", "gaussian"):
+        assert co.cross_gram(co.MONOMIALS_2, law).is_positive_semidefinite
+    assert co.cross_gram(co.MONOMIALS_2, "conditional", sp.Rational(1, 2)).is_positive_semidefinite
+    C = co.cross_gram(co.MONOMIALS_2, values=[sp.Rational(v) for v in claims_mod.PERM_VALUES])
+    assert C.is_indefinite
+
+
+@given(st.integers(2, 200), st.floats(0.01, 10), st.floats(-1, 1), st.sampled_from([15, 30, 50]))
+@settings(max_examples=15)
+def test_identity_evaluator_agrees_with_evalf(N, m2, frac, dps):
+    claim = CLAIM["B.coercivity.identity"]
+    values = claim.param_space.validate({"N": N, "m2": m2, "c": frac * m2})
+    out = claim.evaluate(values, dps)
+    ref = evalf_reference(co.IDENTITY_RHS, {co.N: N, co.m2: values["m2"], co.c: values["c"]}, dps)
+    assert agree_digits(out["E|R_h|^2"], ref) >= dps - 1 or abs(out["E|R_h|^2"] - ref) < mpmath.mpf(10) ** (-dps)
+    assert abs(out["coef_m2"] + out["coef_cross"] - 1) < mpmath.mpf(10) ** (-dps)  # 1/(N-1) + (N-2)/(N-1) = 1
+
+
+def test_identity_param_space_rejects_bad_input():
+    space = CLAIM["B.coercivity.identity"].param_space
+    with pytest.raises(ParameterError, match="parameter c"):
+        space.validate({"m2": 1, "c": 2})
+    with pytest.raises(ParameterError, match="parameter N"):
+        space.validate({"N": 1})
+
+
+# --- counterexample -------------------------------------------------------------------------
+def test_notes_counterexample_exact():
+    ex = ce.notes_example()
+    assert ex["E|R_h|^2"] == sp.Rational(1, 6)
+    assert ex["||h||^2"] == sp.Rational(2, 3)
+    assert ex["cross"] == sp.Rational(-1, 3)
+    assert ex["ratio"] == sp.Rational(1, 2) and ex["E|R_h|^2"] < ex["lemma_rhs"]
+    table, worst = ce.null_h_example()
+    assert worst == 0 and any(v != 0 for v in table.values())
+
+
+def test_worst_ratio_closed_form_and_exact_search():
+    row, at_zero, excess = ce.ratio_min_derivation()
+    assert sp.simplify(at_zero - (ce.k - ce.N) / (ce.k - 2)) == 0
+    assert sp.simplify(excess - ce.sigma_**2 * (ce.N - 2) / (ce.q_ * (ce.k - 2))) == 0  # >= 0: zero row sums optimal
+    for n, desc, k, ratio, nullity, closed in ce.search(Ns=(3,), extra=2, multiset_k=(0, 1)):
+        assert ratio == closed, (n, desc, k)
+        if k == n:
+            assert ratio == 0 and nullity >= 1
+    # the exact (SymPy) and float (scipy eigh) minimum agree on a multiset law
+    pairs, A, B = ce.quadratic_forms(ce.urn_sequences(4, [0, 0, 1, 1, 2]), 4)
+    exact, _ = ce.min_ratio(pairs, A, B, 4)
+    assert float(exact) == pytest.approx(claims_mod._urn_min_ratio(4, [0, 0, 1, 1, 2])[0], abs=1e-12)
+
+
+@given(st.integers(3, 60), st.integers(0, 40), st.sampled_from([20, 40]))
+@settings(max_examples=15)
+def test_counterexample_evaluator(N, extra, dps):
+    claim = CLAIM["B.coercivity.counterexample"]
+    out = claim.evaluate(claim.param_space.validate({"N": N, "k": N + extra}), dps)
+    if extra == 0:
+        assert out["min_ratio"] == 0 and out["null_dimension"] == N * (N - 2)
+    else:
+        ref = evalf_reference(ce.RATIO_MIN, {ce.N: N, ce.k: N + extra}, dps)
+        assert agree_digits(out["min_ratio"], ref) >= dps - 1
+        assert 0 < out["min_ratio"] < 1
+
+
+def test_counterexample_param_space():
+    space = CLAIM["B.coercivity.counterexample"].param_space
+    with pytest.raises(ParameterError, match="parameter k"):
+        space.validate({"N": 5, "k": 4})
+
+
+# --- Lemma 4.1 ---------------------------------------------------------------------------------
+def test_projection_density_and_tower_property():
+    assert sp.integrate(2 * pl.density_u(), (pl.tau, 0, 1)) == 1
+    # E[E[X^2 | U]] = E X^2 = 1/3 (tower), by 1-D quadrature of the derived conditional mean
+    cm = pl.conditional_monomial(2, 0, +1) * pl.density_u() * 2
+    with mpmath.workdps(30):
+        val = mpmath.quad(sp.lambdify(pl.tau, cm, "mpmath"), [0, 1])
+        assert abs(val - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -25
+
+
+def test_projection_pythagoras_to_25_digits():
+    th = {}
+    with mpmath.workdps(30):
+        for name, expr in (("proj", pl.projected_error_integrand()), ("psi2", pl.gap_integrand())):
+            th[name] = mpmath.quad(sp.lambdify(pl.tau, expr, "mpmath"), [0, 1])
+        lhs = mpmath.mpf(sp.N(pl.total_error(), 40))
+        rhs = th["proj"] + mpmath.mpf(sp.N(pl.uniform_pair_mean(pl.G_HAT**2), 40)) - th["psi2"]
+        assert abs(lhs - rhs) < mpmath.mpf(10) ** -25
+        assert th["proj"] < lhs  # the lemma's inequality is strict for this g_hat
+
+
+# --- KL ---------------------------------------------------------------------------------------
+def test_kl_steps():
+    assert sp.simplify(kl.gaussian_kl() - (kl.mu1 - kl.mu2) ** 2 / (2 * kl.sigma**2)) == 0
+    for n in (3, 4, 6):
+        assert kl.cauchy_schwarz_gap(n) == 0
+    slack = kl.bound_slack()
+    assert sp.simplify(slack - kl.M * kl.N * (kl.N - 2) * (co.m2 - co.c) / (2 * kl.sigma**2 * (kl.N - 1))) == 0
+    # tight case h = x1: c = m2
+    m2, c = co.pair_moments(co.x1, "uniform")
+    assert m2 == c == sp.Rational(1, 3)
+
+
+# --- rate exponent ------------------------------------------------------------------------------
+def test_rate_symbolic_steps():
+    assert re_.EXPONENT == -2 * re_.beta / (2 * re_.beta + 1)
+    assert re_.balance_residual() == 0
+    assert sp.simplify(re_.THRESHOLD - re_.K_M) == 0
+    for b in (sp.Rational(1, 2), sp.Integer(2), sp.Integer(7)):
+        for m in (10, 10**6):
+            vals = {re_.beta: b, re_.M: m, re_.L: sp.log(m)}
+            assert sp.N(re_.closed_form_residual().subs(vals), 30) == 0
+            opt = re_.threshold_optimal().subs(vals)
+            closed = ((1 + 2 * b) * (2 * b) ** (-2 * b / (2 * b + 1)) * (m / sp.log(m)) ** (1 / (2 * b + 1)))
+            assert abs(sp.N(opt - closed, 30)) < 1e-25
+
+
+@given(st.floats(0.05, 20), st.floats(1.5, 1e12), st.sampled_from([15, 30, 50]))
+@settings(max_examples=20)
+def test_rate_evaluator_agrees_with_evalf(beta, M, dps):
+    claim = CLAIM["B.rate.exponent"]
+    values = claim.param_space.validate({"beta": beta, "M": M})
+    out = claim.evaluate(values, dps)
+    assert agree_digits(out["exponent"], evalf_reference(re_.EXPONENT, {re_.beta: beta}, dps)) >= dps - 1
+    # high-precision Floats (not Rationals: Pow(huge Rational, p/q) makes SymPy factor integers)
+    prec = dps + 15
+    Mf, bf = sp.Float(repr(float(M)), prec), sp.Float(repr(beta), prec)
+    for key, expr in (("K_star", re_.K_STAR), ("rd_threshold", re_.THRESHOLD), ("B_star", re_.B_STAR_CLOSED)):
+        ref = mpmath.mpf(sp.N(expr.subs({re_.beta: bf, re_.M: Mf, re_.L: sp.log(Mf)}), prec))
+        assert agree_digits(out[key], ref) >= dps - 2, key
+    assert out["K_M"] == out["rd_threshold"]
+
+
+def test_rate_param_space():
+    space = CLAIM["B.rate.exponent"].param_space
+    for bad in ({"beta": 0}, {"M": 1}, {"beta": -2}):
+        with pytest.raises(ParameterError):
+            space.validate(bad)
+
+
+def test_claims_registered_with_lazy_equations():
+    ids = {"B.forward.linearity", "B.coercivity.identity", "B.coercivity.conditionally_iid",
+           "B.coercivity.counterexample", "B.lemma41.projection", "B.kl.bound", "B.rate.exponent"}
+    table = CLAIM
+    assert ids == set(table)
+    for cid in ids:
+        eqs = list(table[cid].equations)
+        assert eqs and all(e.latex() for e in eqs)
+    assert mp_eval(co.COEF_CROSS, {co.N: 5}, 20) == mpmath.mpf(3) / 4
