@@ -89,10 +89,10 @@ EQUATIONS = (
     Equation(
         "B.rate.K_star",
         sp.Symbol("K^*_M"),
-        K_STAR,
+        K_STAR.subs(L, sp.log(M)),
         "Paper B, Theorem 3.1 (notes §4); balancing ours",
-        (beta, M, L),
-        "minimiser of K^{-2 beta} + K L / M, L = log M",
+        (beta, M),
+        "minimiser of K^{-2 beta} + K log M / M",
         status="derived",
     ),
     Equation(
@@ -107,10 +107,10 @@ EQUATIONS = (
     Equation(
         "B.rate.threshold",
         sp.Symbol(r"(rd)_{\max}"),
-        THRESHOLD,
+        THRESHOLD.subs(L, sp.log(M)),
         "Paper B, Theorem 3.1 condition (notes §4)",
-        (M, L, beta),
-        "L = log M; parametric term r d log M / M dominated iff r d <= (M/log M)^{1/(2 beta+1)}",
+        (M, beta),
+        "parametric term r d log M / M dominated iff r d <= (M/log M)^{1/(2 beta+1)}",
         status="paper",
     ),
 )
