@@ -231,3 +231,17 @@ def test_claims_registered_with_lazy_equations():
         eqs = list(table[cid].equations)
         assert eqs and all(e.latex() for e in eqs)
     assert mp_eval(co.COEF_CROSS, {co.N: 5}, 20) == mpmath.mpf(3) / 4
+
+
+def test_null_directions_lie_in_the_linear_link_class():
+    """d = 3, tokens a random permutation of e1, e2, e3: g(x, y) = xᵀAy with A zero on the
+    diagonal and with zero row sums is invisible (R_g[X] = 0 on every sample) though g != 0 on
+    the support of ρ — the counterexample is inside the model class (docs, finding 1)."""
+    A = np.array([[0.0, 1.0, -1.0], [2.0, 0.0, -2.0], [-0.5, 0.5, 0.0]])
+    law = sim.Permutation(np.eye(3))
+    X = law.sample(np.random.default_rng(3), 200, 3, 3)
+    R = sim.forward_link(lambda u: u, A, X)
+    assert np.max(np.abs(R)) < 1e-14
+    x, y = sim.InteractingParticleModel(law, sim.LowRank(A, np.eye(3)), lambda u: u, 0.0, 3).sample_pairs(
+        np.random.default_rng(4), 200)
+    assert np.mean(np.einsum("ni,ij,nj->n", x, A, y) ** 2) > 0.5
