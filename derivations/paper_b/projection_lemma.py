@@ -17,9 +17,9 @@ density ∝ 1/|x| on |t| <= |x| <= 1 (Jacobian of (x, y) -> (x, xy)), so for mon
 
 computed here in closed form for t > 0 and t < 0 (``conditional_monomial``).  With the
 non-trivial ĝ = x² + x y + y/2 + x y² (not a function of U) and φ*(u) = u - u³ this gives
-ψ̂(t) = t + (1 - t²)/(-2 log|t|) (the y and x y² parts have conditional mean 0 by the x -> -x
-symmetry of the conditional law... see ``psi_hat``), and every term of the identity is an
-explicit 1-D integral (``*_integrand``) or an exact polynomial moment.
+ψ̂(t) = t + (1 - t²)/(-2 log|t|) (y and x y² have conditional mean 0: (X, Y) -> (-X, -Y)
+preserves U and the conditional law, and both are odd under it), and every term of the
+identity is an explicit 1-D integral (``*_integrand``) or an exact polynomial moment.
 
 Pure SymPy; docs: docs/paper_b.md, "B.lemma41.projection".
 """
