@@ -5,12 +5,11 @@ With eps = 1/alpha0, Theorem 3 (``alignment.py``) gives
     s_q^2 = <q,xi>^2 / |q|^2 = 1 / (1 + Q),   Q = (M_wn^2 + eps * D) / M_xi^2,
 
 where M_xi = E[h (theta_y v + c)^T P u], M_wn = E[h e^T P u] (proportional to |w_n| =
-O(eps^{1/2})) and D = E[h^2 |P u|^2].  So Q = O(eps) and |s_q| = 1 - Q/2 + O(eps^2).  The
-h-moments depend on eps (through |w_n|^2 and the self-interaction shift), but only at the
-next order, because Q already carries a factor eps.  SymPy does the expansion below with the
-h-moments as undefined functions of eps, and the result is expressed through the h-moments at
-alpha0 = inf (``H_INF``: the prediction law mu_y = b^(1) + omega theta_y R / L,
-s^2 = omega^2 / L).
+O(eps^{1/2})) and D = E[h^2 |P u|^2].  So Q = eps F(eps) with F regular at eps = 0, and
+SymPy expands (1 + eps F(eps))^(-1/2) = 1 - eps F(0)/2 + O(eps^2) for a generic F: C = F(0)/2.
+The h-moments depend on eps (through |w_n|^2 and the self-interaction shift) but enter only
+through F(0), i.e. at alpha0 = inf (``H_INF``: the prediction law mu_y = b^(1) +
+omega theta_y R / L, s^2 = omega^2 / L).
 """
 from __future__ import annotations
 
@@ -23,22 +22,8 @@ from derivations.paper_a import alignment as A
 
 REF = "Paper A Cor. 1; derivation docs/paper_a_alignment.md"
 eps = sp.Symbol("epsilon", positive=True)
-H_FUNCS = tuple(sp.Function(f"H_{n}") for n in ("1p", "1m", "2p", "2m"))
 #: the h-moments at alpha0 = inf (same meaning as alignment.H_SYMBOLS, evaluated at eps = 0)
 H_INF = sp.symbols("h1_p^inf h1_m^inf h2_p^inf h2_m^inf", real=True)
-
-
-def _with_eps(expr):
-    return expr.subs(A.alpha0, 1 / eps).subs(
-        {h: f(eps) for h, f in zip(A.H_SYMBOLS, H_FUNCS)})
-
-
-def _at_zero(expr):
-    """Replace H(0) by the alpha0 = inf symbols; derivatives of H must not survive."""
-    expr = expr.subs({f(0): hi for f, hi in zip(H_FUNCS, H_INF)})
-    if expr.atoms(sp.Subs, sp.Derivative):
-        raise AssertionError("h-moment derivatives survived at first order")
-    return expr
 
 
 F = sp.Function("F")
@@ -49,29 +34,43 @@ def generic_expansion() -> sp.Expr:
     return sp.series((1 + eps * F(eps)) ** sp.Rational(-1, 2), eps, 0, 2).removeO()
 
 
+def _inf(expr):
+    """The value at alpha0 = inf (eps = 1/alpha0 = 0) of a rational function of alpha0 that is
+    finite there: write it as N(eps)/D(eps) with polynomials, strip the common lowest power of
+    eps, set eps = 0 (xreplace: subs is slow on these expanded sums)."""
+    num, den = sp.fraction(sp.together(expr.xreplace({A.alpha0: 1 / eps})))
+    num, den = sp.expand(num), sp.expand(den)
+    low = min(sp.Poly(part, eps).monoms()[-1][0] for part in (num, den))
+    num, den = sp.expand(num / eps**low), sp.expand(den / eps**low)
+    value_den = den.xreplace({eps: 0})
+    if value_den == 0:
+        raise ValueError("expression is not finite at alpha0 = inf")
+    return num.xreplace({eps: 0}) / value_den
+
+
 @lru_cache(maxsize=4)
 def rate_constants(loss: str) -> dict:
     lim = A.limits(loss)
-    out = {}
+    s34 = lim["step3_4"]
     expansion = generic_expansion()
-    assert sp.simplify(expansion - (1 - eps * F(0) / 2)) == 0
-    for name, num, den in (
-        ("C", lim["q2_overlap"] ** 2, lim["q2_norm_sq"]),
-        ("C_w", lim["w1_overlap"] ** 2, lim["w1_norm"] ** 2),
-    ):
-        # s^2 = num/den = 1/(1 + Q); Q = (den - num)/num carries an explicit factor eps
-        Q = sp.expand(den - num) / num
-        F_eps = sp.simplify(_with_eps(Q) / eps)  # F(eps) = Q / eps, regular at eps = 0
-        F0 = _at_zero(F_eps.subs(eps, 0))
-        out[name] = sp.simplify(-expansion.coeff(eps, 1).subs(F(0), F0))
-        out[name + "_F"] = F_eps
+    out = {"expansion": expansion}
+    # |s_q|^2 = <q,xi>^2/|q|^2 = 1/(1 + Q), Q = (M_wn^2 + D/alpha0)/M_xi^2 (alignment.step3_4
+    # builds |q|^2 as (eta_q beta/L)^2 (M_xi^2 + M_wn^2 + D/alpha0); tests re-check it)
+    # F = Q / eps = alpha0 Q; M_wn^2 is proportional to |w_n|^2 = O(1/alpha0), so F is regular
+    F_q = (sp.expand(A.alpha0 * s34["mean_wn"] ** 2) + s34["diag"]) / s34["mean_xi"] ** 2
+    s1 = lim["step1"]
+    F_w = sp.expand(A.alpha0 * s1["wn2"]) / s1["omega"] ** 2  # |s_w|^2 = 1/(1 + wn2/omega^2)
+    for name, F_expr in (("C", F_q), ("C_w", F_w)):
+        F0 = _inf(F_expr).subs(dict(zip(A.H_SYMBOLS, H_INF)))
+        out[name] = (-expansion.coeff(eps, 1).subs(F(0), F0))
+        out[name + "_F"] = F_expr
     s2 = A.step2(loss)
-    out["mu_p_inf"] = sp.limit(s2["mu_p"], A.alpha0, sp.oo)
-    out["mu_m_inf"] = sp.limit(s2["mu_m"], A.alpha0, sp.oo)
-    out["s2_inf"] = sp.limit(s2["s2"], A.alpha0, sp.oo)
+    out["mu_p_inf"] = _inf(s2["mu_p"])
+    out["mu_m_inf"] = _inf(s2["mu_m"])
+    out["s2_inf"] = _inf(s2["s2"])
     if loss == "square":
-        h = A.limits(loss)["h"]
-        out["h_inf"] = tuple(sp.limit(h[k], A.alpha0, sp.oo) for k in ("h1p", "h1m", "h2p", "h2m"))
+        h = lim["h"]
+        out["h_inf"] = tuple(_inf(h[k]) for k in ("h1p", "h1m", "h2p", "h2m"))
     return out
 
 

@@ -29,6 +29,26 @@ from scipy.special import expit
 from numerics.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel
 
 LOSSES = ("logistic", "square")
+LABEL_LAWS = ("iid", "stratified")
+
+
+def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int, xi: np.ndarray,
+                       batch_bytes: int = DEFAULT_BATCH_BYTES):
+    """Like ``SparseTokenModel.iter_batches`` but with exactly round(pi n) positives, in random
+    order (label-stratified sampling).  Each sample is still X = theta v xi^T + Z given its
+    label, so every n, d -> inf limit is the one of i.i.d. labels; what is removed is the
+    O(n^-1/2) fluctuation of the empirical class fraction, which dominates the trial-to-trial
+    variance of <q^(2), xi> and |q^(2)| at moderate n.  See docs/conventions.md."""
+    k = int(round(model.pi * n))
+    y_all = np.concatenate([np.ones(k), -np.ones(n - k)])
+    rng.shuffle(y_all)
+    size = model.batch_size(batch_bytes)
+    for start in range(0, n, size):
+        y = y_all[start:start + size]
+        v = model.positions(rng, len(y)) * (y > 0)[:, None]
+        X = rng.standard_normal((len(y), model.L, model.d))
+        X += model.theta * v[:, :, None] * xi[None, None, :]
+        yield X, y, v
 
 
 def loss_derivative(loss: str, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -81,7 +101,7 @@ class TwoStepResult:
 def run_two_steps(
     model: SparseTokenModel,
     n0: int,
-    loss: str,
+    loss,
     *,
     eta_w: float,
     eta_b: float,
@@ -90,10 +110,28 @@ def run_two_steps(
     seed: np.random.SeedSequence,
     b0: float = 0.0,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
-) -> TwoStepResult:
-    """Run steps 1-3 on a fresh D0 of ``n0`` samples drawn from ``model``."""
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    labels: str = "iid",
+):
+    """Run steps 1-3 on a fresh D0 of ``n0`` samples drawn from ``model``.
+
+    ``loss`` is one loss name (returns a TwoStepResult) or a tuple of names (returns a dict
+    name -> TwoStepResult, all trained on the *same* D0: the data are generated once per
+    pass and shared, which halves the cost of comparing losses).  ``labels``: ``"iid"`` (the
+    paper's model, P(y = +1) = pi per sample) or ``"stratified"`` (``stratified_batches``)."""
+    if labels not in LABEL_LAWS:
+        raise ValueError(f"labels must be one of {LABEL_LAWS}, got {labels!r}")
+
+    def batches():
+        rng = np.random.default_rng(data_seed)
+        if labels == "iid":
+            return model.iter_batches(rng, n0, xi, batch_bytes)
+        return stratified_batches(model, rng, n0, xi, batch_bytes)
+
+    single = isinstance(loss, str)
+    losses = (loss,) if single else tuple(loss)
+    for name in losses:
+        if name not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
     if n0 < 1:
         raise ValueError(f"n0 must be >= 1, got {n0}")
     xi_seed, data_seed = seed.spawn(2)
@@ -101,24 +139,30 @@ def run_two_steps(
     L = model.L
 
     # steps 1-2: gradient at w = 0, q = 0, b = b0 (y_hat = b0 for every sample).
-    sum_gx = np.zeros(model.d)
-    sum_g = 0.0
-    for X, y, _ in model.iter_batches(np.random.default_rng(data_seed), n0, xi, batch_bytes):
-        g = -loss_derivative(loss, np.full_like(y, b0), y)  # -dl/dy_hat at y_hat = b0
-        sum_gx += g @ X.mean(axis=1)  # grad_w y_hat = X^T softmax(0) = X^T 1 / L
-        sum_g += g.sum()
-    w1 = eta_w * sum_gx / n0
-    b1 = b0 + eta_b * sum_g / n0
+    sum_gx = {k: np.zeros(model.d) for k in losses}
+    sum_g = dict.fromkeys(losses, 0.0)
+    for X, y, _ in batches():
+        pooled = X.mean(axis=1)  # grad_w y_hat = X^T softmax(0) = X^T 1 / L
+        for k in losses:
+            g = -loss_derivative(k, np.full_like(y, b0), y)  # -dl/dy_hat at y_hat = b0
+            sum_gx[k] += g @ pooled
+            sum_g[k] += g.sum()
+    w1 = {k: eta_w * sum_gx[k] / n0 for k in losses}
+    b1 = {k: b0 + eta_b * sum_g[k] / n0 for k in losses}
     # q^(1) = 0 because grad_q y_hat = beta X^T (diag s - s s^T) X w vanishes at w = 0.
 
     # step 3: same D0 (replayed from the same seed), gradient in q at (w1, b1, q = 0).
-    acc = np.zeros(model.d)
-    for X, y, _ in model.iter_batches(np.random.default_rng(data_seed), n0, xi, batch_bytes):
-        u = X @ w1  # (n, L): token scores X_i w
-        yhat = u.mean(axis=1) + b1  # w^T X^T 1/L + b
-        h = loss_derivative(loss, yhat, y)
-        pu = u - u.mean(axis=1, keepdims=True)  # (I - 11^T/L) X_i w
-        # sum_i h_i X_i^T P X_i w
-        acc += np.einsum("n,nl,nld->d", h, pu, X, optimize=True)
-    q2 = -(eta_q * beta / (n0 * L)) * acc
-    return TwoStepResult(w1=w1, b1=float(b1), q2=q2, xi=xi, n0=n0, d=model.d, loss=loss)
+    acc = {k: np.zeros(model.d) for k in losses}
+    for X, y, _ in batches():
+        for k in losses:
+            u = X @ w1[k]  # (n, L): token scores X_i w
+            yhat = u.mean(axis=1) + b1[k]  # w^T X^T 1/L + b
+            h = loss_derivative(k, yhat, y)
+            pu = (u - u.mean(axis=1, keepdims=True)) * h[:, None]  # h_i (I - 11^T/L) X_i w
+            acc[k] += np.einsum("nl,nld->d", pu, X, optimize=True)  # sum_i h_i X_i^T P X_i w
+    out = {
+        k: TwoStepResult(w1=w1[k], b1=float(b1[k]), q2=-(eta_q * beta / (n0 * L)) * acc[k], xi=xi,
+                         n0=n0, d=model.d, loss=k)
+        for k in losses
+    }
+    return out[loss] if single else out
