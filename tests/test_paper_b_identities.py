@@ -245,3 +245,10 @@ def test_null_directions_lie_in_the_linear_link_class():
     x, y = sim.InteractingParticleModel(law, sim.LowRank(A, np.eye(3)), lambda u: u, 0.0, 3).sample_pairs(
         np.random.default_rng(4), 200)
     assert np.mean(np.einsum("ni,ij,nj->n", x, A, y) ** 2) > 0.5
+
+
+def test_vector_moments_against_hand_wick_formulas():
+    # d = 3, N(0, I/3): m2 = tr(AᵀA)/9 + E|y|^4 + E x1^2 = tr(AᵀA)/9 + 15/9 + 1/3, c = (E|y|^2)^2 + E x1^2
+    m2, c = co.pair_moments_vector(co.H_VEC3, 3, "gaussian_dim")
+    assert m2 == (co.A_VEC3.T * co.A_VEC3).trace() / 9 + sp.Rational(15, 9) + sp.Rational(1, 3)
+    assert c == 1 + sp.Rational(1, 3)

@@ -159,6 +159,22 @@ def cross_term_ciid(h, shift=s):
     return _expect_base(m**2, {_W[0]: "U", _Z: "U"})
 
 
+def pair_moments_vector(h, d: int, law="uniform"):
+    """(m2, c) for tokens in R^d with i.i.d. coordinates: ``law`` "uniform" (U[-1, 1]^d) or
+    "gaussian_dim" (N(0, I_d/d), the simulator's default Gaussian).  ``h(x, y)`` is a Python
+    callable on two length-d tuples of SymPy symbols returning a polynomial."""
+    X = [sp.symbols(f"t{k}_1:{d + 1}", real=True) for k in (1, 2, 3)]
+    if law == "uniform":
+        toks, kind = X, "U"
+    elif law == "gaussian_dim":
+        toks, kind = [tuple(v / sp.sqrt(d) for v in Xk) for Xk in X], "G"
+    else:
+        raise ValueError(f"law must be 'uniform' or 'gaussian_dim', got {law!r}")
+    dists = {v: kind for Xk in X for v in Xk}
+    h12, h13 = h(toks[0], toks[1]), h(toks[0], toks[2])
+    return _expect_base(h12**2, dists), _expect_base(h12 * h13, dists)
+
+
 def pair_moments_finite(h, values):
     """(m2, c) for a uniformly random permutation of ``values`` (exact enumeration; needs at
     least 3 values for c)."""
@@ -211,6 +227,25 @@ def identity_value(n, m2_value, c_value):
 H_CROSS = x1 * x2 + x2**2 + x1
 H_MIXED = x1**2 * x2 - x2 + sp.Rational(1, 2) * x1 * x2**2
 H_NULL = x1 * sp.sin(sp.pi * x2)
+
+#: vector-token test functions (d > 1): h(x, y) on length-d tuples.
+A_VEC3 = sp.Matrix([[1, -2, 0], [sp.Rational(1, 2), 1, 1], [0, -1, 2]])
+A_VEC2 = sp.Matrix([[1, -1], [2, sp.Rational(1, 2)]])
+
+
+def _bilinear(x, A, y):
+    return sum(x[p] * A[p, q] * y[q] for p in range(A.rows) for q in range(A.cols))
+
+
+def H_VEC3(x, y):
+    """d = 3: xᵀA y + |y|² + x_1."""
+    return _bilinear(x, A_VEC3, y) + sum(v**2 for v in y) + x[0]
+
+
+def H_VEC2(x, y):
+    """d = 2: (xᵀA y)² + x_2 y_1."""
+    return _bilinear(x, A_VEC2, y) ** 2 + x[1] * y[0]
+
 
 EQUATIONS = (
     Equation(

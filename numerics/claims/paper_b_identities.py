@@ -144,12 +144,6 @@ def _moments(hname: str, law: str) -> tuple:
     return co.pair_moments(h, law, sp.Rational(str(SHIFT)))
 
 
-def _identity_theory(N: int, hname: str, law: str) -> float:
-    co = _deriv("coercivity")
-    m2, c = _moments(hname, law)
-    return _f(co.identity_value(N, m2, c))
-
-
 def _make_law(law: str, N: int):
     sim = _sim()
     if law == "uniform":
@@ -188,16 +182,47 @@ IDENTITY_CASES = (
 )
 
 
+#: d > 1: (law as in the derivation, simulator law, d, h name, N)
+VECTOR_CASES = (("gaussian_dim", "gaussian", 3, "H_VEC3", 5), ("uniform", "uniform", 2, "H_VEC2", 4))
+
+
+@lru_cache(maxsize=None)
+def _vector_moments(law: str, d: int, hname: str) -> tuple:
+    co = _deriv("coercivity")
+    return co.pair_moments_vector(getattr(co, hname), d, law)
+
+
+def _vector_mean_R2(claim, settings, simlaw: str, d: int, hname: str, N: int, n: int):
+    import sympy as sp
+
+    sim = _sim()
+    co = _deriv("coercivity")
+    xs, ys = sp.symbols(f"x1:{d + 1}", real=True), sp.symbols(f"y1:{d + 1}", real=True)
+    f = sp.lambdify((xs, ys), getattr(co, hname)(xs, ys), "numpy")
+    g = lambda x, y: f(np.moveaxis(x, -1, 0), np.moveaxis(y, -1, 0))
+    law = sim.Gaussian() if simlaw == "gaussian" else sim.UniformCube()
+    X = law.sample(claim.rng(settings, "identity-vector", simlaw, d, hname, N), n, N, d)
+    return _mean_se(np.mean(sim.forward(g, X) ** 2, axis=1))
+
+
 def _identity_experiment(settings, claim):
     co = _deriv("coercivity")
     n = 400_000 if settings.full else 100_000
     rows, alternatives = [], {}
-    for law, hname, N in IDENTITY_CASES:
-        theory = _identity_theory(N, hname, law)
-        mean, se, m = _mean_R2(claim, settings, law, hname, N, n, "identity")
-        label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {law}, h={hname}, N={N}"
+    cases = [(law, hname, N, None) for law, hname, N in IDENTITY_CASES] + [
+        (simlaw, hname, N, (law, d)) for law, simlaw, d, hname, N in VECTOR_CASES]
+    for law, hname, N, vec in cases:
+        if vec is None:
+            m2s, cs = _moments(hname, law)
+            mean, se, m = _mean_R2(claim, settings, law, hname, N, n, "identity")
+            label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {law}, h={hname}, N={N}"
+        else:
+            m2s, cs = _vector_moments(vec[0], vec[1], hname)
+            mean, se, m = _vector_mean_R2(claim, settings, law, vec[1], hname, N, n // 2)
+            label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {vec[0]}, d={vec[1]}, h={hname}, N={N}"
+        theory = _f(co.identity_value(N, m2s, cs))
         rows.append(Comparison(label, theory, mean, se, 0.0, m))
-        m2, c = (_f(v) for v in _moments(hname, law))
+        m2, c = _f(m2s), _f(cs)
         # what rival normalisations would predict (z-scores show the coefficients are pinned)
         alternatives[label] = {
             "m2": m2, "c": c,
