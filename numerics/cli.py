@@ -207,7 +207,7 @@ def latex(ids, output):
     chunks = []
     for claim in _select(ids):
         chunks.append(f"% {claim.id} -- {claim.reference} [{claim.status}]: {claim.statement}")
-        for eq in claim.equations:
+        for eq in claim.get_equations():
             chunks.append(
                 f"% {eq.name} ({eq.reference}; {eq.status})\n\\begin{{equation}}\\label{{eq:{eq.name}}}\n"
                 f"{eq.latex()}\n\\end{{equation}}"

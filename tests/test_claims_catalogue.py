@@ -40,6 +40,6 @@ def test_claim_metadata_is_complete():
         assert c.id.startswith(("A.", "B.")), c.id
         assert c.reference and c.statement, c.id
         assert c.status in ("paper", "derived", "erratum", "beyond"), c.id
-        assert c.equations, f"{c.id}: no equations for `attncheck latex`"
+        assert c.get_equations(), f"{c.id}: no equations for `attncheck latex`"
         if c.evaluate is not None:
             assert c.param_space is not None, f"{c.id}: evaluable claims need a param_space"

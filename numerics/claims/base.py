@@ -181,7 +181,9 @@ class Claim:
     (a simulation, or an independent computation), and returns unjudged rows.
     ``evaluate(params, dps) -> dict[str, mpf]`` (optional) gives the closed form / limit at the
     user's parameters for ``attncheck eval``; ``param_space`` validates those parameters.
-    ``equations`` are :class:`derivations.Equation` objects, for ``attncheck latex``.
+    ``equations`` are :class:`derivations.Equation` objects, for ``attncheck latex`` — or a
+    zero-argument callable returning them, so that listing claims never pays for a derivation
+    (use :meth:`get_equations`).
     """
 
     id: str
@@ -195,6 +197,10 @@ class Claim:
     status: str = "derived"  # paper | derived | erratum | beyond
     allowance_note: str = ""
     doc: str = ""
+
+    def get_equations(self) -> tuple:
+        eqs = self.equations() if callable(self.equations) else self.equations
+        return tuple(eqs)
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()
