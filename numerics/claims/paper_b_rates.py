@@ -1,0 +1,210 @@
+"""Paper B, Figure 1: the minimax rate M^{-2β/(2β+1)} measured as a log–log slope.
+
+``B.rate.d_independence`` (panel a): slopes for d = 1, 5, 30 (P = 3, β = 2) against -0.8.
+``B.rate.smoothness`` (panel b): P = 3 against -0.8 and P = 8 against -14/15 = -0.9333
+(the paper measured -0.81 and -0.899).
+
+Experiment (numerics/rate_experiments.py, docs/paper_b.md "Rate experiments"): oracle-A
+least-squares fits of phi with the Gaussian noise integrated out exactly given the simulated
+token design (conditional Monte Carlo: an unbiased, lower-variance estimate of the expected
+error E||g_hat - g*||^2_rho that Theorem 3.1 bounds), spline dimension n_M = c M^{1/(2β+1)},
+M over >= 1.5 decades, median over seeds, least-squares slope of log(median) on log M,
+standard error = bootstrap over seeds.  In full mode the learnt-A ERM (realised errors,
+median over seeds, as in the paper's figure) is run as well and reported in ``details``.
+
+Theory values come from derivations.paper_b.rate_exponent (the exponent) and
+derivations.paper_b.rate_schedule (our schedule has no pre-asymptotic slope error).
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+from threadpoolctl import threadpool_limits
+
+from derivations.paper_b import rate_exponent as RE
+from derivations.paper_b import rate_schedule as RS
+from numerics.claims.base import Claim, Comparison
+from numerics.params import Param, ParamSpace
+from numerics.rate_experiments import (
+    RateSetup, bootstrap_slope, first_order_prediction, run_rate, run_rate_oracle_rb,
+)
+
+PAPER_MEASURED = {3: -0.81, 8: -0.899}
+SEED_PATH = "B.rate"  # shared by both claims: the P = 3, d = 5 run feeds both
+
+
+def theory_slope(P: int) -> float:
+    """-2β/(2β+1) at β = P - 1, from the SymPy exponent."""
+    return float(RE.EXPONENT.subs(RE.beta, P - 1))
+
+
+def _grid(P: int, full: bool):
+    if P == 3:  # M = (n/3)^5: 1024 .. 32768 (1.5 decades)
+        return dict(n_values=(12, 14, 16, 18, 20, 24), c=3.0)
+    # P = 8: M = 1000 (n/11)^15: 1000 .. 37 300 (1.57 decades)
+    return dict(n_values=(11, 12, 13, 14), c=11.0 / 1000 ** (1.0 / 15.0))
+
+
+def setup_for(P: int, d: int, full: bool, oracle: bool = True) -> RateSetup:
+    seeds = (48 if oracle else 5) if full else 20
+    return RateSetup(P=P, d=d, r=1, N=4, sigma=0.5, seeds=seeds, oracle=oracle,
+                     n_test=20_000, restarts=2, **_grid(P, full))
+
+
+_CACHE: dict = {}
+
+
+def _problem(settings, P):
+    """(phi*, A*) stream: depends on P only (the same phi* for every d)."""
+    return settings.seed_sequence(SEED_PATH, f"P{P}", "problem")
+
+
+def _oracle(settings, P: int, d: int):
+    """Experiment + first-order prediction for one configuration (cached: the P = 3, d = 5
+    configuration feeds both claims)."""
+    key = (settings.seed, settings.mode, P, d)
+    if key not in _CACHE:
+        setup = setup_for(P, d, settings.full)
+        ss = settings.seed_sequence(SEED_PATH, f"P{P}", f"d{d}")
+        with threadpool_limits(1):
+            res = run_rate_oracle_rb(setup, ss, problem=_problem(settings, P))
+            pred = first_order_prediction(setup, ss, M_pop=40_000 if settings.full else 12_000,
+                                          halves=4, problem=_problem(settings, P))
+        fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(ss.spawn(1)[0]))
+        _CACHE[key] = (setup, res, fit, ss, pred)
+    return _CACHE[key]
+
+
+def _rows(settings, P, d, label):
+    """One row: the slope against the paper's exponent, allowance = the pre-asymptotic
+    deviation |s1 - exponent| of the first-order prediction s1; se combines the bootstrap se
+    of the slope and the Monte Carlo se of s1."""
+    setup, res, fit, ss, pred = _oracle(settings, P, d)
+    theory = theory_slope(P)
+    se = float(np.hypot(fit.se, pred.se))
+    rows = [Comparison(f"{label} slope", theory, fit.slope, se, abs(pred.slope - theory), setup.seeds)]
+    med = res.medians()
+    info = {
+        "M": res.Ms, "n_M": list(setup.n_values), "K_M": setup.pieces(), "N": setup.N,
+        "sigma": setup.sigma, "seeds": setup.seeds, "d": d, "P": P,
+        "median_error": [float(v) for v in med],
+        "bias_share": [float(b / m) for b, m in zip(res.bias, med)],
+        "slope": fit.slope, "slope_se": fit.se, "slope_ci95": fit.ci,
+        "first_order_prediction": {"slope": pred.slope, "se": pred.se, "V": pred.V,
+                                   "bias": pred.bias, "n": list(setup.n_values)},
+        "exponent": theory,
+        "seed_entropy": ss.entropy, "seed_spawn_key": list(ss.spawn_key),
+        "seconds": round(res.fit_seconds, 2),
+    }
+    return rows, info
+
+
+def _learnt(settings, P, d):
+    setup = setup_for(P, d, True, oracle=False)
+    ss = settings.seed_sequence(SEED_PATH, "learnt", f"P{P}", f"d{d}")
+    with threadpool_limits(1):
+        res = run_rate(setup, ss, with_bias=False, problem=_problem(settings, P))
+    fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(ss.spawn(1)[0]))
+    return {"M": res.Ms, "median_error": [float(v) for v in res.medians()], "slope": fit.slope,
+            "slope_se": fit.se, "slope_ci95": fit.ci, "not_converged": res.not_converged,
+            "seeds": setup.seeds, "seconds": round(res.fit_seconds, 1)}
+
+
+# --- B.rate.d_independence -----------------------------------------------------------------
+D_VALUES = (1, 5, 30)
+
+
+def _d_experiment(settings, claim):
+    rows, details = [], {}
+    for d in D_VALUES:
+        pair, info = _rows(settings, 3, d, f"d={d}")
+        rows.extend(pair)
+        details[f"d={d}"] = info
+    slopes = [details[f"d={d}"]["slope"] for d in D_VALUES]
+    details["max_pairwise_slope_difference"] = float(max(slopes) - min(slopes))
+    if settings.full:
+        details["learnt_A"] = {f"d={d}": _learnt(settings, 3, d) for d in D_VALUES}
+    sizes = {"M_range": [details["d=1"]["M"][0], details["d=1"]["M"][-1]],
+             "seeds": details["d=1"]["seeds"], "N": 4}
+    return rows, sizes, details
+
+
+# --- B.rate.smoothness -----------------------------------------------------------------------
+def _p_experiment(settings, claim):
+    rows, details = [], {}
+    for P in (3, 8):
+        pair, info = _rows(settings, P, 5, f"P={P}")
+        rows.extend(pair)
+        info["paper_measured"] = PAPER_MEASURED[P]
+        info["z_vs_paper_measured"] = (info["slope"] - PAPER_MEASURED[P]) / pair[0].se
+        details[f"P={P}"] = info
+    if settings.full:
+        details["learnt_A"] = {f"P={P}": _learnt(settings, P, 5) for P in (3, 8)}
+    sizes = {"seeds": details["P=3"]["seeds"], "N": 4, "d": 5}
+    return rows, sizes, details
+
+
+# --- evaluate ---------------------------------------------------------------------------------
+P_PARAM = Param("P", int, 2, 50, doc="spline degree of phi* and of the estimator; beta = P - 1")
+M_PARAM = Param("M", float, 1.0, None, lo_open=True, doc="sample size at which to evaluate the log-M slope corrections, > 1")
+RATE_SPACE = ParamSpace((P_PARAM.with_default(3), M_PARAM.with_default(1e4)))
+
+
+def _evaluate(params, dps):
+    with mpmath.workdps(dps):
+        b = mpmath.mpf(params["P"] - 1)
+        Lm = mpmath.log(mpmath.mpf(params["M"]))
+        subs = {RS.beta: sp.Integer(params["P"] - 1)}
+        f = sp.lambdify((RS.beta, RS.L), RS.VAR_SLOPE_PAPER, "mpmath")
+        g = sp.lambdify((RS.beta, RS.L), RS.BIAS_SLOPE_PAPER, "mpmath")
+        return {
+            "exponent": mpmath.mpf(-2) * b / (2 * b + 1),
+            "variance_slope_paper_schedule": f(b, Lm),
+            "bias_slope_paper_schedule": g(b, Lm),
+            "slope_our_schedule": mpmath.mpf(sp.N(RS.VAR_SLOPE_OURS.subs(subs), dps + 5)),
+        }
+
+
+_ALLOWANCE = (
+    "Rows 'vs -2b/(2b+1)': allowance = |s1 - exponent|, the pre-asymptotic slope s1 of the "
+    "first-order error curve bias(K_M) + sigma^2 tr(G Sigma_K^{-1})/(M N), computed from "
+    "independent noise-free populations (rate_experiments.first_order_prediction).  With our "
+    "schedule n_M = c M^{1/(2beta+1)} the bias and the leading variance n/M have exactly the "
+    "exponent's slope (derivations.paper_b.rate_schedule); for N > 2 tokens tr(G Sigma_K^{-1}) "
+    "grows faster than n at small K (the conditional-mean term C of the forward operator), "
+    "which flattens the slope by 0.005-0.03 at these M; it vanishes as K grows.  This is the "
+    "scale of the pre-asymptotic effect, not a strict bound: the measured slopes also carry a "
+    "second-order finite-M effect (E tr(G Gram^{-1}) > tr(G Sigma^{-1}) at small M, steepening) "
+    "of similar size and opposite sign, reported in details but not modelled.  se = "
+    "hypot(bootstrap se over seeds, MC se of s1 over 4 independent populations)."
+)
+
+CLAIMS = [
+    Claim(
+        id="B.rate.d_independence",
+        paper="B",
+        reference="Paper B, Figure 1(a) and Theorem 3.1",
+        statement="the log-log slope of the ERM error vs M is -2beta/(2beta+1) = -0.8 for d = 1, 5 and 30",
+        experiment=_d_experiment,
+        equations=(RE.EQUATIONS[1], RS.EQUATIONS[0]),
+        evaluate=_evaluate,
+        param_space=RATE_SPACE,
+        status="paper",
+        allowance_note=_ALLOWANCE,
+        doc="docs/paper_b.md#rate-experiments",
+    ),
+    Claim(
+        id="B.rate.smoothness",
+        paper="B",
+        reference="Paper B, Figure 1(b) and Theorem 3.1",
+        statement="B-spline phi* of degree P (beta = P-1): slope -0.8 for P = 3 and -14/15 for P = 8 (paper measured -0.81, -0.899)",
+        experiment=_p_experiment,
+        equations=(RE.EQUATIONS[1], RS.EQUATIONS[0], RS.EQUATIONS[1], RS.EQUATIONS[2]),
+        evaluate=_evaluate,
+        param_space=RATE_SPACE,
+        status="paper",
+        allowance_note=_ALLOWANCE,
+        doc="docs/paper_b.md#rate-experiments",
+    ),
+]

@@ -1,0 +1,1 @@
+"""Estimators (fitted from simulated data; they never import ``derivations``)."""

@@ -1,0 +1,292 @@
+"""Rate experiments of Paper B's Figure 1: test error of the ERM vs M, log-log slope.
+
+Setup (docs/paper_b.md "Rate experiments"; every unknown of notes §6 fixed here):
+
+* tokens i.i.d. Uniform[-1, 1]^d, N tokens per sample, Gaussian noise sigma;
+* A* of rank r, ``kind="coordinate"`` (|x^T A* y| <= 1 on the cube and a law of U that is the
+  same for every d), phi* a B-spline of degree P with ``phi_pieces`` equal pieces on [-1, 1]
+  and coefficients Uniform[-1, 1]; one (phi*, A*) per configuration (the "problem seed"),
+  fresh data per seed;
+* estimator: splines of the same degree P (beta = P - 1) with spline dimension
+  n_M = K_M + P = c M^{1/(2 beta + 1)}; the M grid is chosen so that n_M is an integer for every
+  M (M = round((n / c)^{2 beta + 1}) for consecutive integers n), so that rounding K_M does not
+  distort the slope;
+* error ||g_hat - g*||^2_rho on ``n_test`` fresh token pairs (one test set per configuration,
+  shared by the seeds), median over seeds, slope of log(median) on log M by least squares,
+  bootstrap over seeds (resampling seeds with replacement at every M) for its standard error
+  and a percentile CI;
+* ``oracle=True`` fixes A = A* (the phi rate), else the full ERM (A learnt by L-BFGS).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from numerics.estimators.pairwise_erm import PairwiseERM, g_error
+from numerics.params import Param, ParameterError
+from numerics.simulators.interacting_particles import (
+    InteractingParticleModel, UniformCube, bspline_link, interaction_matrix,
+)
+
+SEEDS = Param("seeds", int, 2, 100_000, doc="number of seeds, >= 2")
+
+
+def m_grid(beta: float, c: float, n_values) -> list[int]:
+    """M such that c M^{1/(2 beta + 1)} = n for each spline dimension n."""
+    return [int(round((n / c) ** (2.0 * beta + 1.0))) for n in n_values]
+
+
+@dataclass(frozen=True)
+class RateSetup:
+    P: int = 3
+    d: int = 1
+    r: int = 1
+    N: int = 4
+    sigma: float = 0.5
+    n_values: tuple = (8, 9, 10, 12, 14, 16)
+    c: float = 2.0
+    seeds: int = 20
+    oracle: bool = True
+    phi_pieces: int = 4
+    kind: str = "coordinate"
+    n_test: int = 20_000
+    restarts: int = 2
+
+    @property
+    def beta(self) -> int:
+        return self.P - 1
+
+    @property
+    def theory_slope(self) -> float:
+        return -2.0 * self.beta / (2.0 * self.beta + 1.0)
+
+    @property
+    def Ms(self) -> list[int]:
+        return m_grid(self.beta, self.c, self.n_values)
+
+    def pieces(self) -> list[int]:
+        return [n - self.P for n in self.n_values]
+
+    def check(self):
+        if self.P < 2:
+            raise ParameterError(f"parameter P: must be an integer >= 2 (beta = P - 1 > 0), got {self.P}")
+        if min(self.n_values) <= self.P:
+            raise ParameterError(f"parameter n_values: every spline dimension must exceed P = {self.P}")
+        SEEDS.parse(self.seeds)
+
+
+@dataclass
+class RateResult:
+    setup: RateSetup
+    Ms: list
+    errors: np.ndarray          # (seeds, len(Ms))
+    test_se: np.ndarray          # Monte Carlo se of each test error
+    not_converged: int
+    fit_seconds: float
+    bias: list = field(default_factory=list)  # noise-free error at each M (sigma = 0)
+
+    def medians(self) -> np.ndarray:
+        return np.median(self.errors, axis=0)
+
+
+def make_problem(setup: RateSetup, problem_ss: np.random.SeedSequence):
+    """(phi*, A*) from two independent children of ``problem_ss``: phi* does not depend on d,
+    so panel (a) compares the same link across dimensions."""
+    phi_ss, a_ss = problem_ss.spawn(2)
+    phi = bspline_link(np.random.default_rng(phi_ss), setup.P, setup.phi_pieces)
+    A = interaction_matrix(np.random.default_rng(a_ss), setup.d, setup.r, setup.kind)
+    return InteractingParticleModel(UniformCube(), A, phi, setup.sigma, setup.N)
+
+
+def run_rate(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
+             with_bias: bool = True, problem: np.random.SeedSequence | None = None) -> RateResult:
+    """Fit at every (seed, M); see the module docstring.  ``seed_seq`` is spawned into a
+    problem stream, a test stream and one stream per seed."""
+    setup.check()
+    problem_ss, test_ss, bias_ss, *seed_ss = seed_seq.spawn(3 + setup.seeds)
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+    Ms = setup.Ms
+    errors = np.empty((setup.seeds, len(Ms)))
+    ses = np.empty_like(errors)
+    bad = 0
+    t0 = time.perf_counter()
+    seeds = range(setup.seeds)
+    if progress is not None:
+        seeds = progress(seeds, f"P={setup.P} d={setup.d}")
+    for s in seeds:
+        rng = np.random.default_rng(seed_ss[s])
+        X_all, Y_all = model.simulate(rng, max(Ms))  # nested samples: the first M of one draw
+        for k, (M, K) in enumerate(zip(Ms, setup.pieces())):
+            est = PairwiseERM(setup.P, K, setup.r, restarts=setup.restarts)
+            X, Y = X_all[:M], Y_all[:M]
+            fit = est.fit_phi(X, Y, model.A) if setup.oracle else est.fit(X, Y, rng)
+            bad += not fit.converged
+            errors[s, k], ses[s, k] = g_error(fit, model.g_star, x1, x2)
+    elapsed = time.perf_counter() - t0
+    bias = []
+    if with_bias:
+        # noise-free oracle fit on the largest sample: the approximation (bias) part of the
+        # error at each K, to show how much of the measured error is bias.
+        quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+        Xb, Yb = quiet.simulate(np.random.default_rng(bias_ss), max(Ms))
+        for K in setup.pieces():
+            fit = PairwiseERM(setup.P, K, setup.r).fit_phi(Xb, Yb, model.A)
+            bias.append(g_error(fit, model.g_star, x1, x2)[0])
+    return RateResult(setup, Ms, errors, ses, bad, elapsed, bias)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    slope: float
+    se: float
+    ci: tuple
+    boot: int
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def loglog_slope(Ms, values) -> float:
+    x = np.log(np.asarray(Ms, dtype=float))
+    y = np.log(np.asarray(values, dtype=float))
+    x = x - x.mean()
+    return float(x @ (y - y.mean()) / (x @ x))
+
+
+def bootstrap_slope(Ms, errors: np.ndarray, rng: np.random.Generator, boot: int = 2000,
+                    level: float = 0.95) -> SlopeFit:
+    """Slope of log(median over seeds) vs log M; bootstrap over seeds (independently at each
+    M column would break the nesting, so whole seeds are resampled)."""
+    errors = np.asarray(errors)
+    S = errors.shape[0]
+    slope = loglog_slope(Ms, np.median(errors, axis=0))
+    idx = rng.integers(0, S, size=(boot, S))
+    med = np.median(errors[idx], axis=1)  # (boot, len(Ms))
+    x = np.log(np.asarray(Ms, dtype=float))
+    x = x - x.mean()
+    ly = np.log(med)
+    slopes = (ly - ly.mean(axis=1, keepdims=True)) @ x / (x @ x)
+    a = (1 - level) / 2
+    ci = (float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)))
+    return SlopeFit(slope, float(slopes.std(ddof=1)), ci, boot)
+
+
+def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sigma: float,
+                          B_test: np.ndarray, g_test: np.ndarray):
+    """E_eta ||g_hat - g*||^2_rho given the design X, for the oracle fit (A = A* fixed),
+    with the Gaussian noise integrated out exactly (conditional Monte Carlo):
+
+        c_hat = Gram^+ Phi^T (F + eta) / m,  Gram = Phi^T Phi / m   (m = M N rows, ridge 0),
+        E err = mean_test (B_test Gram^+ Phi^T F / m - g*)^2 + sigma^2 tr(G_test Gram^+) / m,
+
+    G_test = B_test^T B_test / n_test; B_test the basis at the test pairs' u = x1^T A* x2.
+    Returns (expected error, bias part, variance part)."""
+    from numerics.estimators.pairwise_erm import _pairs
+
+    Phi = est.basis.averaged_design(_pairs(X, A))
+    m = Phi.shape[0]
+    # SVD of Phi / sqrt(m): Gram^+ = V S^-2 V^T, c = V S^-1 U^T F / sqrt(m) (ridge 0).
+    Us, sv, Vt = np.linalg.svd(Phi / np.sqrt(m), full_matrices=False)
+    keep = sv > sv[0] * np.finfo(float).eps * max(Phi.shape)
+    Us, sv, Vt = Us[:, keep], sv[keep], Vt[keep]
+    coef = Vt.T @ ((Us.T @ F.ravel()) / (sv * np.sqrt(m)))
+    bias = float(np.mean((B_test @ coef - g_test) ** 2))
+    BV = B_test @ Vt.T / sv  # (n_test, rank)
+    var = float(sigma**2 * np.sum(BV**2) / B_test.shape[0] / m)
+    return bias + var, bias, var
+
+
+def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
+                       problem: np.random.SeedSequence | None = None) -> RateResult:
+    """Oracle-A rate experiment with the noise integrated out (``oracle_expected_error``):
+    errors[s, k] = E_eta[err | design of seed s at M_k].  Per-seed variability then comes from
+    the token design only, which makes slopes precise enough for the +-5% mutation test."""
+    setup.check()
+    problem_ss, test_ss, _, *seed_ss = seed_seq.spawn(3 + setup.seeds)
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+    u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+    g_test = model.phi(u_test)
+    quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+    Ms = setup.Ms
+    errors = np.empty((setup.seeds, len(Ms)))
+    bias = np.empty_like(errors)
+    t0 = time.perf_counter()
+    seeds = range(setup.seeds)
+    if progress is not None:
+        seeds = progress(seeds, f"P={setup.P} d={setup.d} (oracle)")
+    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    B_tests = [e.basis.design(u_test) for e in ests]
+    for s in seeds:
+        X_all, F_all = quiet.simulate(np.random.default_rng(seed_ss[s]), max(Ms))
+        for k, M in enumerate(Ms):
+            errors[s, k], bias[s, k], _ = oracle_expected_error(
+                ests[k], X_all[:M], F_all[:M], model.A, setup.sigma, B_tests[k], g_test)
+    elapsed = time.perf_counter() - t0
+    res = RateResult(setup, Ms, errors, np.zeros_like(errors), 0, elapsed, list(np.median(bias, axis=0)))
+    return res
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """First-order (fixed-K, large-M) error curve E(M) = bias(K_M) + sigma^2 V(K_M) / (M N)."""
+
+    Ms: list
+    bias: list
+    V: list
+    slope: float
+    se: float
+
+    def curve(self, sigma: float, N: int) -> np.ndarray:
+        return np.asarray(self.bias) + sigma**2 * np.asarray(self.V) / (np.asarray(self.Ms) * N)
+
+
+def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
+                           halves: int = 2, problem: np.random.SeedSequence | None = None) -> Prediction:
+    """The pre-asymptotic slope predicted by the first-order variance of least squares with a
+    fixed basis (docs/paper_b.md, "Why P = 8 ...").
+
+    For the oracle fit, c_hat - c_K = Sigma^{-1} (1/m) Phi^T eta + o(1/sqrt m), hence
+    E err = bias(K) + sigma^2 tr(G Sigma^{-1}) / (M N) + o(1/M), with G = E B(U_12) B(U_12)^T
+    (the rho-Gram) and Sigma = E[R_B[X]_1 R_B[X]_1^T] = G/(N-1) + (N-2)/(N-1) C,
+    C = E[E[B(U_12)|X_1] E[B(U_13)|X_1]^T].  For N = 2, Sigma = G and V = n (the spline
+    dimension), so V/M is exactly c M^{-2beta/(2beta+1)}; for N > 2, V(K) grows faster than n
+    (C is large on the smooth part of the basis only), which flattens the slope at finite K.
+
+    Sigma and bias(K) (the population least-squares fit of phi*) are estimated on ``halves``
+    independent noise-free populations of ``M_pop`` samples (independent of the experiment's
+    seeds); ``se`` is the standard error of the predicted slope over the halves."""
+    problem_ss, test_ss, *_ = seed_seq.spawn(3 + setup.seeds)
+    pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6,))
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+    from numerics.estimators.pairwise_erm import _pairs
+
+    u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+    g_test = model.phi(u_test)
+    quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+    slopes, biases, Vs = [], [], []
+    for h_ss in pop_ss.spawn(halves):
+        X, F = quiet.simulate(np.random.default_rng(h_ss), M_pop)
+        Upair = _pairs(X, model.A)
+        b_h, V_h = [], []
+        for K in setup.pieces():
+            est = PairwiseERM(setup.P, K, setup.r)
+            Phi = est.basis.averaged_design(Upair)
+            Sigma = Phi.T @ Phi / Phi.shape[0]
+            Bt = est.basis.design(u_test)
+            G = Bt.T @ Bt / Bt.shape[0]
+            coef = est.solve_coef(Phi, F.ravel())
+            b_h.append(float(np.mean((Bt @ coef - g_test) ** 2)))
+            V_h.append(float(np.trace(np.linalg.solve(Sigma, G))))
+        curve = np.asarray(b_h) + setup.sigma**2 * np.asarray(V_h) / (np.asarray(setup.Ms) * setup.N)
+        slopes.append(loglog_slope(setup.Ms, curve))
+        biases.append(b_h)
+        Vs.append(V_h)
+    slopes = np.asarray(slopes)
+    se = float(slopes.std(ddof=1) / np.sqrt(len(slopes))) if len(slopes) > 1 else 0.0
+    return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)), list(np.mean(Vs, axis=0)),
+                      float(slopes.mean()), se)
