@@ -1,0 +1,209 @@
+"""A.thm3 / A.cor1: the Wick calculus, the derivation vs the notes' candidate, the evaluators
+(mpmath vs numpy vs evalf, 50 vs 60 digits), properties, and parameter validation."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, strategies as st
+
+from derivations.paper_a import alignment as A
+from derivations.paper_a import alignment_rate as AR
+from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
+from numerics import registry
+from numerics.alignment_limits import ALIGNMENT_SPACE, alignment_limits, rate_constants
+from numerics.backends import agree_digits, evalf_reference, lambdify, mp_eval, to_mpf
+from numerics.claims.paper_a_alignment import _richardson
+from numerics.gaussian import expect_mp, expect_mp_err, expect_np
+from numerics.params import ParameterError
+
+PAPER = dict(L=10, R=3, pi=0.2, theta=6.0, alpha0=2.0, eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1.0)
+m, r = sp.symbols("m r", positive=True)
+
+
+# --- Wick calculus --------------------------------------------------------------------------
+def test_gaussian_moments_1d():
+    assert [gaussian_moment(k) for k in range(7)] == [1, 0, 1, 0, 3, 0, 15]
+    z, a = sp.symbols("z a")
+    assert expect_poly((a + z) ** 2, z) == sp.expand(a**2 + 1)
+
+
+def test_projector_forms():
+    c, e, v = LVec.of(c=1), LVec.of(e=1), LVec.of(v=1)
+    one = LVec.of(one=1)
+    assert expect_forms([(c, c)], m, r) == m  # E|Pc|^2 = tr P
+    assert expect_forms([(c, c), (c, c)], m, r) == m**2 + 2 * m  # chi^2_m second moment
+    assert expect_forms([(c, e), (c, e)], m, r) == m  # tr P^2
+    assert expect_forms([(c, e)], m, r) == 0  # independent
+    assert expect_forms([(v, v)], m, r) == r and expect_forms([(one, v)], m, r) == 0
+    assert expect_forms([(c, v), (c, v)], m, r) == r
+    assert expect_forms([(c, v), (c, one)], m, r) == 0  # P 1 = 0
+
+
+def test_projector_forms_monte_carlo():
+    """E[(c^T P c)(c^T P v)^2] by the calculus vs a Monte Carlo estimate in R^5."""
+    L_, R_ = 5, 2
+    got = expect_forms([(LVec.of(c=1), LVec.of(c=1)), (LVec.of(c=1), LVec.of(v=1)), (LVec.of(c=1), LVec.of(v=1))],
+                       m, r).subs({m: L_ - 1, r: R_ * (1 - sp.Rational(R_, L_))})
+    rng = np.random.default_rng(3)
+    P = np.eye(L_) - 1 / L_
+    v = np.r_[np.ones(R_), np.zeros(L_ - R_)]
+    c = rng.standard_normal((400_000, L_))
+    pc = c @ P
+    x = (pc * c).sum(1) * (pc @ v) ** 2
+    assert abs(float(got) - x.mean()) < 5 * x.std() / math.sqrt(len(x))
+
+
+# --- the derivation vs the notes' [derived] candidate ---------------------------------------
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_derivation_matches_notes_candidate(loss):
+    lim, nc = A.limits(loss), A.notes_candidate(loss)
+    assert sp.simplify(lim["q2_overlap"] - nc["q2_overlap"]) == 0
+    assert sp.simplify(lim["q2_norm_sq"] - nc["q2_norm_sq"]) == 0
+    rc, ncC = AR.rate_constants(loss), AR.notes_C(loss)
+    assert sp.simplify(rc["C"] - ncC["C"]) == 0
+    assert sp.simplify(rc["C_w"] - ncC["C_w"]) == 0
+
+
+def test_norm_minus_overlap_is_the_fluctuation_part():
+    lim = A.limits("square")
+    s34 = lim["step3_4"]
+    pref2 = (A.eta_q * A.beta / A.L) ** 2
+    gap = lim["q2_norm_sq"] - lim["q2_overlap"] ** 2 - pref2 * (s34["mean_wn"] ** 2 + s34["diag"] / A.alpha0)
+    assert sp.expand(gap) == 0
+
+
+def test_self_interaction_shift_is_present():
+    s2 = A.step2("logistic")
+    shift = s2["mu_m"] - A.step1("logistic")["b1"]
+    assert sp.simplify(shift - A.eta_w * sp.Rational(-1, 2) / (A.alpha0 * A.L)) == 0
+
+
+# --- evaluators -----------------------------------------------------------------------------
+def test_square_h_moments_closed_form_vs_quadrature():
+    lim = A.limits("square")
+    vals = {A.theta: 3, A.L: 5, A.R: 2, A.pi_: sp.Rational(3, 10), A.alpha0: sp.Rational(3, 2),
+            A.eta_w: sp.Rational(7, 10), A.eta_b: sp.Rational(1, 5), A.eta_q: 1, A.beta: 1}
+    mu = float(lim["step2"]["mu_p"].subs(vals))
+    s = float(sp.sqrt(lim["step2"]["s2"].subs(vals)))
+    for k, key in ((1, "h1p"), (2, "h2p")):
+        closed = float(lim["h"][key].subs(vals))
+        assert expect_mp(lambda t: (t - 1) ** k, mu, s, 30) == pytest.approx(closed, rel=1e-25)
+        assert expect_np(lambda t: (t - 1) ** k, mu, s, 20) == pytest.approx(closed, rel=1e-12)
+
+
+def test_logistic_h_moment_mpmath_vs_sympy_integral_evalf():
+    lim = A.limits("logistic")
+    vals = {A.theta: 6, A.L: 10, A.R: 3, A.pi_: sp.Rational(1, 5), A.alpha0: 2, A.eta_w: sp.Rational(1, 2),
+            A.eta_b: sp.Rational(1, 2), A.eta_q: sp.Rational(1, 2), A.beta: 1}
+    integral = lim["h"]["h1p"].subs(vals)
+    ref = mpmath.mpf(str(sp.N(integral, 30)))
+    with mpmath.workdps(40):
+        mu = mpmath.mpf(str(sp.N(lim["step2"]["mu_p"].subs(vals), 45)))
+        s = mpmath.sqrt(mpmath.mpf(str(sp.N(lim["step2"]["s2"].subs(vals), 45))))
+        val, err = expect_mp_err(lambda t: -1 / (1 + mpmath.exp(t)), mu, s, 30)
+    assert agree_digits(val, ref) > 27
+    assert err < mpmath.mpf(10) ** -28
+    assert float(expect_np(lambda t: -1 / (1 + np.exp(t)), float(mu), float(s), 60)) == pytest.approx(float(val), rel=1e-12)
+
+
+def test_square_limits_mpmath_vs_evalf_vs_numpy():
+    lim = A.limits("square")
+    expr = A.with_h(lim["q2_cosine"], lim)
+    values = {A.theta: 6, A.L: 10, A.R: 3, A.pi_: 0.2, A.alpha0: 2, A.eta_w: 0.5, A.eta_b: 0.5, A.eta_q: 0.5, A.beta: 1}
+    a = mp_eval(expr, values, dps=30)
+    b = evalf_reference(expr, values, dps=30)
+    assert agree_digits(a, b) >= 30
+    c = alignment_limits("square", **PAPER, dps=30)["q2_cosine"]
+    assert agree_digits(a, c) >= 29
+    f = lambdify(expr, tuple(values), "numpy")
+    assert float(f(*[float(v) for v in values.values()])) == pytest.approx(float(a), rel=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_eval_50_digits_agree_with_60(loss):
+    claim = registry.claims()["A.thm3.q2_cosine"]
+    params = ALIGNMENT_SPACE.validate({"alpha0": "3", "pi": "0.3"})
+    v50 = alignment_limits(loss, **params, dps=50)["q2_cosine"]
+    v60 = alignment_limits(loss, **params, dps=60)["q2_cosine"]
+    assert agree_digits(v50, v60) >= 50
+    assert set(claim.evaluate(params, 20)) == {"logistic.q2_cosine", "square.q2_cosine"}
+
+
+def test_rate_constant_matches_large_alpha_limit():
+    P = {k: v for k, v in PAPER.items() if k != "alpha0"}
+    C = rate_constants("square", **P, dps=30)["C"]
+    alphas = [1e3, 2e3, 4e3]
+    f = [a * (1 - abs(alignment_limits("square", **P, alpha0=a, dps=40)["q2_cosine"])) for a in alphas]
+    est, err = _richardson(alphas, f)
+    assert abs(est - C) < 1e-8 and err < 1e-7
+
+
+def test_richardson_on_known_series():
+    with mpmath.workdps(40):
+        alphas = [mpmath.mpf(a) for a in (10, 20, 40, 80)]
+        f = [2 + 3 / a - 5 / a**2 + 7 / a**3 for a in alphas]
+        est, err = _richardson(alphas, f)
+        assert abs(est - 2) < mpmath.mpf(10) ** -30
+
+
+# --- properties -----------------------------------------------------------------------------
+params_st = st.fixed_dictionaries({
+    "L": st.integers(2, 12), "R": st.integers(1, 12), "pi": st.floats(0.05, 0.95),
+    "theta": st.floats(0.5, 8.0), "alpha0": st.floats(0.2, 50.0), "eta_w": st.floats(0.1, 2.0),
+    "eta_b": st.floats(0.0, 2.0), "eta_q": st.floats(0.1, 2.0), "beta": st.floats(0.1, 3.0),
+}).filter(lambda p: p["R"] <= p["L"])
+
+
+@given(params_st)
+def test_cosines_are_cosines_square(p):
+    res = alignment_limits("square", **p, dps=15)
+    assert -1 <= res["q2_cosine"] <= 1 and 0 < res["w1_cosine"] <= 1
+    assert res["q2_norm"] >= abs(res["q2_overlap"]) and res["w1_norm"] > 0
+
+
+@given(params_st, st.floats(0.2, 5.0), st.floats(0.2, 5.0))
+def test_cosine_independent_of_eta_q_and_beta(p, eq2, b2):
+    a = alignment_limits("square", **p, dps=20)
+    b = alignment_limits("square", **dict(p, eta_q=eq2, beta=b2), dps=20)
+    assert agree_digits(a["q2_cosine"], b["q2_cosine"]) > 15 or abs(a["q2_cosine"] - b["q2_cosine"]) < 1e-18
+    ratio = (eq2 * b2) / (p["eta_q"] * p["beta"])
+    assert float(b["q2_overlap"]) == pytest.approx(float(a["q2_overlap"]) * ratio, rel=1e-12, abs=1e-300)
+
+
+def test_logistic_cosine_independent_of_eta_q_and_beta():
+    a = alignment_limits("logistic", **PAPER, dps=20)
+    b = alignment_limits("logistic", **dict(PAPER, eta_q=1.7, beta=0.3), dps=20)
+    assert agree_digits(a["q2_cosine"], b["q2_cosine"]) > 18
+    assert -1 <= a["q2_cosine"] <= 1
+
+
+def test_alignment_improves_with_alpha0():
+    """Cor. 1: |s_q| -> 1 as alpha0 grows (paper setting, logistic)."""
+    s = [abs(alignment_limits("logistic", **dict(PAPER, alpha0=a), dps=15)["q2_cosine"]) for a in (1, 4, 16)]
+    assert s[0] < s[1] < s[2] < 1
+
+
+# --- validation -----------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [
+    {"pi": 1.5}, {"pi": 0}, {"R": 11}, {"R": 0}, {"theta": -1}, {"alpha0": 0}, {"alpha0": "nan"},
+    {"eta_w": 0}, {"beta": "abc"}, {"L": 2.5},
+])
+def test_bad_parameters(bad):
+    params = dict(PAPER, **bad)
+    with pytest.raises(ParameterError) as info:
+        alignment_limits("square", **params)
+    assert str(next(iter(bad))) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_bad_loss():
+    with pytest.raises(ParameterError, match="loss"):
+        alignment_limits("hinge", **PAPER)
+
+
+def test_cli_eval_bad_param_exit_code():
+    from click.testing import CliRunner
+    from numerics.cli import main
+    res = CliRunner().invoke(main, ["eval", "A.thm3.q2_cosine", "--param", "pi=2"])
+    assert res.exit_code == 2 and "pi" in res.output and "Traceback" not in res.output
