@@ -251,7 +251,7 @@ EQUATIONS = (
     Equation(
         "B.coercivity.risk",
         sp.Symbol(r"\mathcal{E}_\infty(g)-\mathcal{E}_\infty(g^*)"),
-        sp.Symbol(r"E|R_h[X]_1|^2"),
+        sp.Symbol(r"{E|R_h[X]_1|^2}"),
         "Paper B, Lemma 3.4 proof (notes §3); our derivation",
         (),
         "risk difference with per-token loss (1/N) sum_i, E[eta|X] = 0, exchangeable tokens",
@@ -259,7 +259,7 @@ EQUATIONS = (
     ),
     Equation(
         "B.coercivity.identity",
-        sp.Symbol(r"E|R_h[X]_1|^2"),
+        sp.Symbol(r"{E|R_h[X]_1|^2}"),
         IDENTITY_RHS,
         "Paper B, Lemma 3.4 (notes §3); identity ours",
         (N, m2, c),
@@ -277,8 +277,8 @@ EQUATIONS = (
     ),
     Equation(
         "B.coercivity.conditionally_iid",
-        sp.Symbol(r"E[h(X_1,X_2)h(X_1,X_3)]"),
-        sp.Symbol(r"E[(E[h(X_1,X_2)\mid X_1,Z])^2]"),
+        sp.Symbol(r"{E[h(X_1,X_2)h(X_1,X_3)]}"),
+        sp.Symbol(r"{E[(E[h(X_1,X_2)\mid X_1,Z])^2]}"),
         "Paper B, Lemma 3.4 under conditionally i.i.d. tokens (ours)",
         (),
         "cross moment is a conditional second moment, hence >= 0",

@@ -107,7 +107,7 @@ def adjoint_example(g=G_EXAMPLE, c=C_EXAMPLE, n=N):
 EQUATIONS = (
     Equation(
         "B.forward.operator",
-        sp.Symbol("R_g[X]_i"),
+        sp.Symbol("{R_g[X]_i}"),
         R_sum(g_),
         "Paper B, model (notes §1)",
         (),

@@ -31,8 +31,8 @@ yv = sp.Symbol("y", real=True)
 mu1, mu2 = sp.symbols("mu1 mu2", real=True)
 sigma = sp.Symbol("sigma", positive=True)
 M = sp.Symbol("M", integer=True, positive=True)
-ER2 = sp.Symbol(r"E|R_h[X]_1|^2", nonnegative=True)
-norm2 = sp.Symbol(r"\|h\|_\rho^2", nonnegative=True)
+ER2 = sp.Symbol(r"{E|R_h[X]_1|^2}", nonnegative=True)
+norm2 = sp.Symbol(r"{\|h\|_\rho^2}", nonnegative=True)
 
 
 def gaussian_kl():
@@ -64,7 +64,7 @@ def bound_slack():
 EQUATIONS = (
     Equation(
         "B.kl.gaussian",
-        sp.Symbol(r"KL(N(\mu_1,\sigma^2)\|N(\mu_2,\sigma^2))"),
+        sp.Symbol(r"{KL(N(\mu_1,\sigma^2)\|N(\mu_2,\sigma^2))}"),
         gaussian_kl(),
         "standard; derived by integration",
         (mu1, mu2, sigma),

@@ -103,8 +103,8 @@ def bin_integrands(g_hat=G_HAT):
 EQUATIONS = (
     Equation(
         "B.lemma41.pythagoras",
-        sp.Symbol(r"\|\hat g-g^*\|_\rho^2"),
-        sp.Symbol(r"\|\hat\psi-\phi^*\|^2_{L^2(p_U)}") + sp.Symbol(r"E[(\hat g-\hat\psi(U))^2]"),
+        sp.Symbol(r"{\|\hat g-g^*\|_\rho^2}"),
+        sp.Symbol(r"\|\hat\psi-\phi^*\|^2_{L^2(p_U)}") + sp.Symbol(r"{E[(\hat g-\hat\psi(U))^2]}"),
         "Paper B, Lemma 4.1 (notes §5); proof ours",
         (),
         "psi_hat(u) = E[g_hat(X1,X2) | U12 = u]; cross term vanishes by the tower property",
@@ -112,7 +112,7 @@ EQUATIONS = (
     ),
     Equation(
         "B.lemma41.density",
-        sp.Symbol("p_U(t)"),
+        sp.Symbol("{p_U(t)}"),
         density_u().subs(tau, sp.Abs(t)),
         "docs/paper_b.md (ours): worked example d = 1, A* = 1, U[-1,1] tokens",
         (t,),

@@ -7,12 +7,11 @@ sees a derived formula) or independent float64 computations (enumeration + scipy
 numeric minimisation).  Docs: docs/paper_b.md, Part 1.
 
 The derivation modules are imported lazily (inside the experiments and through
-:class:`_LazyEquations`) so that ``attncheck list`` does not pay for SymPy derivations.
+:func:`_equations`, a callable for ``Claim.get_equations``) so that ``attncheck list`` does not pay for SymPy derivations.
 """
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from importlib import import_module
@@ -35,20 +34,10 @@ def _deriv(name: str):
     return import_module(f"derivations.paper_b.{name}")
 
 
-class _LazyEquations(Sequence):
-    """The EQUATIONS of a derivation module, imported on first use."""
-
-    def __init__(self, module: str):
-        self._module = module
-
-    def _eqs(self):
-        return _deriv(self._module).EQUATIONS
-
-    def __len__(self):
-        return len(self._eqs())
-
-    def __getitem__(self, item):
-        return self._eqs()[item]
+def _equations(module: str):
+    """A zero-argument callable returning the EQUATIONS of a derivation module (imported on
+    first use; see Claim.get_equations)."""
+    return lambda: _deriv(module).EQUATIONS
 
 
 def _f(x) -> float:
@@ -583,7 +572,7 @@ CLAIMS = [
         statement="R_g[X]_i = (1/(N-1)) sum_{j!=i} g(X_i,X_j) is linear in g; its adjoint for the per-token and "
                   "pair inner products is (R*v)(X_i,X_j) = v_i, and E<R_g,v> = <g, E[v_1|X_1,X_2]>_rho",
         experiment=_forward_experiment,
-        equations=_LazyEquations("forward_operator"),
+        equations=_equations("forward_operator"),
         status="derived",
         allowance_note="rows 1-2 are exact identities on the same samples: allowance 1e-12 x sum|terms| "
                        "(float64 rounding); rows 3-4 are Monte Carlo against exact SymPy values (no allowance).",
@@ -595,7 +584,7 @@ CLAIMS = [
         statement="exchangeable tokens: E|R_h[X]_1|^2 = (1/(N-1)) E h(X1,X2)^2 + ((N-2)/(N-1)) E[h(X1,X2)h(X1,X3)], "
                   "and E_inf(g) - E_inf(g*) = E|R_h[X]_1|^2",
         experiment=_identity_experiment,
-        equations=_LazyEquations("coercivity"),
+        equations=_equations("coercivity"),
         evaluate=_identity_evaluate,
         param_space=IDENTITY_SPACE,
         status="derived",
@@ -609,7 +598,7 @@ CLAIMS = [
         statement="X_j = cZ + W_j: E[h(X1,X2)h(X1,X3)] = E[(E[h(X1,X2)|X1,Z])^2] >= 0, so Lemma 3.4 holds with "
                   "1/(N-1), with equality when the conditional mean vanishes",
         experiment=_ciid_experiment,
-        equations=_LazyEquations("coercivity"),
+        equations=_equations("coercivity"),
         status="derived",
         allowance_note="none: exact SymPy values vs Monte Carlo with its own se.",
     ),
@@ -621,7 +610,7 @@ CLAIMS = [
                   "||h||^2/(N-1) = 1/3; worst ratio over first-N-of-k urns is (k-N)/(k-2), 0 for k = N "
                   "(g* not identifiable)",
         experiment=_counterexample_experiment,
-        equations=_LazyEquations("counterexample"),
+        equations=_equations("counterexample"),
         evaluate=_counterexample_evaluate,
         param_space=COUNTEREXAMPLE_SPACE,
         status="erratum",
@@ -637,7 +626,7 @@ CLAIMS = [
         statement="psi_hat(u) = E[g_hat|U=u]: ||g_hat-g*||^2_rho = ||psi_hat-phi*||^2_{p_U} + E(g_hat-psi_hat(U))^2 "
                   ">= ||psi_hat-phi*||^2_{p_U} (d=1, A*=1, U[-1,1] tokens, g_hat = x^2+xy+y/2+xy^2)",
         experiment=_projection_experiment,
-        equations=_LazyEquations("projection_lemma"),
+        equations=_equations("projection_lemma"),
         status="derived",
         allowance_note="allowance = mpmath.quad's own error estimate of the 1-D integrals (dps 20, < 1e-15); "
                        "se = Monte Carlo se over rho-pairs (bin rows: se within the bin).",
@@ -649,7 +638,7 @@ CLAIMS = [
         statement="Gaussian noise: KL(P_g1^M || P_g2^M) = (M/(2 sigma^2)) sum_i E|R_{g1-g2}[X]_i|^2 <= "
                   "(MN/(2 sigma^2)) ||g1-g2||^2_rho, with equality iff h(x,y) depends on x only",
         experiment=_kl_experiment,
-        equations=_LazyEquations("kl_divergence"),
+        equations=_equations("kl_divergence"),
         status="derived",
         allowance_note="none: exact SymPy values vs Monte Carlo of the log-likelihood ratio (se over samples).",
     ),
@@ -660,7 +649,7 @@ CLAIMS = [
         statement="min_K K^{-2b} + K log M/M is attained at K* = (2b M/log M)^{1/(2b+1)} and scales as "
                   "(M/log M)^{-2b/(2b+1)}; r d log M/M is dominated iff r d <= (M/log M)^{1/(2b+1)}",
         experiment=_rate_experiment,
-        equations=_LazyEquations("rate_exponent"),
+        equations=_equations("rate_exponent"),
         evaluate=_rate_evaluate,
         param_space=RATE_SPACE,
         status="paper",
