@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from derivations.paper_a import representation_attention as att
 from derivations.paper_a import representation_linear as lin
@@ -238,3 +238,27 @@ def test_fit_threshold_is_the_empirical_minimiser():
     c = sim.fit_threshold(s, y)
     assert 0.3 < c < 0.9 or 0.2 < c <= 0.25
     assert sim.fit_threshold(np.array([1.0, 2.0]), np.array([-1.0, -1.0])) == np.inf
+
+
+def test_block_law_snr_is_C_times_S():
+    assert sp.simplify(lin.snr_block - lin.theta * lin.R / sp.sqrt(lin.m_blk)) == 0
+    assert sp.simplify(lin.C_block - sp.sqrt(lin.L / lin.m_blk)) == 0
+
+
+def test_hardmax_R2_and_rb_R2_against_simulation():
+    rng = np.random.default_rng(21)
+    L, R, pi, theta = 12, 2, 0.4, 2.0
+    h = float(ao.hardmax_error(L, R, pi, theta, 15).error)
+    est = sim.oracle_error(rng, sim.stat_hardmax, 40_000, L, R, pi, theta)
+    assert abs(est.error - h) < 4.5 * est.se
+    rb = ao.softmax_error_rb(rng, L, R, pi, theta, 1.5, 20_000)
+    bf = sim.oracle_error(rng, sim.stat_softmax(1.5), 40_000, L, R, pi, theta)
+    assert abs(rb.error - bf.error) < 4.5 * math.hypot(rb.se, bf.se)
+
+
+@settings(max_examples=10)
+@given(th1=st.floats(0.2, 5.0), dth=st.floats(0.05, 2.0))
+def test_hardmax_error_decreases_in_theta(th1, dth):
+    e1 = float(ao.hardmax_error(50, 1, 0.3, th1, 12).error)
+    e2 = float(ao.hardmax_error(50, 1, 0.3, th1 + dth, 12).error)
+    assert e2 <= e1 + 1e-12 and e1 <= 0.3 + 1e-12

@@ -45,6 +45,8 @@ eps ~ N(0, 1), under y = +1 and eps under y = -1:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from derivations.core import Equation
@@ -96,6 +98,7 @@ error_pool = error_pool_S.subs(S, snr_expr)          # in (theta, L, R, pi)
 # S -> infinity: 0.  SymPy evaluates them for pi < 1/2, = 1/2, > 1/2 in `limits()`.
 
 
+@lru_cache(maxsize=1)
 def limits() -> dict:
     """SymPy limits of E*_pool: S -> 0+ and S -> oo, at pi = 1/5, 1/2, 4/5, and the
     fixed-theta limit L -> oo.  Returns {name: sympy value}."""
@@ -124,6 +127,18 @@ def vec_ksparse_error(k_val: int, L_val: int, R_val: int):
 # mean-direction rule: a = p/||p||, uniform law -> a^T v = R/sqrt(L) exactly
 mean_rule_projection = sp.simplify((R / L) * R / (R / sp.sqrt(L)))   # p^T v / ||p|| = R/sqrt(L)
 
+# general position law with marginal p: E[vec X | y=+1] = theta p (x) xi, and the
+# mean-direction rule a = p/||p|| has E[theta a^T v] = theta p^T p/||p|| = theta ||p||.
+# Under ||p|| <= C R/sqrt(L) this "mean SNR" is <= C S: a non-uniform law can buy at most the
+# factor C for this rule.  When p^T v is deterministic (uniform law on a block of m tokens:
+# p = R/m on the block, p^T v = R^2/m) the rule's error is exactly E*_pool at theta ||p||.
+p_norm = sp.Symbol("||p||", positive=True)
+m_blk = sp.Symbol("m", positive=True, integer=True)
+snr_mean_rule = theta * p_norm
+p_norm_block = sp.sqrt(m_blk * (R / m_blk) ** 2)          # = R/sqrt(m)
+snr_block = sp.simplify(snr_mean_rule.subs(p_norm, p_norm_block))   # theta R / sqrt(m)
+C_block = sp.simplify(p_norm_block / (R / sp.sqrt(L)))               # sqrt(L/m)
+
 # privileged ("fixed") positions: S_fixed = theta sqrt(R)
 snr_fixed = theta * sp.sqrt(R)
 
@@ -144,6 +159,8 @@ EQUATIONS = (
                                                   (m, 0, R)),
              REF, (c, pi_, theta, k, L, R),
              "vectorised rule a = 1_K/sqrt(k) under uniform positions (ours); k = L is pooled"),
+    Equation("A.thm1.vec_mean_rule_snr", sp.Symbol("S_p"), snr_mean_rule, REF, (theta, p_norm),
+             "SNR of the mean-direction vectorised rule a = p/||p|| for a position law with marginal p (ours)"),
     Equation("A.thm1.vec_lower_bound", sp.Symbol("E^*_{vec}"),
              vec_bound_integrand, REF, (c, pi_, C_p, R, S, tau),
              "E*_vec >= inf_c sup_tau of this, for any position law with ||p|| <= C R/sqrt(L) (ours)"),

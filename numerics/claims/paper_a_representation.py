@@ -65,6 +65,16 @@ def _linear_experiment(settings, claim):
                            law="fixed")
     rows.append(Comparison("vec fixed-law L=100 R=2", e_fixed, est.error, est.se, 0.0, n))
     details["vec fixed-law: pooled error at the same theta"] = float(ao.pool_error_np(theta * R / math.sqrt(L), pi))
+    # (5b) block law (uniform on the first m = 25 of L = 100 tokens, C = sqrt(L/m) = 2): the
+    #      mean-direction rule a = 1_block/sqrt(m) has SNR theta ||p|| = theta R/sqrt(m) = C S
+    L, R, m, theta = 100, 1, 25, 7.5
+    snr_blk = float(lin.snr_block.subs({lin.theta: theta, lin.R: R, lin.m_blk: m}))
+    e_blk = float(ao.pool_error_mp(snr_blk, pi, settings.dps))
+    n = _n(settings, 100_000)
+    est = sim.oracle_error(claim.rng(settings, "vec-block"), sim.stat_vec_ksparse(m), n, L, R, pi, theta,
+                           law=f"block:{m}")
+    rows.append(Comparison("vec block-law L=100 m=25", e_blk, est.error, est.se, 0.0, n))
+    details["vec block-law: pooled error at the same theta (S = 0.75)"] = float(ao.pool_error_np(theta * R / math.sqrt(L), pi))
     # (6) vectorised, uniform positions, rare-strong regime: the best k-sparse rule beats pooling
     L, R, pv, theta = 20, 1, 0.1, 4.0
     rule = ao.vec_ksparse_best(L, R, pv, theta)

@@ -32,20 +32,25 @@ def sample_projections(rng: np.random.Generator, n: int, L: int, R: int, pi: flo
                        law: str = "uniform"):
     """(y, u): y in {-1, +1}^n with P(+1) = pi; u of shape (n, L), u = theta v 1{y=+1} + g.
 
-    ``law``: "uniform" (random R-subset per sample) or "fixed" (tokens 0..R-1)."""
+    ``law``: "uniform" (random R-subset per sample), "fixed" (tokens 0..R-1), or "block:m"
+    (a uniform R-subset of the first m tokens: marginal p = R/m on the block, ||p|| = R/sqrt(m),
+    i.e. the paper's constant C = sqrt(L/m))."""
     y = np.where(rng.random(n) < pi, 1.0, -1.0)
     u = rng.standard_normal((n, L))
     pos = np.flatnonzero(y > 0)
     if pos.size:
         if law == "fixed":
             idx = np.broadcast_to(np.arange(R), (pos.size, R))
-        elif law == "uniform":
+        elif law == "uniform" or law.startswith("block:"):
+            m = L if law == "uniform" else int(law.split(":", 1)[1])
+            if not R <= m <= L:
+                raise ValueError(f"block size must be in [R, L] = [{R}, {L}], got {m}")
             if R == 1:
-                idx = rng.integers(0, L, size=(pos.size, 1))
+                idx = rng.integers(0, m, size=(pos.size, 1))
             else:
-                idx = np.argsort(rng.random((pos.size, L)), axis=1)[:, :R]
+                idx = np.argsort(rng.random((pos.size, m)), axis=1)[:, :R]
         else:
-            raise ValueError(f"law must be uniform|fixed, got {law!r}")
+            raise ValueError(f"law must be uniform|fixed|block:m, got {law!r}")
         rows = np.repeat(pos, R)
         u[rows, idx.reshape(-1)] += theta
     return y, u
