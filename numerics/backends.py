@@ -69,9 +69,19 @@ def to_exact(x) -> sp.Expr:
 
 
 def evalf_reference(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int) -> mpmath.mpf:
-    """The independent reference: substitute exact rationals and let SymPy evalf."""
-    exact = expr.subs({k: to_exact(v) for k, v in values.items()})
-    return mpmath.mpf(sp.N(exact, dps + 5).evalf(dps + 5))
+    """The independent reference: SymPy's own evalf, with each parameter given as a Float of
+    dps + 20 digits from its decimal string (0.2 is 1/5 to that precision).  Floats rather than
+    exact rationals: substituting huge rationals into powers makes SymPy factor integers."""
+    def convert(v):
+        if isinstance(v, sp.Basic):
+            return v
+        if isinstance(v, (int, np.integer)):
+            return sp.Integer(int(v))
+        return sp.Float(v if isinstance(v, str) else repr(float(v)), dps + 20)
+
+    subs = {k: convert(v) for k, v in values.items()}
+    with mpmath.workdps(dps + 10):
+        return mpmath.mpf(sp.N(expr, dps + 5, subs=subs))
 
 
 def agree_digits(a, b) -> float:
