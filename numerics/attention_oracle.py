@@ -22,9 +22,7 @@ import mpmath
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import lambertw, log_ndtr, ndtr, ndtri
-from scipy.stats import hypergeom
 
-from derivations.paper_a import representation_linear as lin
 from numerics.backends import lambdify, to_mpf
 from numerics.params import L as L_P, PI, Param, ParamSpace, ParameterError, R as R_P, THETA, r_le_l
 
@@ -48,6 +46,8 @@ _POOL_MP = None
 def _pool_mp_fn():
     global _POOL_MP
     if _POOL_MP is None:
+        from derivations.paper_a import representation_linear as lin   # lazy: SymPy work
+
         _POOL_MP = lambdify(lin.error_pool_S, (lin.S, lin.pi_), "mpmath")
     return _POOL_MP
 
@@ -93,6 +93,7 @@ class VecRule:
 
 def vec_ksparse_error(k: int, c: float, L: int, R: int, pi: float, theta: float) -> float:
     """E_k(c) (float64): rule a = 1_K/sqrt(k), uniform positions, threshold c."""
+    from scipy.stats import hypergeom
     ms = np.arange(max(0, R - (L - k)), min(k, R) + 1)
     h = hypergeom.pmf(ms, L, k, R)
     return float((1 - pi) * ndtr(-c) + pi * np.sum(h * ndtr(c - theta * ms / np.sqrt(k))))
@@ -100,6 +101,7 @@ def vec_ksparse_error(k: int, c: float, L: int, R: int, pi: float, theta: float)
 
 def vec_ksparse_best(L: int, R: int, pi: float, theta: float, ks=None) -> VecRule:
     """min over k (default all 1..L, or the given ks) and c of E_k(c) (grid + bounded refine)."""
+    from scipy.stats import hypergeom
     best = None
     for k in (range(1, L + 1) if ks is None else ks):
         ms = np.arange(max(0, R - (L - k)), min(k, R) + 1)

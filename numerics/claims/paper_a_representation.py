@@ -14,14 +14,23 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from derivations.paper_a import representation_attention as att
-from derivations.paper_a import representation_linear as lin
 from numerics import attention_oracle as ao
 from numerics.claims.base import Claim, Comparison
 from numerics.simulators import representation as sim
 from numerics.simulators.sparse_token import SparseTokenModel
 
 PAPER = "A"
+
+
+def _lin():
+    # derivations are imported lazily: listing claims must not pay for SymPy work
+    from derivations.paper_a import representation_linear
+    return representation_linear
+
+
+def _att():
+    from derivations.paper_a import representation_attention
+    return representation_attention
 
 
 def _n(settings, quick: int) -> int:
@@ -31,6 +40,7 @@ def _n(settings, quick: int) -> int:
 # --- A.thm1.linear_threshold ---------------------------------------------------------------
 
 def _linear_experiment(settings, claim):
+    lin = _lin()
     rows, sizes, details = [], {}, {}
     pi, S = 0.3, 2.0
     e_S2 = float(ao.pool_error_mp(S, pi, settings.dps))
@@ -116,7 +126,7 @@ LINEAR = Claim(
     statement=("pooled/vectorised linear oracles: error E*(S) = (1-pi)Phi(-S/2-kappa/S)+pi Phi(-S/2+kappa/S) "
                "at SNR S = theta R/sqrt(L), bounded away from 0 at fixed S; -> 0 only if theta/sqrt(L) -> oo"),
     experiment=_linear_experiment,
-    equations=lin.EQUATIONS,
+    equations=lambda: _lin().EQUATIONS,
     evaluate=_linear_evaluate,
     param_space=ao.LINEAR_SPACE,
     status="paper",
@@ -192,7 +202,7 @@ ATTENTION = Claim(
                "(hard attention, exact: 0.418, 0.379, 0.309, 0.212 at L = 10..10^4; 0.048 at 10^6); "
                "softmax at fixed gamma = 2 likewise (needs gamma > 1/(2c))"),
     experiment=_attention_experiment,
-    equations=att.EQUATIONS[:3],
+    equations=lambda: _att().EQUATIONS[:3],
     evaluate=_hardmax_evaluate,
     param_space=ao.HARDMAX_SPACE,
     status="paper",
@@ -210,6 +220,7 @@ LN10 = math.log(10)
 
 
 def _sharp_experiment(settings, claim):
+    att = _att()
     rows, sizes, details = [], {}, {}
     pi, R = 0.5, 1
     # (1) the limit law at astronomically large L (exact formula, mpmath), with the last
@@ -249,7 +260,7 @@ SHARP = Claim(
                "any classifier): hard attention at theta = b_L + x has error -> min(pi Phi(-x), 1 - pi), "
                "b_L = Phi^-1(1 - 1/L); best fixed-gamma threshold gamma + log L/(2 gamma)"),
     experiment=_sharp_experiment,
-    equations=att.EQUATIONS[3:],
+    equations=lambda: _att().EQUATIONS[3:],
     evaluate=_hardmax_evaluate,
     param_space=ao.HARDMAX_SPACE,
     status="beyond",
