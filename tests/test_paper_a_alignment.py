@@ -64,6 +64,11 @@ def test_derivation_matches_notes_candidate(loss):
     rc, ncC = AR.rate_constants(loss), AR.notes_C(loss)
     assert sp.simplify(rc["C"] - ncC["C"]) == 0
     assert sp.simplify(rc["C_w"] - ncC["C_w"]) == 0
+    # the grouped forms printed by `attncheck latex` are the derived ones
+    cmp_ = A.compact(loss)
+    assert sp.simplify(cmp_["q2_overlap"] - lim["q2_overlap"]) == 0
+    assert sp.simplify(cmp_["q2_norm_sq"] - lim["q2_norm_sq"]) == 0
+    assert sp.simplify(AR.compact_C(loss) - rc["C"]) == 0
 
 
 def test_norm_minus_overlap_is_the_fluctuation_part():

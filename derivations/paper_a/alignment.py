@@ -171,8 +171,26 @@ def notes_candidate(loss: str) -> dict:
     return dict(q2_overlap=overlap, q2_norm_sq=norm_sq, K=K, C=C, C_w=C_w)
 
 
+def compact(loss: str) -> dict:
+    """<q2, xi> and |q2|^2 in the grouped form with K = theta^2 r pi h_+ + m E[h]; equal to
+    ``limits(loss)`` (tests/test_paper_a_alignment.py)."""
+    s1 = step1(loss)
+    m, r = m_, sp.factor(r_)
+    omega, wn2 = s1["omega"], s1["wn2"]
+    Eh = pi_ * h1p + (1 - pi_) * h1m
+    Eh2 = pi_ * h2p + (1 - pi_) * h2m
+    K = theta**2 * r * pi_ * h1p + m * Eh
+    pref = eta_q * beta / L
+    return dict(
+        q2_overlap=-pref * K * omega,
+        q2_norm_sq=pref**2 * (K**2 * omega**2 + m**2 * Eh**2 * wn2
+                              + (theta**2 * r * pi_ * h2p * omega**2 + m * Eh2 * (omega**2 + wn2)) / alpha0),
+    )
+
+
 def equations(loss: str) -> list[Equation]:
     lim = limits(loss)
+    cmp_ = compact(loss)
     H = dict(zip(("h1_p", "h1_m", "h2_p", "h2_m"), H_SYMBOLS))
     hp = PARAMS + H_SYMBOLS
     tag = f"[{loss}] "
@@ -189,9 +207,9 @@ def equations(loss: str) -> list[Equation]:
                  tag + "mean step-2 prediction on a negative D0 sample, with self-interaction shift"),
         Equation(f"A.thm3.s2.{loss}", sp.Symbol(r"s^2"), lim["step2"]["s2"], REF, PARAMS,
                  tag + "variance of the step-2 prediction"),
-        Equation(f"A.thm3.q2_overlap.{loss}", sp.Symbol(r"\langle q^{(2)},\xi\rangle"), lim["q2_overlap"], REF, hp,
+        Equation(f"A.thm3.q2_overlap.{loss}", sp.Symbol(r"\langle q^{(2)},\xi\rangle"), cmp_["q2_overlap"], REF, hp,
                  tag + "h1_p = E[l'(yhat;+1)|y=+1] etc. (ours; the paper states existence)"),
-        Equation(f"A.thm3.q2_norm_sq.{loss}", sp.Symbol(r"\|q^{(2)}\|^2"), lim["q2_norm_sq"], REF, hp,
+        Equation(f"A.thm3.q2_norm_sq.{loss}", sp.Symbol(r"\|q^{(2)}\|^2"), cmp_["q2_norm_sq"], REF, hp,
                  tag + "includes the 1/alpha0 fluctuation term (ours)"),
     ]
     for k in ("h1p", "h1m", "h2p", "h2m"):

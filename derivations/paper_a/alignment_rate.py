@@ -84,10 +84,24 @@ def notes_C(loss: str) -> dict:
 RATE_PARAMS = tuple(p for p in A.PARAMS if p is not A.alpha0)
 
 
+def compact_C(loss: str) -> sp.Expr:
+    """C in the readable grouped form [m E h^2 + r theta^2 pi h2_+ + m^2 (E h)^2 E[g^2] L /
+    (theta^2 R^2 pi^2 g_+^2)] / (2 K^2), K = theta^2 r pi h_+ + m E h (h at alpha0 = inf).
+    Equal to ``rate_constants(loss)["C"]`` (tests/test_paper_a_alignment.py)."""
+    s1 = A.step1(loss)
+    h1p, h1m, h2p, h2m = H_INF
+    m, r = A.m_, sp.factor(A.r_)
+    Eh = A.pi_ * h1p + (1 - A.pi_) * h1m
+    Eh2 = A.pi_ * h2p + (1 - A.pi_) * h2m
+    K = A.theta**2 * r * A.pi_ * h1p + m * Eh
+    return (m * Eh2 + r * A.theta**2 * A.pi_ * h2p
+            + m**2 * Eh**2 * s1["Eg2"] * A.L / (A.theta**2 * A.R**2 * A.pi_**2 * s1["g_p"] ** 2)) / (2 * K**2)
+
+
 def equations(loss: str) -> list[Equation]:
     rc = rate_constants(loss)
     return [
-        Equation(f"A.cor1.C.{loss}", sp.Symbol("C"), rc["C"], REF, RATE_PARAMS + H_INF,
+        Equation(f"A.cor1.C.{loss}", sp.Symbol("C"), compact_C(loss), REF, RATE_PARAMS + H_INF,
                  f"[{loss}] |s_q| = 1 - C/alpha0 + O(alpha0^-2); h^inf = h-moments at alpha0 = inf (ours)"),
         Equation(f"A.cor1.C_w.{loss}", sp.Symbol("C_w"), rc["C_w"], REF, RATE_PARAMS,
                  f"[{loss}] |s_w| = 1 - C_w/alpha0 + O(alpha0^-2) (ours)"),

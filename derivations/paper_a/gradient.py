@@ -157,10 +157,10 @@ def equations() -> list[Equation]:
     h_i, g_i = sp.symbols("h_i g_i", real=True)
     sum_i = sp.Symbol(r"\sum_{i \in D_0}")
     return [
-        Equation("A.grad.general", sp.Symbol(r"\nabla_q \hat y"),
+        Equation("A.grad.general", sp.Symbol(r"{\nabla_q \hat y}"),
                  beta * _X.T * (sp.MatrixSymbol(r"\mathrm{diag}(s)", Ls, Ls) - _s * _s.T) * _X * _w,
                  REF, (beta, Ls, ds, _X, _w, _s, sp.MatrixSymbol(r"\mathrm{diag}(s)", Ls, Ls)), "softmax chain rule, s = softmax(beta X q) (checked entrywise at small L, d)"),
-        Equation("A.grad.at_zero", sp.Symbol(r"\nabla_q \hat y|_{q=0}"), beta / Ls * _X.T * _P * _X * _w,
+        Equation("A.grad.at_zero", sp.Symbol(r"{\nabla_q \hat y|_{q=0}}"), beta / Ls * _X.T * _P * _X * _w,
                  REF, (beta, Ls, ds, _X, _w, _one), "at q = 0, s = 1/L [paper]", status="paper"),
         Equation("A.grad.w1", sp.Symbol("w^{(1)}"), eta_w / n0 * sum_i * g_i * _X.T * _one / Ls, REF,
                  (eta_w, n0, sum_i, g_i, Ls, ds, _X, _one), "g_i = -l'(b^(0); y_i) (ours)"),
