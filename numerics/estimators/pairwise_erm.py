@@ -33,6 +33,7 @@ from math import comb
 
 import numpy as np
 from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
 
 from numerics.params import Param, ParameterError
 from numerics.simulators.interacting_particles import LowRank
@@ -176,12 +177,9 @@ class SplineBasis:
         """phi_c'(u_mij) for every pair, shape (M, N, N), from the pieces of
         :meth:`averaged_design`."""
         cell, powers = local
-        # phi' on a cell is a polynomial in t: combine the coefficients first (s+1 columns).
-        poly = np.zeros(cell.shape + (self.s + 1,))
-        dC = self.dC / self.h
-        for l in range(self.s + 1):
-            poly += np.asarray(coef)[cell + l][..., None] * dC[l]
-        return np.einsum("...p,...p->...", poly, powers)
+        coef_local = np.asarray(coef)[cell[..., None] + np.arange(self.s + 1)]
+        dvals = powers @ (self.dC / self.h).T
+        return np.einsum("...l,...l->...", dvals, coef_local)
 
 
 def pieces_for(M: int, beta: float, c: float, s: int) -> int:
@@ -232,8 +230,10 @@ class PairwiseERM:
     ridge: float = 0.0
     restarts: int = 3
     maxiter: int = 200
-    gtol: float = 1e-8
-    ftol: float = 1e-12
+    gtol: float = 1e-7
+    ftol: float = 1e-10
+    balance: float = 0.0
+    blas_threads: int | None = 1
     lo: float = -1.0
     hi: float = 1.0
 
@@ -298,6 +298,15 @@ class PairwiseERM:
         gU = Xf.T @ WXV.reshape(M * N, self.r)
         gV = Xf.T @ WtXU.reshape(M * N, self.r)
         timer.add("gradient_matmul", t0)
+        if self.balance > 0:
+            # (balance/4) |U^T U - V^T V|_F^2: zero on the balanced factorisations, which
+            # every A = U V^T has, so min over A is unchanged; it removes the non-compact
+            # U -> U T, V -> V T^{-T} gauge.  Off by default: it did not reduce L-BFGS
+            # iterations in our tests (docs/paper_b.md).
+            D = U.T @ U - V.T @ V
+            F += 0.25 * self.balance * float(np.sum(D * D))
+            gU = gU + self.balance * U @ D
+            gV = gV - self.balance * V @ D
         return F, np.concatenate([gU.ravel(), gV.ravel()]), coef
 
     def _gauge(self, X: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
@@ -347,9 +356,10 @@ class PairwiseERM:
             starts.insert(0, np.concatenate([init.U.ravel(), init.V.ravel()]))
         best = None
         for theta0 in starts:
-            out = minimize(lambda th: self.projected(th, X, Y, timer)[:2], theta0, jac=True,
-                           method="L-BFGS-B",
-                           options={"maxiter": self.maxiter, "gtol": self.gtol, "ftol": self.ftol})
+            with threadpool_limits(self.blas_threads):
+                out = minimize(lambda th: self.projected(th, X, Y, timer)[:2], theta0, jac=True,
+                               method="L-BFGS-B",
+                               options={"maxiter": self.maxiter, "gtol": self.gtol, "ftol": self.ftol})
             if best is None or out.fun < best.fun:
                 best = out
         F, grad, coef = self.projected(best.x, X, Y, timer)
