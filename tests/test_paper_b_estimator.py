@@ -1,0 +1,180 @@
+"""Paper B estimator and rate-experiment machinery: spline basis vs scipy, analytic gradient
+vs finite differences, oracle recovery with zero noise, learnt-A recovery, the conditional-MC
+error formula vs plain Monte Carlo over the noise, slope fitting, schedule derivation."""
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, strategies as st
+from scipy.interpolate import BSpline
+
+from derivations.paper_b import rate_schedule as RS
+from numerics.estimators.pairwise_erm import PairwiseERM, SplineBasis, g_error, pieces_for
+from numerics.params import ParameterError
+from numerics.rate_experiments import (
+    RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, m_grid, make_problem,
+    oracle_expected_error,
+)
+from numerics.simulators import interacting_particles as ip
+
+
+@given(s=st.integers(0, 10), K=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_basis_matches_scipy_including_extrapolation(s, K, seed):
+    b = SplineBasis(s, K)
+    u = np.random.default_rng(seed).uniform(-1.5, 1.5, 300)
+    ref = BSpline.design_matrix(u, b.knots(), s, extrapolate=True).toarray()
+    np.testing.assert_allclose(b.design(u), ref, atol=1e-12)
+    c = np.random.default_rng(seed + 1).standard_normal(b.n)
+    if s > 0:
+        np.testing.assert_allclose(b.evaluate(c, u, derivative=True),
+                                   BSpline(b.knots(), c, s).derivative()(u), atol=1e-9 * (1 + K) ** s)
+
+
+@given(s=st.integers(0, 8), K=st.integers(1, 10), N=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_partition_of_unity_and_averaged_design(s, K, N, seed):
+    """On [-1, 1] the basis sums to 1, so every row of the averaged design sums to 1; and the
+    averaged design equals the naive average of basis rows over j != i."""
+    b = SplineBasis(s, K)
+    rng = np.random.default_rng(seed)
+    U = rng.uniform(-1, 1, (3, N, N))
+    Phi = b.averaged_design(U)
+    np.testing.assert_allclose(Phi.sum(axis=1), 1.0, atol=1e-12)
+    ref = np.array([np.mean([b.design(U[m, i, j:j + 1])[0] for j in range(N) if j != i], axis=0)
+                    for m in range(3) for i in range(N)])
+    np.testing.assert_allclose(Phi, ref, atol=1e-13)
+
+
+@pytest.mark.parametrize("r, d, N", [(1, 3, 3), (2, 4, 4)])
+def test_gradient_matches_finite_differences(r, d, N):
+    rng = np.random.default_rng(10 + r)
+    A = ip.interaction_matrix(rng, d, r)
+    phi = ip.bspline_link(rng, 3, 4)
+    X, Y = ip.InteractingParticleModel(ip.UniformCube(), A, phi, 0.3, N).simulate(rng, 300)
+    for balance in (0.0, 0.5):
+        est = PairwiseERM(3, 5, r, balance=balance)
+        th = est.initial(rng, X)
+        F, g, _ = est.projected(th, X, Y)
+        eps = 1e-6
+        fd = np.array([(est.projected(th + eps * e, X, Y)[0] - est.projected(th - eps * e, X, Y)[0]) / (2 * eps)
+                       for e in np.eye(th.size)])
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-8 * np.abs(g).max())
+
+
+@pytest.mark.parametrize("P, pieces", [(3, 4), (8, 4), (2, 3)])
+def test_oracle_recovers_phi_without_noise(P, pieces):
+    """phi* a spline on 4 pieces; the estimator's grid with 2*pieces contains its knots, so the
+    noise-free oracle fit is exact (this failed with a 1e-10 ridge for P = 8: docs)."""
+    rng = np.random.default_rng(P)
+    A = ip.interaction_matrix(rng, 5, 1)
+    phi = ip.bspline_link(rng, P, pieces)
+    m = ip.InteractingParticleModel(ip.UniformCube(), A, phi, 0.0, 4)
+    X, Y = m.simulate(rng, 2000)
+    fit = PairwiseERM(P, 2 * pieces).fit_phi(X, Y, A)
+    x1, x2 = m.sample_pairs(rng, 5000)
+    assert g_error(fit, m.g_star, x1, x2)[0] < 1e-20
+    u = np.linspace(-0.9, 0.9, 101)
+    np.testing.assert_allclose(fit.phi(u), phi(u), atol=1e-9)
+
+
+def test_learnt_A_recovers_g_without_noise():
+    rng = np.random.default_rng(3)
+    A = ip.interaction_matrix(rng, 4, 1)
+    phi = ip.bspline_link(rng, 3, 4)
+    m = ip.InteractingParticleModel(ip.UniformCube(), A, phi, 0.0, 3)
+    X, Y = m.simulate(rng, 1500)
+    fit = PairwiseERM(3, 8, 1, restarts=1).fit(X, Y, rng)
+    x1, x2 = m.sample_pairs(rng, 5000)
+    err = g_error(fit, m.g_star, x1, x2)[0]
+    assert err < 1e-6 * np.mean(m.g_star(x1, x2) ** 2), (err, fit.message)
+    assert fit.timings["total"] > 0 and fit.restarts == 2
+
+
+def test_conditional_mc_formula_matches_noise_average():
+    """oracle_expected_error integrates the noise out exactly; check it against the plain
+    average of the realised error over 400 noise draws on the same design."""
+    setup = RateSetup(P=3, d=2, N=3, sigma=0.5, n_values=(8,), c=2.0, seeds=2)
+    model = make_problem(setup, np.random.SeedSequence(1))
+    rng = np.random.default_rng(2)
+    quiet = ip.InteractingParticleModel(model.law, model.A, model.phi, 0.0, 3)
+    X, F = quiet.simulate(rng, 300)
+    x1, x2 = model.sample_pairs(rng, 4000)
+    u = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+    est = PairwiseERM(3, 5)
+    exact, bias, var = oracle_expected_error(est, X, F, model.A, 0.5, est.basis.design(u), model.phi(u))
+    errs = []
+    for _ in range(400):
+        Y = F + 0.5 * rng.standard_normal(F.shape)
+        errs.append(g_error(est.fit_phi(X, Y, model.A), model.g_star, x1, x2)[0])
+    errs = np.asarray(errs)
+    assert abs(errs.mean() - exact) < 4 * errs.std() / np.sqrt(errs.size)
+    assert 0 <= bias < exact and var > 0
+
+
+def test_first_order_variance_equals_dimension_for_two_tokens():
+    """N = 2: Sigma = G, so V = tr(G Sigma^{-1}) = n (up to the Monte Carlo of G vs Sigma)."""
+    setup = RateSetup(P=3, d=1, N=2, n_values=(8, 10), c=2.0, seeds=2)
+    pred = first_order_prediction(setup, np.random.SeedSequence(5), M_pop=20000, halves=2)
+    np.testing.assert_allclose(pred.V, [8, 10], rtol=0.05)
+
+
+@given(beta=st.integers(1, 7), c=st.floats(0.5, 5.0))
+def test_m_grid_makes_dimension_exact(beta, c):
+    ns = (c * 2, c * 3)
+    Ms = m_grid(beta, c, ns)
+    for n, M in zip(ns, Ms):
+        assert abs(c * M ** (1 / (2 * beta + 1)) - n) / n < 1e-3 or M < 50
+
+
+@given(slope=st.floats(-2.0, -0.1), seed=st.integers(0, 2**32 - 1))
+def test_bootstrap_slope_exact_power_law(slope, seed):
+    Ms = [1000, 3000, 10000, 30000]
+    errors = np.tile(np.asarray(Ms, float) ** slope, (7, 1)) * np.exp(
+        np.random.default_rng(seed).normal(0, 1e-9, (7, 4)))
+    fit = bootstrap_slope(Ms, errors, np.random.default_rng(0), boot=200)
+    assert abs(fit.slope - slope) < 1e-6 and fit.se < 1e-6
+    assert abs(loglog_slope(Ms, errors[0]) - slope) < 1e-6
+
+
+def test_pieces_for_and_schedule_derivation():
+    assert pieces_for(32768, 2, 3.0, 3) == 21
+    assert sp.simplify(RS.VAR_SLOPE_OURS - RS.EXPONENT) == 0
+    assert sp.simplify(RS.BIAS_SLOPE_OURS - RS.EXPONENT) == 0
+    v, b = RS.corrections()
+    assert sp.simplify(v + 1 / (RS.L * (2 * RS.beta + 1))) == 0
+    assert sp.simplify(b - 2 * RS.beta / (RS.L * (2 * RS.beta + 1))) == 0
+
+
+def test_rate_claim_evaluate_mpmath_agrees_with_sympy():
+    import mpmath
+
+    from numerics.claims.paper_b_rates import CLAIMS
+
+    claim = CLAIMS[1]
+    vals = claim.param_space.validate({"P": "8", "M": "1e4"})
+    out = claim.evaluate(vals, 40)
+    mpmath.mp.dps = 40
+    assert mpmath.almosteq(out["exponent"], mpmath.mpf(-14) / 15, 1e-38)
+    ref = sp.N(RS.VAR_SLOPE_PAPER.subs({RS.beta: 7, RS.L: sp.log(10**4)}), 45)
+    assert mpmath.almosteq(out["variance_slope_paper_schedule"], mpmath.mpf(str(ref)), 1e-36)
+    with pytest.raises(ParameterError, match="parameter P"):
+        claim.param_space.validate({"P": "1"})
+    with pytest.raises(ParameterError, match="parameter M"):
+        claim.param_space.validate({"M": "1"})
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: PairwiseERM(-1, 4), "parameter s"),
+    (lambda: PairwiseERM(3, 0), "parameter K"),
+    (lambda: PairwiseERM(3, 4, ridge=-1.0), "parameter ridge"),
+    (lambda: PairwiseERM(3, 4, restarts=0), "parameter restarts"),
+    (lambda: PairwiseERM(3, 4, r=0), "parameter r"),
+    (lambda: SplineBasis(3, 4, 1.0, -1.0), "lo, hi"),
+    (lambda: PairwiseERM(3, 4).fit_phi(np.zeros((5, 1, 2)), np.zeros((5, 1)), None), "parameter X"),
+    (lambda: PairwiseERM(3, 4).fit_phi(np.zeros((5, 3, 2)), np.zeros((5, 2)), None), "parameter Y"),
+    (lambda: PairwiseERM(3, 4, r=3).fit(np.zeros((5, 3, 2)), np.zeros((5, 3)), np.random.default_rng()), "parameter r"),
+    (lambda: RateSetup(P=1).check(), "parameter P"),
+    (lambda: RateSetup(P=3, n_values=(3, 8)).check(), "n_values"),
+    (lambda: RateSetup(seeds=1).check(), "parameter seeds"),
+])
+def test_invalid_parameters(call, word):
+    with pytest.raises(ParameterError, match=word):
+        call()
