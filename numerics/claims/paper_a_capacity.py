@@ -33,7 +33,12 @@ FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 QUERIES = ((0.9, 1.0), (0.6, 1.0))
 #: finite-size shift (delta, u) per feature kind at the Figure-1 setting (docs §5: free fit of
 #: the simulated alpha_hat(d), no theory input); u = 2 x the fit's standard error
-FINITE_SIZE = {"pool": (0.50, 0.24), "vec": (0.5, 0.6), "attention": (2.0, 1.0)}
+FINITE_SIZE = {"pool": (0.36, 0.16), "vec": (0.31, 0.87),
+               ("attention", 0.9, 1.0): (1.8, 0.8), ("attention", 0.6, 1.0): (1.6, 0.8)}
+
+
+def _fs(kind, query=None):
+    return FINITE_SIZE[(kind, *query)] if kind == "attention" else FINITE_SIZE[kind]
 
 SIZES = {
     # kind: (d, trials) per mode
@@ -43,14 +48,14 @@ SIZES = {
 RQMC = {"quick": (11, 8), "full": (14, 16)}  # (log2 points per scrambling, scramblings)
 
 
-def _allowance(kind: str, alpha: float, D: int) -> float:
-    delta, u = FINITE_SIZE[kind]
+def _allowance(kind: str, alpha: float, D: int, query=None) -> float:
+    delta, u = _fs(kind, query)
     return alpha * u / (D + 1 + delta)
 
 
-def _estimate(kind: str, cross) -> tuple[float, float]:
+def _estimate(kind: str, cross, query=None) -> tuple[float, float]:
     """Mean and se of alpha_hat = n_c (D/d)/(D + 1 + delta) over the trials."""
-    delta = FINITE_SIZE[kind][0]
+    delta = _fs(kind, query)[0]
     a = cross.n_c * (cross.D / cross.d) / (cross.D + 1 + delta)
     return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size))
 
@@ -86,16 +91,16 @@ def _theory_attention(L, R, pi, theta, s_q, gamma, mode, seed):
     return ncap.attention_capacity(L, R, pi, theta, s_q, gamma, m=m, n_rep=reps, seed=seed)
 
 
-def _row(label, kind, alpha_theory, cross, extra_se=0.0):
-    mean, se = _estimate(kind, cross)
+def _row(label, kind, alpha_theory, cross, extra_se=0.0, query=None):
+    mean, se = _estimate(kind, cross, query)
     return Comparison(label, float(alpha_theory), mean, math.hypot(se, extra_se),
-                      _allowance(kind, float(alpha_theory), cross.D), int(cross.n_c.size))
+                      _allowance(kind, float(alpha_theory), cross.D, query), int(cross.n_c.size))
 
 
-def _crossing_details(cross, kind) -> dict:
-    mean, se = _estimate(kind, cross)
+def _crossing_details(cross, kind, query=None) -> dict:
+    mean, se = _estimate(kind, cross, query)
     return {"d": cross.d, "D": cross.D, "trials": int(cross.n_c.size), "lp_solves": cross.lps,
-            "finite_size_delta": FINITE_SIZE[kind][0], "corrected_mean": mean, "corrected_se": se,
+            "finite_size_delta": _fs(kind, query)[0], "corrected_mean": mean, "corrected_se": se,
             "raw_mean n_c/(D+1)": cross.mean, "raw_se": cross.se,
             "median_(1/2-crossing)": cross.median, "sd_per_trial": float(cross.alpha_trials.std(ddof=1))}
 
@@ -168,9 +173,10 @@ def _ordering_experiment(settings, claim):
         ca = _crossing("attention", settings.mode, settings.seed, p["L"], p["R"], p["pi"], p["theta"],
                        th.alpha, s_q, gamma)
         # the RQMC standard error of the theory value is added in quadrature to the experiment's
-        rows.append(_row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", th.alpha, ca, th.se))
+        rows.append(_row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", th.alpha, ca, th.se,
+                         (s_q, gamma)))
         details[f"attention s_q={s_q} gamma={gamma}"] = {
-            **_crossing_details(ca, "attention"), "theory_alpha": th.alpha, "theory_rqmc_se": th.se,
+            **_crossing_details(ca, "attention", (s_q, gamma)), "theory_alpha": th.alpha, "theory_rqmc_se": th.se,
             "argmax": th.argmax, "newton_residual": th.residual}
         sizes[f"attention s_q={s_q}"] = (ca.d, int(ca.n_c.size))
     # the ordering itself, as measured: the simulated crossings are strictly ordered
