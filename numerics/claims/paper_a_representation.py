@@ -132,7 +132,7 @@ LINEAR = Claim(
     status="paper",
     allowance_note=("no allowance: the theory values are exact closed forms (mpmath), the experiment is a "
                     "test-sample error of a fitted threshold with its binomial se; the fitted threshold's "
-                    "excess error is O(1/n) (second order in the threshold error), far below the se"),
+                    "excess error is second order in the threshold error, O(n^(-2/3)), 10-20x below the se"),
     doc="docs/paper_a_representation.md#linear-baselines",
 )
 
