@@ -262,3 +262,10 @@ def test_hardmax_error_decreases_in_theta(th1, dth):
     e1 = float(ao.hardmax_error(50, 1, 0.3, th1, 12).error)
     e2 = float(ao.hardmax_error(50, 1, 0.3, th1 + dth, 12).error)
     assert e2 <= e1 + 1e-12 and e1 <= 0.3 + 1e-12
+
+
+@settings(max_examples=10)
+@given(S=st.floats(0.05, 4.0), pi=st.floats(0.05, 0.95))
+def test_vec_lower_bound_is_below_the_pooled_error(S, pi):
+    # pooling is a linear rule under the uniform law (C = 1): the bound must not exceed it
+    assert ao.vec_lower_bound(S, pi, C=1.0, R=1) <= float(ao.pool_error_np(S, pi)) + 1e-9
