@@ -191,9 +191,8 @@ def closed_form_capacity(model: str, L: int, R: int, pi: float, theta: float, dp
                               int(best.nit), float("nan"))
     f, g, h = _compiled(model, "mpmath")
     with mpmath.workdps(dps + 15):
+        # decimal conversion: pi = 0.2 means exactly 1/5, as for SymPy's evalf
         pars = (mpmath.mpf(repr(float(theta))), int(R), int(L), mpmath.mpf(repr(float(pi))))
-        if isinstance(pi, str):  # pragma: no cover - params arrive as floats
-            pars = pars[:3] + (mpmath.mpf(pi),)
         iters = [0]
 
         def G(r_, b_):

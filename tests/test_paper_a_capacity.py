@@ -37,6 +37,13 @@ def test_gardner_steps_and_identities():
     assert dcap.vec_equals_L_pool_residual() == 0  # alpha_vec(rho, b sqrt L) = L alpha_pool(rho, b)
 
 
+def test_latex_equations_are_the_solved_objectives():
+    for eq, obj in ((dcap.POOL_EQ, dcap.POOL_OBJ), (dcap.VEC_EQ, dcap.VEC_OBJ)):
+        expanded = eq.rhs.replace(dcap._F, lambda x: dcap.F_of(x))
+        assert sp.simplify(expanded - obj) == 0
+        assert "F" in eq.latex()
+
+
 def test_cover_value_two():
     # pure noise, balanced labels: 2 / (1 + b^2), maximal 2 at b = 0 (with or without bias)
     obj = dcap.pure_noise_objective().subs(dcap.pi_, sp.Rational(1, 2))

@@ -179,12 +179,17 @@ GARDNER_EQ = Equation(
     REFERENCE, (rho, y, c_sym, w1, a_sym, b, sigma),
     "alpha* = sup over (rho, w1, b) of (1 - rho^2)/E[F(y(rho c + w1 a + b)/sigma)] (notes §6, "
     "re-derived by CGMT)", status="derived")
+_F = sp.Function("F")  # unevaluated, for readable LaTeX; F_EQ gives its closed form
 POOL_EQ = Equation(
-    "A.capacity.pool", sp.Symbol("alpha^*_pool", positive=True), POOL_OBJ, REFERENCE,
+    "A.capacity.pool", sp.Symbol("alpha^*_pool", positive=True),
+    (1 - rho**2) / (pi_ * _F((rho * theta * R / L + b) * sp.sqrt(L)) + (1 - pi_) * _F(-b * sp.sqrt(L))),
+    REFERENCE,
     (rho, b, theta, R, L, pi_),
     "pooled capacity = max over (rho, b) of this objective (ours)", status="derived")
 VEC_EQ = Equation(
-    "A.capacity.vec", sp.Symbol("alpha^*_vec", positive=True), VEC_OBJ, REFERENCE,
+    "A.capacity.vec", sp.Symbol("alpha^*_vec", positive=True),
+    L * (1 - rho**2) / (pi_ * _F(rho * theta * R / sp.sqrt(L) + b) + (1 - pi_) * _F(-b)),
+    REFERENCE,
     (rho, b, theta, R, L, pi_),
     "vectorised capacity (exchangeable positions) = max over (rho, b); equals L alpha*_pool "
     "exactly (paper's Conjecture 1 identity)", status="derived")
