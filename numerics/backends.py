@@ -20,7 +20,11 @@ BACKENDS = ("mpmath", "numpy")
 @lru_cache(maxsize=512)
 def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...], module: str, extra: tuple = ()):
     modules = [dict(extra), module] if extra else [module]
-    return sp.lambdify(args, expr, modules=modules)
+    # Rename the arguments first: a parameter Symbol named like a constant (the prior "pi")
+    # would otherwise shadow that constant inside the generated code (sympy's dummify=True
+    # still leaks the name into the namespace).
+    safe = tuple(sp.Symbol(f"_arg{i}") for i in range(len(args)))
+    return sp.lambdify(safe, expr.xreplace(dict(zip(args, safe))), modules=modules)
 
 
 def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None):

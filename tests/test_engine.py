@@ -79,3 +79,16 @@ def test_mutation_of_five_percent_is_caught_when_se_is_small(theory, rel_se):
     assert judge(_evidence(rows)).passed
     if z_critical(1) * se < 0.05 * theory:
         assert not judge(_evidence(rows), mutate=0.05).passed
+
+
+def test_backends_do_not_let_the_prior_pi_shadow_the_constant():
+    import sympy as sp
+
+    from numerics.backends import evalf_reference, mp_eval, np_eval
+
+    prior = sp.Symbol("pi", positive=True)  # Paper A's prior is called pi
+    expr = prior * sp.sqrt(2 * sp.pi)
+    want = 0.5 * (2 * math.pi) ** 0.5
+    assert float(mp_eval(expr, {prior: 0.5}, 30)) == pytest.approx(want, rel=1e-15)
+    assert float(np_eval(expr, {prior: 0.5})) == pytest.approx(want, rel=1e-15)
+    assert float(evalf_reference(expr, {prior: 0.5}, 30)) == pytest.approx(want, rel=1e-15)
