@@ -100,9 +100,10 @@ def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q,
         out["q2_cosine"] = out["q2_overlap"] / out["q2_norm"]
         extra = {"w1_overlap": f["w1_overlap"](*full), "q2_norm_sq": nsq, "mu_p": mu_p, "mu_m": mu_m,
                  "s2": s2, "h1_p": H[0], "h1_m": H[1], "h2_p": H[2], "h2_m": H[3], "quad_err": qerr}
-    res = {k: +out[k] for k in KEYS}
-    if details:
-        res.update({k: +v for k, v in extra.items()})
+    with mpmath.workdps(dps):  # round to the requested digits; mpf values keep them afterwards
+        res = {k: +out[k] for k in KEYS}
+        if details:
+            res.update({k: +v for k, v in extra.items()})
     return res
 
 
@@ -129,4 +130,6 @@ def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps
             H = tuple(h(*vals) for h in law["h_inf"])
         else:
             H, _ = h_moments(loss, mu_p, mu_m, mpmath.sqrt(s2), dps + 5)
-        return {"C": +fC(*(vals + list(H))), "C_w": +fCw(*vals)}
+        C, Cw = fC(*(vals + list(H))), fCw(*vals)
+    with mpmath.workdps(dps):
+        return {"C": +C, "C_w": +Cw}

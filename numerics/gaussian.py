@@ -21,14 +21,17 @@ def expect_mp_err(f, mu, sigma, dps: int = 30):
         if sigma < 0:
             raise ValueError(f"sigma must be >= 0, got {sigma}")
         if sigma == 0:
-            return +f(mu), mpmath.mpf(0)
+            val = f(mu)
+            with mpmath.workdps(dps):
+                return +val, mpmath.mpf(0)
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
 
         def integrand(z):
             return f(mu + sigma * z) * mpmath.exp(-z * z / 2) * norm
 
         val, err = mpmath.quad(integrand, [-mpmath.inf, 0, mpmath.inf], error=True)
-    return +val, +err
+    with mpmath.workdps(dps):  # round to dps digits here: +x outside would round to mp.dps
+        return +val, +err
 
 
 def expect_mp(f, mu, sigma, dps: int = 30) -> mpmath.mpf:
