@@ -252,3 +252,14 @@ def test_logistic_eval_50_digits_vs_independent_60_digit_reference():
         ref = mpmath.mpf(str(ref))
     assert digits(v50, ref) >= 50
     assert digits(v50, float(v50)) < 20  # not a double in disguise
+
+
+@pytest.mark.slow
+def test_full_size_paper_setting_cosines():
+    """--full (the paper's figure setting, d = 1000, 10 trials, i.i.d. labels): the cosine rows
+    pass.  Several minutes; excluded from the default suite."""
+    from numerics.claims.base import Settings, judge
+
+    claim = registry.claims()["A.thm3.q2_cosine"]
+    verdict = judge(claim.collect(Settings(mode="full")), 0.0, claim)
+    assert verdict.passed, [r for r in verdict.rows if not r.passed]
