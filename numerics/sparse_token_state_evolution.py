@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
+import sympy as sp
 from scipy.special import erfc, expit, log_expit, ndtri, softmax
 from scipy.stats import qmc
 
@@ -141,12 +142,12 @@ def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: 
 @lru_cache(maxsize=1)
 def _square_funcs():
     args = EQ.UNKNOWNS + EQ.LATENT
-    r = lambdify(EQ.INTEGRANDS_SQUARE, args, "numpy")
+    r = lambdify(sp.Tuple(*EQ.INTEGRANDS_SQUARE), args, "numpy")
     dOx, dOE, drdx = EQ.square_loss_jacobian()
     outer_args = EQ.UNKNOWNS + (EQ.alpha, EQ.lam) + tuple(EQ.Ebar)
-    outer = lambdify(EQ.OUTER, outer_args, "numpy")
+    outer = lambdify(sp.Tuple(*EQ.OUTER), outer_args, "numpy")
     # nested tuples (hashable for the lambdify cache; entries may be scalars or arrays)
-    as_rows = lambda M: tuple(tuple(row) for row in M.tolist())
+    as_rows = lambda M: sp.Tuple(*[sp.Tuple(*row) for row in M.tolist()])
     dOx_f = lambdify(as_rows(dOx), outer_args, "numpy")
     dOE_f = lambdify(as_rows(dOE), outer_args, "numpy")
     drdx_f = lambdify(as_rows(drdx), args, "numpy")

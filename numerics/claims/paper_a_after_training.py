@@ -38,8 +38,8 @@ def _config(model: str, full: bool) -> dict:
         d = 1000
         return dict(d=d, trials=8, lam=1e-5 if model != "vec" else 1e-3, loss="logistic",
                     alphas=(0.5, 1.0, 2.0, 4.0), log2_points=11, n_scrambles=8)
-    d = {"attention": 500, "pool": 500, "vec": 150}[model]
-    return dict(d=d, trials=6, lam=1e-2, loss="logistic", alphas=(2.0,), log2_points=9, n_scrambles=8)
+    d = {"attention": 1000, "pool": 1000, "vec": 250}[model]
+    return dict(d=d, trials=16 if model == "pool" else 8, lam=1e-2, loss="logistic", alphas=(2.0,), log2_points=9, n_scrambles=8)
 
 
 def _law(model: str, cfg: dict, seed: int):
@@ -80,7 +80,8 @@ def _run(model: str, mode: str, seed: int):
             xi = sim.signal_direction(rng)
             q = query_with_alignment(xi, ATT_Q["q_norm"], ATT_Q["s_q"], rng) if model == "attention" else None
             r = step4_trial(sim, model, al, cfg["lam"], cfg["loss"], rng, q=q, beta=ATT_Q["beta"], xi=xi,
-                            n_test=400_000, gtol=1e-9)
+                            n_test=400_000, gtol=1e-9, labels="iid" if full else "stratified",
+                            pooled_direct=not full)
             if not r.fit.converged:
                 raise RuntimeError(f"{model}: ERM did not converge (grad {r.fit.grad_norm:.2e})")
             te.append(r.test_error)
@@ -107,6 +108,8 @@ def _experiment(model: str, quantity: str):
             details[label] = {"theory": res.metrics[key], "qmc_se": se_qmc, "se_trials": se_sim,
                               "order_parameters": res.as_dict(), "max_erm_grad": row["max_grad"]}
         sizes = {k: cfg[k] for k in ("d", "trials", "lam", "loss", "alphas")}
+        sizes["labels"] = "iid" if settings.full else "stratified"
+        sizes["pooled_direct"] = model == "pool" and not settings.full
         sizes.update(BASE)
         if model == "attention":
             sizes.update(ATT_Q)
@@ -293,7 +296,7 @@ def _vs_run(mode: str, seed: int):
             ra = step4_trial(sim, "attention", VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"], rng, q=q,
                              beta=ATT_Q["beta"], xi=xi, n_test=400_000)
             rp = step4_trial(sim, "pool", VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"], rng, xi=xi,
-                             n_test=400_000)
+                             n_test=400_000, pooled_direct=True)
             diffs.append(ra.test_error - rp.test_error)
         out[tag] = {"s_q": s_q, "theory_attention": th.metrics["test_error"],
                     "qmc_se": th.qmc_se.get("test_error", 0.0), "diffs": diffs}

@@ -77,6 +77,29 @@ def fit_erm(F: np.ndarray, y: np.ndarray, lam: float, loss: str, *, gtol: float 
     return Fit(res.x[:-1], float(res.x[-1]), gnorm <= gtol * 10, gnorm, int(res.nit))
 
 
+def stratified_sample(model: SparseTokenModel, rng: np.random.Generator, n: int, xi: np.ndarray):
+    """(X, y) with exactly round(pi n) positives in random order."""
+    k = int(round(model.pi * n))
+    y = np.where(rng.permutation(n) < k, 1.0, -1.0)
+    v = model.positions(rng, n) * (y > 0)[:, None]
+    X = rng.standard_normal((n, model.L, model.d))
+    X += model.theta * v[:, :, None] * xi[None, None, :]
+    return X, y
+
+
+def pooled_sample(model: SparseTokenModel, rng: np.random.Generator, n: int, xi: np.ndarray, labels: str):
+    """Pooled features X^T 1_L / L drawn directly: the noise mean of L i.i.d. N(0, I_d) rows is
+    N(0, I_d / L), and every positive has exactly R signal tokens."""
+    if labels == "stratified":
+        k = int(round(model.pi * n))
+        y = np.where(rng.permutation(n) < k, 1.0, -1.0)
+    else:
+        y = np.where(rng.random(n) < model.pi, 1.0, -1.0)
+    F = rng.standard_normal((n, model.d)) / np.sqrt(model.L)
+    F += (y > 0)[:, None] * (model.theta * model.R / model.L) * xi[None, :]
+    return F, y
+
+
 def train_loss(F, y, w, b, loss):
     h = F @ w + b
     if loss == "square":
@@ -97,16 +120,28 @@ class Step4Result:
 def step4_trial(model: SparseTokenModel, kind: str, alpha1: float, lam: float, loss: str,
                 rng: np.random.Generator, *, q: np.ndarray | None = None, beta: float = 1.0,
                 xi: np.ndarray | None = None, n_test: int = 20000, gtol: float = 1e-9,
-                exact_test: bool = True) -> Step4Result:
+                exact_test: bool = True, labels: str = "iid", pooled_direct: bool = False) -> Step4Result:
     """One trial: draw D_1 (n = alpha1 d), fit, test on ``n_test`` fresh samples (by default
     drawn exactly in law through :func:`fresh_margins`; ``exact_test=False`` forms the full
-    fresh X)."""
+    fresh X).  ``labels="stratified"``: D_1 has exactly round(pi n) positives (in random order);
+    given its label each sample has the model's law (docs/conventions.md; the n, d -> infinity
+    limits are the same, the O(n^-1/2) class-count fluctuation is removed).
+    ``pooled_direct`` (pooled model only): draw X^T 1/L = theta_y (R/L) xi + (mean of the L noise
+    rows) with the mean drawn as N(0, I_d / L) — the same law, L times cheaper."""
     if xi is None:
         xi = model.signal_direction(rng)
     n = int(round(alpha1 * model.d))
-    X, y, _ = model.sample(rng, n, xi)
-    F = features(kind, X, q, beta)
-    del X
+    if labels not in ("iid", "stratified"):
+        raise ValueError(f"labels must be iid|stratified, got {labels!r}")
+    if kind == "pool" and pooled_direct:
+        F, y = pooled_sample(model, rng, n, xi, labels)
+    else:
+        if labels == "iid":
+            X, y, _ = model.sample(rng, n, xi)
+        else:
+            X, y = stratified_sample(model, rng, n, xi)
+        F = features(kind, X, q, beta)
+        del X
     fit = fit_erm(F, y, lam, loss, gtol=gtol)
     tl = train_loss(F, y, fit.w, fit.b, loss)
     te = float(np.mean(y * (F @ fit.w + fit.b) < 0))

@@ -1,0 +1,60 @@
+"""``attncheck solve sparse-token``: the step-4 equations of Paper A (Theorems 4-5).
+
+Options: --model attention|pool|vec, --loss logistic|square.  Parameters: alpha1, lam, L, R,
+pi, theta, beta; for attention either a fixed query (q_norm, s_q) or, with alpha0 > 0, the
+whole protocol: (||q^(2)||, s_q) from the Theorem-3 limits with (alpha0, eta_w, eta_b, eta_q)
+and the same loss in steps 1-3.  QMC controls: log2_points, n_scrambles, qmc_seed.  The result
+has converged/status/iterations/residual, the order parameters (w1, m, b, V, Q), test_error,
+train_loss, train_error, and for attention the randomized-QMC standard errors (*_qmc_se).
+docs/paper_a_after_training.md.
+"""
+from __future__ import annotations
+
+from numerics import sparse_token_state_evolution as SE
+from numerics.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
+                             ParamSpace, r_le_l)
+from numerics.problems.base import ProblemSpec
+
+Q_NORM = Param("q_norm", float, 0.0, None, doc="||q|| of the fixed query (attention)", default=2.0)
+S_Q = Param("s_q", float, -1.0, 1.0, doc="cos(q, xi) of the fixed query (attention)", default=0.5)
+ALPHA0_OPT = Param("alpha0", float, 0.0, None,
+                   doc="0: use (q_norm, s_q); > 0: q from the Theorem-3 limits of steps 1-3", default=0.0)
+LOG2 = Param("log2_points", int, 6, 16, doc="QMC points per class per scrambling = 2^log2_points", default=11)
+NSCR = Param("n_scrambles", int, 2, 64, doc="independent Sobol scramblings (QMC error estimate)", default=8)
+QSEED = Param("qmc_seed", int, 0, None, doc="seed of the Sobol scramblings", default=0)
+
+SPACE = ParamSpace((
+    ALPHA1.with_default(2.0), LAMBDA.with_default(1e-5), L.with_default(10), R.with_default(1),
+    PI.with_default(0.5), THETA.with_default(5.0), BETA.with_default(1.0), Q_NORM, S_Q, ALPHA0_OPT,
+    ETA_W.with_default(0.5), ETA_B.with_default(0.5), ETA_Q.with_default(0.5), LOG2, NSCR, QSEED,
+), (r_le_l,))
+
+
+def _solve(options: dict, p: dict, dps: int) -> dict:
+    model = options.get("model", "attention")
+    loss = options.get("loss", "logistic")
+    if model == "attention":
+        if p["alpha0"] > 0:
+            from numerics.sparse_token_protocol import predict
+
+            return predict(alpha0=p["alpha0"], alpha1=p["alpha1"], loss_steps=loss, loss=loss,
+                           eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"], beta=p["beta"],
+                           lam=p["lam"], L=p["L"], R=p["R"], pi=p["pi"], theta=p["theta"],
+                           log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
+        law = SE.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
+                               log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
+        res = SE.solve_with_error(law, p["alpha1"], p["lam"], loss, n_gh=16)
+    else:
+        law = SE.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
+        res = SE.solve(law, p["alpha1"], p["lam"], loss, n_gh=24)
+    return res.as_dict()
+
+
+PROBLEMS = {
+    "sparse-token": ProblemSpec(
+        name="sparse-token",
+        doc="Paper A step 4: self-consistent equations of ridge ERM (Thm 4-5)",
+        param_space=SPACE, solve=_solve,
+        options={"model": SE.MODELS, "loss": SE.LOSSES},
+    )
+}
