@@ -164,10 +164,14 @@ class SplineBasis:
         pieces for phi'(u_mij) (see :meth:`pair_derivative`)."""
         M, N, _ = Upair.shape
         cell, powers = self._pieces(Upair)
-        vals = powers @ self.C.T
+        q = self.s + 1
+        # one 2-D gemm (a stacked (..., q) @ (q, q) would be M N tiny gemms)
+        vals = (powers.reshape(-1, q) @ self.C.T).reshape(M, N, N, q)
         vals[:, np.arange(N), np.arange(N), :] = 0.0  # j = i is not in the sum
-        idx = (np.arange(M * N).reshape(M, N, 1) * self.n + cell)[..., None] + np.arange(self.s + 1)
-        flat = np.bincount(idx.ravel(), weights=vals.ravel(), minlength=M * N * self.n)
+        base = (np.arange(M * N).reshape(M, N, 1) * self.n + cell).ravel()
+        flat = np.zeros(M * N * self.n)
+        for l in range(q):  # column cell + l of row (m, i)
+            flat[l:] += np.bincount(base, weights=vals[..., l].ravel(), minlength=M * N * self.n)[: flat.size - l]
         Phi = flat.reshape(M * N, self.n) * (1.0 / (N - 1))
         if with_derivative:
             return Phi, (cell, powers)
@@ -177,9 +181,11 @@ class SplineBasis:
         """phi_c'(u_mij) for every pair, shape (M, N, N), from the pieces of
         :meth:`averaged_design`."""
         cell, powers = local
-        coef_local = np.asarray(coef)[cell[..., None] + np.arange(self.s + 1)]
-        dvals = powers @ (self.dC / self.h).T
-        return np.einsum("...l,...l->...", dvals, coef_local)
+        q = self.s + 1
+        # per cell, phi' is a polynomial in t: poly[cell, p] = sum_l coef[cell + l] dC[l, p] / h
+        c = np.asarray(coef)
+        poly = np.stack([c[k: k + q] for k in range(self.K)]) @ (self.dC / self.h)  # (K, q)
+        return np.einsum("...p,...p->...", powers, poly[cell])
 
 
 def pieces_for(M: int, beta: float, c: float, s: int) -> int:
