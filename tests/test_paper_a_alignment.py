@@ -263,3 +263,28 @@ def test_full_size_paper_setting_cosines():
     claim = registry.claims()["A.thm3.q2_cosine"]
     verdict = judge(claim.collect(Settings(mode="full")), 0.0, claim)
     assert verdict.passed, [r for r in verdict.rows if not r.passed]
+
+
+def test_self_interaction_shift_by_monte_carlo():
+    """Step 2 directly: on D0 the step-2 prediction of a negative sample is shifted by
+    eta_w g_- / (alpha0 L) relative to a fresh negative sample (square loss, g_- = -1)."""
+    from numerics.simulators.sparse_token import SparseTokenModel
+
+    L_, d, n0, eta_w = 4, 300, 150, 1.0
+    model = SparseTokenModel(L=L_, R=1, pi=0.5, theta=2.0, d=d)
+    rng = np.random.default_rng(11)
+    diffs = []
+    for _ in range(40):
+        xi = model.signal_direction(rng)
+        X, y, _ = model.sample(rng, n0, xi)
+        pooled = X.mean(axis=1)
+        w1 = eta_w * (y @ pooled) / n0  # square loss: g = y
+        Xf, yf, _ = model.sample(rng, 4 * n0, xi)
+        own = (pooled @ w1)[y < 0].mean()
+        fresh = (Xf.mean(axis=1) @ w1)[yf < 0].mean()
+        diffs.append(own - fresh)
+    diffs = np.array(diffs)
+    predicted = float(A.step2("square")["mu_m"].subs({A.eta_b: 0, A.eta_w: eta_w, A.alpha0: sp.Rational(n0, d), A.L: L_}))
+    se = diffs.std(ddof=1) / math.sqrt(len(diffs))
+    assert abs(diffs.mean() - predicted) < 4 * se
+    assert abs(diffs.mean()) > 8 * se  # dropping the shift would be rejected
