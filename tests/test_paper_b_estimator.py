@@ -85,7 +85,7 @@ def test_learnt_A_recovers_g_without_noise():
     x1, x2 = m.sample_pairs(rng, 5000)
     err = g_error(fit, m.g_star, x1, x2)[0]
     assert err < 1e-6 * np.mean(m.g_star(x1, x2) ** 2), (err, fit.message)
-    assert fit.timings["total"] > 0 and fit.restarts == 2
+    assert fit.timings["total"] > 0 and fit.restarts == 1
 
 
 def test_conditional_mc_formula_matches_noise_average():

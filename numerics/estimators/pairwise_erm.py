@@ -344,9 +344,10 @@ class PairwiseERM:
 
     def fit(self, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator,
             init: LowRank | None = None) -> FitResult:
-        """Full ERM: L-BFGS on the projected loss from ``restarts + 1`` starts — the spectral
-        :meth:`moment_start`, its sign flip A -> -A (the moment fixes span(A*) but not the
-        sign when phi* is nearly even), and ``restarts - 1`` random ones — (plus
+        """Full ERM: L-BFGS on the projected loss from ``restarts`` starts — the spectral
+        :meth:`moment_start` or its sign flip A -> -A, whichever has the lower projected loss
+        (the moment fixes span(A*) but not the sign when phi* is nearly even), and
+        ``restarts - 1`` random ones — (plus
         ``init`` if given); the best final loss wins.  ``converged`` is L-BFGS's own verdict
         for the winning start."""
         X, Y = _check_data(X, Y)
@@ -357,7 +358,9 @@ class PairwiseERM:
         t_start = time.perf_counter()
         mom = self.moment_start(X, Y)
         flipped = np.concatenate([-mom[: d * self.r], mom[d * self.r:]])  # A -> -A
-        starts = [mom, flipped] + [self.initial(rng, X) for _ in range(self.restarts - 1)]
+        with threadpool_limits(self.blas_threads):
+            spectral = min((mom, flipped), key=lambda th: self.projected(th, X, Y, timer)[0])
+        starts = [spectral] + [self.initial(rng, X) for _ in range(self.restarts - 1)]
         if init is not None:
             starts.insert(0, np.concatenate([init.U.ravel(), init.V.ravel()]))
         best = None
