@@ -89,12 +89,17 @@ def evalf_reference(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int
 
 
 def agree_digits(a, b) -> float:
-    """Number of agreeing significant decimal digits between two mp numbers."""
-    a, b = mpmath.mpf(a), mpmath.mpf(b)
-    if a == b:
-        return float("inf")
-    scale = max(abs(a), abs(b))
-    return float(-mpmath.log10(abs(a - b) / scale)) if scale else float("inf")
+    """Number of agreeing significant decimal digits between two mp numbers.
+
+    Works at a precision above the CLI's maximum (2000 digits) whatever the caller's context,
+    so two 50-digit values are never rounded to doubles before they are compared."""
+    with mpmath.workdps(2100):
+        a = a if isinstance(a, mpmath.mpf) else mpmath.mpf(a)
+        b = b if isinstance(b, mpmath.mpf) else mpmath.mpf(b)
+        if a == b:
+            return float("inf")
+        scale = max(abs(a), abs(b))
+        return float(-mpmath.log10(abs(a - b) / scale)) if scale else float("inf")
 
 
 def format_mp(x, digits: int) -> str:

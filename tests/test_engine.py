@@ -92,3 +92,20 @@ def test_backends_do_not_let_the_prior_pi_shadow_the_constant():
     assert float(mp_eval(expr, {prior: 0.5}, 30)) == pytest.approx(want, rel=1e-15)
     assert float(np_eval(expr, {prior: 0.5})) == pytest.approx(want, rel=1e-15)
     assert float(evalf_reference(expr, {prior: 0.5}, 30)) == pytest.approx(want, rel=1e-15)
+
+
+def test_agree_digits_and_evalf_reference_keep_their_precision():
+    import mpmath
+    import sympy as sp
+
+    from numerics.backends import agree_digits, evalf_reference
+
+    with mpmath.workdps(60):
+        a = mpmath.mpf(1) / 3
+        b = a + mpmath.mpf(10) ** -30
+    # at the default 15-digit context these would look identical
+    assert 28 < agree_digits(a, b) < 31
+    x = sp.Symbol("x", positive=True)
+    ref = evalf_reference(sp.sqrt(x), {x: 2}, 50)
+    with mpmath.workdps(70):
+        assert agree_digits(ref, mpmath.sqrt(2)) > 50
