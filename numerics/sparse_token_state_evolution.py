@@ -241,6 +241,8 @@ class SolveResult:
     def as_dict(self) -> dict:
         out = {"converged": self.converged, "status": self.status, "iterations": self.iterations,
                "residual": self.residual}
+        if not self.converged:  # a non-converged iterate is never reported as a result
+            return out
         out.update({k: float(v) for k, v in zip(UNKNOWN_NAMES, self.x)})
         out.update({k: float(v) for k, v in self.metrics.items()})
         if self.qmc_se:

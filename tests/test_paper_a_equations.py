@@ -237,3 +237,25 @@ def test_pooled_direct_sampler_has_the_pooled_law():
         a, b = F1[y1 == cls] @ xi, F2[y2 == cls] @ xi
         assert abs(a.mean() - b.mean()) < 5 * math.sqrt(a.var() / len(a) + b.var() / len(b))
         assert abs(a.std() - b.std()) < 0.05 * b.std()
+
+
+def test_cli_solve_sparse_token():
+    import json
+
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    r = CliRunner().invoke(main, ["solve", "sparse-token", "--model", "pool", "--loss", "square",
+                                  "--param", "alpha1=3", "--param", "lam=1e-3", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["converged"] and out["residual"] < 1e-10 and 0 < out["test_error"] < 0.5
+    # no minimiser (logistic, lambda = 0, separable regime): exit 1, no order parameters shown
+    r = CliRunner().invoke(main, ["solve", "sparse-token", "--model", "pool", "--param", "alpha1=0.3",
+                                  "--param", "lam=0", "--json"])
+    assert r.exit_code == 1
+    out = json.loads(r.output.splitlines()[0])
+    assert out["converged"] is False and "test_error" not in out and "m" not in out
+    r = CliRunner().invoke(main, ["solve", "sparse-token", "--param", "s_q=2"])
+    assert r.exit_code == 2 and "s_q" in r.output

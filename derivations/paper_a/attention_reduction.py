@@ -37,11 +37,11 @@ REFERENCE = "Paper A Thm 4 (reduction); docs/paper_a_after_training.md §1"
 theta, beta, qn = sp.symbols("theta beta q_norm", positive=True)
 s_q = sp.Symbol("s_q", real=True)
 L_sym, R_sym = sp.symbols("L R", positive=True, integer=True)
-y_plus = sp.Symbol("1_{y=+1}", nonnegative=True)  # indicator, 0 or 1
+y_plus = sp.Symbol(r"\mathbb{1}_{y=+1}", nonnegative=True)  # indicator, 0 or 1
 
 # Symbols for the scalars the softmax produces (functions of (y, v, z) only).
-vs = sp.Symbol("v^T s", nonnegative=True)  # mass of the softmax on the signal tokens
-zs = sp.Symbol("z^T s", real=True)
+vs = sp.Symbol(r"\langle v, s\rangle", nonnegative=True)  # mass of the softmax on the signal tokens
+zs = sp.Symbol(r"\langle z, s\rangle", real=True)
 s_norm = sp.Symbol(r"\|s\|_2", positive=True)
 
 a_expr = theta * y_plus * vs * s_q + zs
