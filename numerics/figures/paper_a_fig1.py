@@ -58,6 +58,10 @@ def figure1(path, settings, progress):
         a, m, s = map(np.array, zip(*rows))
         ax.errorbar(a, m, yerr=s, fmt="o", color=colors[model], ms=4, capsize=2)
     ax.set_xscale("log")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(r"$\alpha_1 = n_1/d$")
     ax.set_ylabel("test error")
     ax.set_title(f"Paper A Fig. 1 (logistic, $\\lambda$={lam:g}, d={d}, {trials} trials)")
