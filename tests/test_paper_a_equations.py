@@ -259,3 +259,13 @@ def test_cli_solve_sparse_token():
     assert out["converged"] is False and "test_error" not in out and "m" not in out
     r = CliRunner().invoke(main, ["solve", "sparse-token", "--param", "s_q=2"])
     assert r.exit_code == 2 and "s_q" in r.output
+
+
+@given(st.floats(-30, 30), st.sampled_from([-1.0, 1.0]), st.floats(1e-3, 1e3))
+def test_logistic_prox_properties(omega, y, s):
+    """h solves h + s l'(h) = omega, y h >= y omega (the prox moves towards the label), and
+    d_omega h = 1/(1 + s l'') lies in (0, 1]."""
+    h, dl, d2l, res = SE.logistic_prox(np.array([omega]), np.array([y]), np.array([s]))
+    assert res <= 1e-12 * (1 + abs(omega) + s)
+    assert y * h[0] >= y * omega - 1e-12
+    assert 0 < 1 / (1 + s * d2l[0]) <= 1
