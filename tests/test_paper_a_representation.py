@@ -22,6 +22,13 @@ from numerics.simulators import representation as sim
 
 # --- linear baselines: symbolic -------------------------------------------------------------
 
+
+def _mp(value, digits):
+    """A SymPy number as an mpf at ``digits`` digits (mpmath.mpf alone rounds to the
+    current context, 15 digits by default)."""
+    with mpmath.workdps(digits):
+        return mpmath.mpf(value)
+
 def test_optimal_threshold_is_half_snr_plus_kappa_over_snr():
     assert sp.simplify(lin.threshold_opt - (lin.S / 2 + lin.kappa_expr / lin.S)) == 0
 
@@ -175,8 +182,8 @@ def test_hardmax_derivative_and_sympy_expression_agree():
         args = [mpmath.mpf(x) for x in ("4.1", "1000", "1", "0.5", "4")]
         e = ao._hardmax_mp(*args)
         de = ao._hardmax_dc_mp(*args)
-    assert agree_digits(e, mpmath.mpf(sp.N(att.hardmax_error.subs(vals), 45))) > 35
-    assert agree_digits(de, mpmath.mpf(sp.N(att.hardmax_error_dc.subs(vals), 45))) > 35
+    assert agree_digits(e, _mp(sp.N(att.hardmax_error.subs(vals), 45), 45)) > 35
+    assert agree_digits(de, _mp(sp.N(att.hardmax_error_dc.subs(vals), 45), 45)) > 35
 
 
 def test_hardmax_eval_40_digits_and_stationarity():
@@ -188,7 +195,7 @@ def test_hardmax_eval_40_digits_and_stationarity():
     c = res40["threshold c*"]
     vals = {att.c: sp.Float(mpmath.nstr(c, 60), 60), att.pi_: sp.Rational(1, 2), att.theta: 4, att.L: 10_000, att.R: 1}
     assert abs(sp.N(att.hardmax_error_dc.subs(vals), 50)) < 1e-38
-    assert agree_digits(res40[key], mpmath.mpf(sp.N(att.hardmax_error.subs(vals), 50))) >= 40
+    assert agree_digits(res40[key], _mp(sp.N(att.hardmax_error.subs(vals), 50), 50)) >= 40
 
 
 def test_hardmax_error_decreases_along_c_log_L_and_tends_to_zero():

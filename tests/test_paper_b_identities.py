@@ -206,11 +206,10 @@ def test_rate_evaluator_agrees_with_evalf(beta, M, dps):
     values = claim.param_space.validate({"beta": beta, "M": M})
     out = claim.evaluate(values, dps)
     assert agree_digits(out["exponent"], evalf_reference(re_.EXPONENT, {re_.beta: beta}, dps)) >= dps - 1
-    # high-precision Floats (not Rationals: Pow(huge Rational, p/q) makes SymPy factor integers)
-    prec = dps + 15
-    Mf, bf = sp.Float(repr(float(M)), prec), sp.Float(repr(beta), prec)
+    # evalf_reference substitutes high-precision Floats (not Rationals: Pow(huge Rational, p/q)
+    # makes SymPy factor integers) and keeps the result's precision
     for key, expr in (("K_star", re_.K_STAR), ("rd_threshold", re_.THRESHOLD), ("B_star", re_.B_STAR_CLOSED)):
-        ref = mpmath.mpf(sp.N(expr.subs({re_.beta: bf, re_.M: Mf, re_.L: sp.log(Mf)}), prec))
+        ref = evalf_reference(expr.subs(re_.L, sp.log(re_.M)), {re_.beta: beta, re_.M: M}, dps)
         assert agree_digits(out[key], ref) >= dps - 2, key
     assert out["K_M"] == out["rd_threshold"]
 
