@@ -232,20 +232,26 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
 
 @dataclass(frozen=True)
 class Prediction:
-    """First-order (fixed-K, large-M) error curve E(M) = bias(K_M) + sigma^2 V(K_M) / (M N)."""
+    """Pre-asymptotic error curve E(M) = bias(K_M) + sigma^2 (V1 + V2/M) / (M N) (fixed K,
+    expansion in 1/M; ``slope`` of the second-order curve, ``slope_first_order`` with V2 = 0)."""
 
     Ms: list
     bias: list
     V: list
     slope: float
     se: float
+    slope_first_order: float = float("nan")
 
     def curve(self, sigma: float, N: int) -> np.ndarray:
-        return np.asarray(self.bias) + sigma**2 * np.asarray(self.V) / (np.asarray(self.Ms) * N)
+        V = np.asarray(self.V, dtype=float).reshape(len(self.Ms), -1)
+        Ms = np.asarray(self.Ms, dtype=float)
+        V2 = V[:, 1] if V.shape[1] > 1 else 0.0
+        return np.asarray(self.bias) + sigma**2 * (V[:, 0] + V2 / Ms) / (Ms * N)
 
 
 def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
-                           halves: int = 2, problem: np.random.SeedSequence | None = None) -> Prediction:
+                           halves: int = 2, problem: np.random.SeedSequence | None = None,
+                           order: int = 2) -> Prediction:
     """The pre-asymptotic slope predicted by the first-order variance of least squares with a
     fixed basis (docs/paper_b.md, "Why P = 8 ...").
 
@@ -255,6 +261,13 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     C = E[E[B(U_12)|X_1] E[B(U_13)|X_1]^T].  For N = 2, Sigma = G and V = n (the spline
     dimension), so V/M is exactly c M^{-2beta/(2beta+1)}; for N > 2, V(K) grows faster than n
     (C is large on the smooth part of the basis only), which flattens the slope at finite K.
+
+    ``order = 2`` adds the next term of the expansion of the inverse Gram matrix: with
+    Gram = Sigma + Delta, Delta = (1/M) sum_m (S_m - Sigma), S_m the Gram of sample m's N rows
+    divided by N, E[Gram^{-1}] = Sigma^{-1} + (1/M) Sigma^{-1} W Sigma^{-1} + O(M^-2),
+    W = E[S Sigma^{-1} S] - Sigma, so E err = bias + sigma^2 (V1 + V2/M) / (M N) with
+    V1 = tr(G Sigma^{-1}), V2 = tr(G Sigma^{-1} W Sigma^{-1}) (V2 > 0: small M inflates the
+    error, which steepens the slope).  ``V`` then holds the pairs (V1, V2).
 
     Sigma and bias(K) (the population least-squares fit of phi*) are estimated on ``halves``
     independent noise-free populations of ``M_pop`` samples (independent of the experiment's
@@ -268,7 +281,7 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
     g_test = model.phi(u_test)
     quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
-    slopes, biases, Vs = [], [], []
+    slopes, slopes1, biases, Vs = [], [], [], []
     for h_ss in pop_ss.spawn(halves):
         X, F = quiet.simulate(np.random.default_rng(h_ss), M_pop)
         Upair = _pairs(X, model.A)
@@ -281,12 +294,32 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
             G = Bt.T @ Bt / Bt.shape[0]
             coef = est.solve_coef(Phi, F.ravel())
             b_h.append(float(np.mean((Bt @ coef - g_test) ** 2)))
-            V_h.append(float(np.trace(np.linalg.solve(Sigma, G))))
-        curve = np.asarray(b_h) + setup.sigma**2 * np.asarray(V_h) / (np.asarray(setup.Ms) * setup.N)
+            Sinv = np.linalg.inv(Sigma)
+            V1 = float(np.trace(Sinv @ G))
+            if order >= 2:
+                # W = E[S Sigma^-1 S] - Sigma, S = per-sample Gram (N rows / N), in chunks
+                n = est.basis.n
+                Ph = Phi.reshape(M_pop, setup.N, n)
+                acc = np.zeros((n, n))
+                for a in range(0, M_pop, 4000):
+                    S = np.einsum("mia,mib->mab", Ph[a:a + 4000], Ph[a:a + 4000]) / setup.N
+                    acc += np.einsum("mab,bc,mcd->ad", S, Sinv, S, optimize=True)
+                W = acc / M_pop - Sigma
+                V2 = float(np.trace(G @ Sinv @ W @ Sinv))
+            else:
+                V2 = 0.0
+            V_h.append((V1, V2))
+        V1s = np.array([v[0] for v in V_h])
+        V2s = np.array([v[1] for v in V_h])
+        Ms_arr = np.asarray(setup.Ms, dtype=float)
+        curve = np.asarray(b_h) + setup.sigma**2 * (V1s + V2s / Ms_arr) / (Ms_arr * setup.N)
+        curve1 = np.asarray(b_h) + setup.sigma**2 * V1s / (Ms_arr * setup.N)
         slopes.append(loglog_slope(setup.Ms, curve))
+        slopes1.append(loglog_slope(setup.Ms, curve1))
         biases.append(b_h)
         Vs.append(V_h)
     slopes = np.asarray(slopes)
     se = float(slopes.std(ddof=1) / np.sqrt(len(slopes))) if len(slopes) > 1 else 0.0
-    return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)), list(np.mean(Vs, axis=0)),
-                      float(slopes.mean()), se)
+    return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)),
+                      [list(v) for v in np.mean(Vs, axis=0)], float(slopes.mean()), se,
+                      float(np.mean(slopes1)))
