@@ -67,7 +67,7 @@ def _run(model: str, mode: str, seed: int):
     law = _law(model, cfg, qmc_seed)
     theory = []
     for al in cfg["alphas"]:
-        res = SE.solve_with_error(law, al, cfg["lam"], cfg["loss"], n_gh=16)
+        res = SE.solve_with_error(law, al, cfg["lam"], cfg["loss"], n_gh=16 if model == "attention" else 64)  # two-atom laws: GH is free
         if not res.converged:
             raise RuntimeError(f"{model}: equations did not converge at alpha1={al}: {res.status}")
         theory.append(res)
