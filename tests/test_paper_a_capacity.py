@@ -251,3 +251,23 @@ def test_conjecture1_upper_ordering_fails_at_theta_6_simulation():
     att = simulate_crossing("attention", SparseTokenModel(10, 1, 0.5, 6.0, 20), 40, rng, 87.6,
                             AttentionQuery(0.9, 1.0))
     assert att.mean - 4 * att.se > vec.mean + 4 * vec.se
+
+
+def test_finite_size_fit_recovers_a_known_law():
+    from numerics.capacity_finite_size import fit_finite_size
+
+    D = np.array([12, 25, 50, 100])
+    means = 3.0 * (1 + 0.4 / (D + 1))
+    a, a_se, dl, dl_se, chi2 = fit_finite_size(D, means, np.full(4, 0.01))
+    assert a == pytest.approx(3.0, abs=1e-8) and dl == pytest.approx(0.4, abs=1e-6) and chi2 < 1e-12
+    assert a_se > 0 and dl_se > 0
+
+
+@pytest.mark.slow
+def test_finite_size_study_pool_extrapolates_to_theory():
+    """docs §5: the theory-free extrapolation of the pooled crossing lands on alpha*_pool."""
+    from numerics.capacity_finite_size import finite_size_study
+
+    fit = finite_size_study("pool", [12, 25, 50], [1500, 1000, 400], hint=2.95, seed=7)
+    theory = float(ncap.pool_capacity(10, 1, 0.5, 5.0, dps=15).alpha)
+    assert abs(fit.alpha_inf - theory) < 4 * fit.alpha_inf_se
