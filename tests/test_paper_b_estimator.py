@@ -181,3 +181,14 @@ def test_rate_claim_evaluate_mpmath_agrees_with_sympy():
 def test_invalid_parameters(call, word):
     with pytest.raises(ParameterError, match=word):
         call()
+
+
+def test_phi_hat_is_constant_beyond_data_and_knots():
+    rng = np.random.default_rng(4)
+    A = ip.interaction_matrix(rng, 3, 1)
+    phi = ip.bspline_link(rng, 3, 4)
+    X, Y = ip.InteractingParticleModel(ip.UniformCube(), A, phi, 0.1, 3).simulate(rng, 500)
+    fit = PairwiseERM(3, 6).fit_phi(X, Y, A)
+    lo, hi = fit.u_range
+    assert lo <= -1.0 and hi >= 1.0
+    np.testing.assert_allclose(fit.phi(np.array([hi + 3.0, lo - 3.0])), fit.phi(np.array([hi, lo])))

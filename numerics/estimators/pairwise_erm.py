@@ -206,8 +206,15 @@ class FitResult:
     restarts: int = 1
     grad_norm: float = float("nan")
     timings: dict = field(default_factory=dict)
+    u_range: tuple | None = None
 
     def phi(self, u):
+        """phi_hat(u); with ``u_range`` (the training range of u_ij widened to the knot interval)
+        u is clipped to it, i.e. phi_hat is continued by constants beyond both the data and the
+        knots instead of by its end polynomials, which blew up to errors ~1e8 for learnt A at
+        d = 30 (docs/paper_b.md)."""
+        if self.u_range is not None:
+            u = np.clip(u, *self.u_range)
         return self.basis.evaluate(self.coef, u)
 
     def g(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -269,12 +276,14 @@ class PairwiseERM:
     def fit_phi(self, X: np.ndarray, Y: np.ndarray, A: LowRank) -> FitResult:
         """The oracle variant: A fixed (e.g. A = A*), phi by least squares."""
         X, Y = _check_data(X, Y)
-        Phi = self.basis.averaged_design(_pairs(X, A))
+        Upair = _pairs(X, A)
+        Phi = self.basis.averaged_design(Upair)
         y = Y.ravel()
         coef = self.solve_coef(Phi, y)
         res = y - Phi @ coef
         loss = float(res @ res / y.size + self.ridge * coef @ coef)
-        return FitResult(self.basis, coef, A, loss, True, 0, "oracle A: exact least squares")
+        return FitResult(self.basis, coef, A, loss, True, 0, "oracle A: exact least squares",
+                         u_range=_off_diagonal_range(Upair, self.lo, self.hi))
 
     def projected(self, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, timer: _Timer | None = None):
         """(F, dF/dtheta, coef) at theta = (vec U, vec V)."""
@@ -376,8 +385,17 @@ class PairwiseERM:
         V = best.x[d * self.r:].reshape(d, self.r)
         timings = dict(timer.t)
         timings["total"] = time.perf_counter() - t_start
+        u_range = _off_diagonal_range(_pairs(X, LowRank(U, V)), self.lo, self.hi)
         return FitResult(self.basis, coef, LowRank(U, V), F, bool(best.success), int(best.nit),
-                         str(best.message), len(starts), float(np.max(np.abs(grad))), timings)
+                         str(best.message), len(starts), float(np.max(np.abs(grad))), timings,
+                         u_range)
+
+
+def _off_diagonal_range(Upair: np.ndarray, lo: float, hi: float) -> tuple:
+    """The training range of u_ij (j != i), widened to the knot interval [lo, hi]."""
+    N = Upair.shape[1]
+    u = Upair[:, ~np.eye(N, dtype=bool)]
+    return min(float(u.min()), lo), max(float(u.max()), hi)
 
 
 def _pairs(X, A: LowRank):
