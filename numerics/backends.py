@@ -24,7 +24,14 @@ def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...], module: str, extra: t
     # would otherwise shadow that constant inside the generated code (sympy's dummify=True
     # still leaks the name into the namespace).
     safe = tuple(sp.Symbol(f"_arg{i}") for i in range(len(args)))
-    return sp.lambdify(safe, expr.xreplace(dict(zip(args, safe))), modules=modules)
+    return sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules)
+
+
+def _rename(expr, mapping):
+    """xreplace through (nested) lists and tuples, the output shapes lambdify accepts."""
+    if isinstance(expr, (list, tuple)):
+        return type(expr)(_rename(e, mapping) for e in expr)
+    return sp.sympify(expr).xreplace(mapping)
 
 
 def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None):
@@ -33,7 +40,9 @@ def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath",
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     extra_t = tuple(sorted((extra or {}).items()))
-    return _lambdify(expr, tuple(args), backend, extra_t)
+    key = sp.Tuple(*expr) if isinstance(expr, (list, tuple)) else expr  # hashable for the cache
+    f = _lambdify(key, tuple(args), backend, extra_t)
+    return f
 
 
 def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, extra: Mapping | None = None):
