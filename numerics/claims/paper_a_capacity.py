@@ -105,15 +105,22 @@ def _crossing_details(cross, kind, query=None) -> dict:
             "median_(1/2-crossing)": cross.median, "sd_per_trial": float(cross.alpha_trials.std(ddof=1))}
 
 
-# ---- A.capacity.pool_vec_ratio ---------------------------------------------------------------
-def _ratio_experiment(settings, claim):
+def _pool_and_vec(settings):
+    """Theory (closed form, dps digits) and simulated crossings of the pooled and vectorised
+    features at the Figure-1 setting; shared by both claims (the crossings are cached)."""
     p = FIG1
-    dps = settings.dps
-    pool = _theory_closed("pool", p["L"], p["R"], p["pi"], p["theta"], dps)
-    vec = _theory_closed("vec", p["L"], p["R"], p["pi"], p["theta"], dps)
+    pool = _theory_closed("pool", p["L"], p["R"], p["pi"], p["theta"], settings.dps)
+    vec = _theory_closed("vec", p["L"], p["R"], p["pi"], p["theta"], settings.dps)
     a_pool, a_vec = float(pool.alpha), float(vec.alpha)
     cp = _crossing("pool", settings.mode, settings.seed, p["L"], p["R"], p["pi"], p["theta"], a_pool)
     cv = _crossing("vec", settings.mode, settings.seed, p["L"], p["R"], p["pi"], p["theta"], a_vec)
+    return p, pool, vec, a_pool, a_vec, cp, cv
+
+
+# ---- A.capacity.pool_vec_ratio ---------------------------------------------------------------
+def _ratio_experiment(settings, claim):
+    p, pool, vec, a_pool, a_vec, cp, cv = _pool_and_vec(settings)
+    dps = settings.dps
     (mp_, sp_), (mv_, sv_) = _estimate("pool", cp), _estimate("vec", cv)
     ratio_sim = mp_ / mv_
     ratio_se = ratio_sim * math.hypot(sp_ / mp_, sv_ / mv_)
@@ -152,13 +159,8 @@ def _ratio_evaluate(params: dict, dps: int) -> dict:
 
 # ---- A.capacity.ordering ---------------------------------------------------------------------
 def _ordering_experiment(settings, claim):
-    p = FIG1
+    p, pool, vec, a_pool, a_vec, cp, cv = _pool_and_vec(settings)
     dps = settings.dps
-    pool = _theory_closed("pool", p["L"], p["R"], p["pi"], p["theta"], dps)
-    vec = _theory_closed("vec", p["L"], p["R"], p["pi"], p["theta"], dps)
-    a_pool, a_vec = float(pool.alpha), float(vec.alpha)
-    cp = _crossing("pool", settings.mode, settings.seed, p["L"], p["R"], p["pi"], p["theta"], a_pool)
-    cv = _crossing("vec", settings.mode, settings.seed, p["L"], p["R"], p["pi"], p["theta"], a_vec)
     rows = [_row("alpha*_pool", "pool", a_pool, cp), _row("alpha*_vec", "vec", a_vec, cv)]
     details = {"setting": dict(p), "queries (s_q, gamma=beta|q|)": QUERIES,
                "pool": _crossing_details(cp, "pool"), "vec": _crossing_details(cv, "vec")}
