@@ -120,3 +120,13 @@ def test_real_claims_evaluate_at_defaults(claim):
     assert out.exit_code == 0, out.output
     values = json.loads(out.output)["values"]
     assert values and all(math.isfinite(float(mpmath.mpf(v))) for v in values.values())
+
+
+def test_latex_of_every_real_claim(tmp_path):
+    out_file = tmp_path / "all.tex"
+    out = CliRunner().invoke(main, ["latex", "-o", str(out_file)])
+    assert out.exit_code == 0, out.output
+    text = out_file.read_text()
+    n_eq = sum(len(c.get_equations()) for c in registry.claims().values())
+    assert text.count("\\begin{equation}") == text.count("\\end{equation}") == n_eq > 0
+    assert "nan" not in text.lower().replace("\\nabla", "")
