@@ -15,7 +15,9 @@ Setup (docs/paper_b.md "Rate experiments"; every unknown of notes §6 fixed here
   shared by the seeds), median over seeds, slope of log(median) on log M by least squares,
   bootstrap over seeds (resampling seeds with replacement at every M) for its standard error
   and a percentile CI;
-* ``oracle=True`` fixes A = A* (the phi rate), else the full ERM (A learnt by L-BFGS).
+* ``oracle=True`` fixes A = A* (the phi rate), else the full ERM (A learnt by L-BFGS on the
+  sphere ||A||_F = ||A*||_F, the class bound a_bar of Theorem 3.1 taken as known), paired
+  with the oracle fit on the same data so that the parametric excess is measured per seed.
 """
 from __future__ import annotations
 
@@ -86,6 +88,8 @@ class RateResult:
     not_converged: int
     fit_seconds: float
     bias: list = field(default_factory=list)  # noise-free error at each M (sigma = 0)
+    oracle_errors: np.ndarray | None = None  # learnt runs: the oracle fit on the same data
+    alignment: np.ndarray | None = None  # learnt runs: |<A_hat, A*>_F| / (|A_hat|_F |A*|_F)
 
     def medians(self) -> np.ndarray:
         return np.median(self.errors, axis=0)
@@ -111,6 +115,9 @@ def run_rate(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
     Ms = setup.Ms
     errors = np.empty((setup.seeds, len(Ms)))
     ses = np.empty_like(errors)
+    oracle = None if setup.oracle else np.empty_like(errors)
+    align = None if setup.oracle else np.empty_like(errors)
+    a_star = model.A.A / np.linalg.norm(model.A.A)
     bad = 0
     t0 = time.perf_counter()
     seeds = range(setup.seeds)
@@ -120,11 +127,15 @@ def run_rate(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
         rng = np.random.default_rng(seed_ss[s])
         X_all, Y_all = model.simulate(rng, max(Ms))  # nested samples: the first M of one draw
         for k, (M, K) in enumerate(zip(Ms, setup.pieces())):
-            est = PairwiseERM(setup.P, K, setup.r, restarts=setup.restarts)
+            est = PairwiseERM(setup.P, K, setup.r, restarts=setup.restarts,
+                              a_bar=float(np.linalg.norm(model.A.A)))
             X, Y = X_all[:M], Y_all[:M]
             fit = est.fit_phi(X, Y, model.A) if setup.oracle else est.fit(X, Y, rng)
             bad += not fit.converged
             errors[s, k], ses[s, k] = g_error(fit, model.g_star, x1, x2)
+            if not setup.oracle:  # the oracle on the same data: the paired excess
+                oracle[s, k] = g_error(est.fit_phi(X, Y, model.A), model.g_star, x1, x2)[0]
+                align[s, k] = abs(np.sum(fit.A.A * a_star)) / np.linalg.norm(fit.A.A)
     elapsed = time.perf_counter() - t0
     bias = []
     if with_bias:
@@ -135,7 +146,7 @@ def run_rate(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
         for K in setup.pieces():
             fit = PairwiseERM(setup.P, K, setup.r).fit_phi(Xb, Yb, model.A)
             bias.append(g_error(fit, model.g_star, x1, x2)[0])
-    return RateResult(setup, Ms, errors, ses, bad, elapsed, bias)
+    return RateResult(setup, Ms, errors, ses, bad, elapsed, bias, oracle, align)
 
 
 @dataclass(frozen=True)
@@ -323,3 +334,105 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)),
                       [list(v) for v in np.mean(Vs, axis=0)], float(slopes.mean()), se,
                       float(np.mean(slopes1)))
+
+
+# --- learnt A: the parametric excess ---------------------------------------------------------
+def tangent_directions(A) -> np.ndarray:
+    """Orthonormal (Frobenius) basis E_1..E_p of the directions in which the estimator can move
+    A away from A*: the tangent space of the rank-r matrices at A*, T = {Pu Z + Z Pv - Pu Z Pv},
+    minus the direction of A* itself (the sphere ||A||_F = a_bar of the estimator removes the
+    scale, which phi absorbs).  p = r (2d - r) - 1; shape (p, d, d)."""
+    U, V = np.asarray(A.U, dtype=float), np.asarray(A.V, dtype=float)
+    d = U.shape[0]
+    Qu, Qv = np.linalg.qr(U)[0], np.linalg.qr(V)[0]
+    Pu, Pv = Qu @ Qu.T, Qv @ Qv.T
+    Z = np.eye(d * d).reshape(d * d, d, d)
+    T = Pu @ Z + Z @ Pv - Pu @ Z @ Pv
+    a = (U @ V.T).ravel()
+    a = a / np.linalg.norm(a)
+    T = T.reshape(d * d, d * d)
+    T = T - np.outer(T @ a, a)
+    _, sv, vt = np.linalg.svd(T)
+    return vt[sv > 1e-8 * max(sv[0], 1.0)].reshape(-1, d, d)
+
+
+def _parametric_features(dphi, A, E: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """f_k(x, y) = phi*'(x^T A* y) x^T E_k y, the derivative of g = phi(x^T A y) along E_k;
+    x, y of shape (n, d), result (n, p)."""
+    u = np.einsum("ni,ir,nr->n", x, A.U, y @ A.V)
+    return dphi(u)[:, None] * np.einsum("na,kab,nb->nk", x, E, y, optimize=True)
+
+
+def _averaged_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """R_f[X]_i = (1/(N-1)) sum_{j != i} f_k(X_i, X_j), shape (M N, p), by batched matmuls."""
+    M, N, d = X.shape
+    p = len(E)
+    XE = (X.reshape(M * N, d) @ E.transpose(1, 0, 2).reshape(d, p * d)).reshape(M, N * p, d)
+    Q = np.matmul(XE, np.swapaxes(X, 1, 2)).reshape(M, N, p, N)  # X_i^T E_k X_j
+    W = dphi(np.matmul(X @ A.U, np.swapaxes(X @ A.V, 1, 2)))  # phi*'(u_ij)
+    W[:, np.arange(N), np.arange(N)] = 0.0
+    return np.einsum("mikj,mij->mik", Q, W).reshape(M * N, p) / (N - 1)
+
+
+@dataclass(frozen=True)
+class ParametricPrediction:
+    """First-order (in 1/M) error of the learnt-A ERM: E err = bias(K) + sigma^2 V_full / (M N),
+    V_full = tr(G Sigma^{-1}) over the joint features (K + s spline functions and the p
+    tangent directions of A); ``excess`` = V_full - V_oracle, the parametric part (for
+    features with E[f(X_1, X_2) | X_1] = 0, Sigma = G / (N - 1) and each contributes N - 1)."""
+
+    p: int
+    V_oracle: list
+    V_full: list
+    excess: list
+    excess_se: list
+    excess_zero_mean_bound: float
+
+    def curve(self, bias, Ms, sigma: float, N: int) -> np.ndarray:
+        Ms = np.asarray(Ms, dtype=float)
+        return np.asarray(bias) + sigma**2 * np.asarray(self.V_full) / (Ms * N)
+
+
+def parametric_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
+                          halves: int = 2, problem: np.random.SeedSequence | None = None,
+                          chunk: int = 1000) -> ParametricPrediction:
+    """V_oracle and V_full = tr(G Sigma^{-1}) for every K of the setup, on ``halves``
+    noise-free populations of ``M_pop`` samples (a stream of ``seed_seq`` independent of the
+    experiment's seeds, like :func:`first_order_prediction`).  This is the classical
+    asymptotic excess risk of least squares in a (locally) parametric model, here the joint
+    model (spline coefficients, A on the sphere) linearised at (phi_K, A*); the A-features use
+    phi*' (equal to phi_K' up to the approximation error, a higher-order effect)."""
+    problem_ss, test_ss, *_ = seed_seq.spawn(3 + setup.seeds)
+    pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6 + 1,))
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    A, N = model.A, setup.N
+    E = tangent_directions(A)
+    dphi = model.phi.derivative()
+    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+    u_test = np.einsum("ni,ir,nr->n", x1, A.U, x2 @ A.V)
+    F_test = _parametric_features(dphi, A, E, x1, x2)
+    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    quiet = InteractingParticleModel(model.law, A, model.phi, 0.0, N)
+    V_or, V_full = [], []
+    for h_ss in pop_ss.spawn(halves):
+        X, _ = quiet.simulate(np.random.default_rng(h_ss), M_pop)
+        # averaged A-features R_f[X]_i = (1/(N-1)) sum_{j != i} f(X_i, X_j), in chunks
+        RA = np.concatenate([_averaged_parametric_features(dphi, A, E, X[a:a + chunk])
+                             for a in range(0, M_pop, chunk)])
+        Upair = np.matmul(X @ A.U, np.swapaxes(X @ A.V, 1, 2))
+        vo, vf = [], []
+        for est in ests:
+            Phi = est.basis.averaged_design(Upair)
+            Bt = est.basis.design(u_test)
+            D, Dt = np.hstack([Phi, RA]), np.hstack([Bt, F_test])
+            Sigma, G = D.T @ D / D.shape[0], Dt.T @ Dt / Dt.shape[0]
+            n = est.basis.n
+            vf.append(float(np.trace(np.linalg.solve(Sigma, G))))
+            vo.append(float(np.trace(np.linalg.solve(Sigma[:n, :n], G[:n, :n]))))
+        V_or.append(vo)
+        V_full.append(vf)
+    V_or, V_full = np.asarray(V_or), np.asarray(V_full)
+    exc = V_full - V_or
+    se = exc.std(axis=0, ddof=1) / np.sqrt(halves) if halves > 1 else np.zeros(exc.shape[1])
+    return ParametricPrediction(len(E), list(V_or.mean(0)), list(V_full.mean(0)), list(exc.mean(0)),
+                                list(se), float((N - 1) * len(E)))

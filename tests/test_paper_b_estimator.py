@@ -49,14 +49,16 @@ def test_gradient_matches_finite_differences(r, d, N):
     A = ip.interaction_matrix(rng, d, r)
     phi = ip.bspline_link(rng, 3, 4)
     X, Y = ip.InteractingParticleModel(ip.UniformCube(), A, phi, 0.3, N).simulate(rng, 300)
-    for balance in (0.0, 0.5):
-        est = PairwiseERM(3, 5, r, balance=balance)
+    for a_bar in (1.0, 0.7):
+        est = PairwiseERM(3, 5, r, a_bar=a_bar)
         th = est.initial(rng, X)
         F, g, _ = est.projected(th, X, Y)
         eps = 1e-6
         fd = np.array([(est.projected(th + eps * e, X, Y)[0] - est.projected(th - eps * e, X, Y)[0]) / (2 * eps)
                        for e in np.eye(th.size)])
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-8 * np.abs(g).max())
+        # the loss is invariant under theta -> c theta, so the gradient is tangent
+        assert abs(th @ g) < 1e-10 * np.linalg.norm(th) * np.linalg.norm(g)
 
 
 @pytest.mark.parametrize("P, pieces", [(3, 4), (8, 4), (2, 3)])
@@ -86,6 +88,36 @@ def test_learnt_A_recovers_g_without_noise():
     err = g_error(fit, m.g_star, x1, x2)[0]
     assert err < 1e-6 * np.mean(m.g_star(x1, x2) ** 2), (err, fit.message)
     assert fit.timings["total"] > 0 and fit.restarts == 1
+    assert np.isclose(np.linalg.norm(fit.A.A), 1.0)  # on the sphere ||A||_F = a_bar
+
+
+def _even_link(P=3):
+    """phi*(u) = the even part of a random spline: E[phi*(U) X_1 X_2^T] = 0."""
+    base = ip.bspline_link(np.random.default_rng(21), P, 4)
+    return lambda u: 0.5 * (base(u) + base(-u))
+
+
+def test_hessian_start_finds_A_when_phi_is_even():
+    """For an even link the first-moment start carries no information (alignment ~ 0) while
+    the principal-Hessian-directions start finds span(A*) at d = 20, and the ERM from it
+    recovers g; alignment = |<A, A*>_F| / (|A|_F |A*|_F)."""
+    rng = np.random.default_rng(5)
+    d = 20
+    A = ip.interaction_matrix(rng, d, 1)
+    m = ip.InteractingParticleModel(ip.UniformCube(), A, _even_link(), 0.05, 4)
+    X, Y = m.simulate(rng, 4000)
+    est = PairwiseERM(3, 8, 1, restarts=1)
+
+    def align(th):
+        U, V, _ = est.factors(th, d)
+        B = U @ V.T
+        return abs(np.sum(B * A.A)) / (np.linalg.norm(B) * np.linalg.norm(A.A))
+
+    assert align(est.moment_start(X, Y)) < 0.3
+    assert align(est.hessian_start(X, Y)) > 0.9
+    fit = est.fit(X, Y, rng)
+    B = fit.A.A
+    assert abs(np.sum(B * A.A)) / (np.linalg.norm(B) * np.linalg.norm(A.A)) > 0.999
 
 
 def test_conditional_mc_formula_matches_noise_average():
@@ -170,6 +202,8 @@ def test_rate_claim_evaluate_mpmath_agrees_with_sympy():
     (lambda: PairwiseERM(3, 4, ridge=-1.0), "parameter ridge"),
     (lambda: PairwiseERM(3, 4, restarts=0), "parameter restarts"),
     (lambda: PairwiseERM(3, 4, r=0), "parameter r"),
+    (lambda: PairwiseERM(3, 4, a_bar=0.0), "parameter a_bar"),
+    (lambda: PairwiseERM(3, 4, a_bar=float("nan")), "parameter a_bar"),
     (lambda: SplineBasis(3, 4, 1.0, -1.0), "lo, hi"),
     (lambda: PairwiseERM(3, 4).fit_phi(np.zeros((5, 1, 2)), np.zeros((5, 1)), None), "parameter X"),
     (lambda: PairwiseERM(3, 4).fit_phi(np.zeros((5, 3, 2)), np.zeros((5, 2)), None), "parameter Y"),
@@ -192,3 +226,48 @@ def test_phi_hat_is_constant_beyond_data_and_knots():
     lo, hi = fit.u_range
     assert lo <= -1.0 and hi >= 1.0
     np.testing.assert_allclose(fit.phi(np.array([hi + 3.0, lo - 3.0])), fit.phi(np.array([hi, lo])))
+
+
+@pytest.mark.parametrize("d, r", [(1, 1), (4, 1), (5, 2), (6, 3)])
+def test_tangent_directions(d, r):
+    """p = r(2d - r) - 1 Frobenius-orthonormal directions, orthogonal to A*, in the tangent
+    space of the rank-r matrices (a curve A* + t E stays rank r to first order:
+    (I - Pu) E (I - Pv) = 0)."""
+    from numerics.rate_experiments import tangent_directions
+
+    A = ip.interaction_matrix(np.random.default_rng(d + r), d, r, "dense")
+    E = tangent_directions(A)
+    assert E.shape == (r * (2 * d - r) - 1, d, d)
+    np.testing.assert_allclose(np.einsum("kab,lab->kl", E, E), np.eye(len(E)), atol=1e-12)
+    np.testing.assert_allclose(np.einsum("kab,ab->k", E, A.A), 0.0, atol=1e-12)
+    Qu, Qv = np.linalg.qr(A.U)[0], np.linalg.qr(A.V)[0]
+    Iu, Iv = np.eye(d) - Qu @ Qu.T, np.eye(d) - Qv @ Qv.T
+    np.testing.assert_allclose(Iu @ E @ Iv, 0.0, atol=1e-12)
+
+
+def test_averaged_parametric_features_match_loops():
+    from numerics.rate_experiments import (
+        _averaged_parametric_features, _parametric_features, tangent_directions,
+    )
+
+    rng = np.random.default_rng(8)
+    A = ip.interaction_matrix(rng, 4, 2, "dense")
+    dphi = ip.bspline_link(rng, 3, 4).derivative()
+    E = tangent_directions(A)
+    X = rng.uniform(-1, 1, (3, 4, 4))
+    got = _averaged_parametric_features(dphi, A, E, X)
+    ref = np.array([np.mean([_parametric_features(dphi, A, E, X[m, i][None], X[m, j][None])[0]
+                             for j in range(4) if j != i], axis=0) for m in range(3) for i in range(4)])
+    np.testing.assert_allclose(got, ref, atol=1e-13)
+
+
+def test_parametric_excess_is_the_tangent_dimension_for_two_tokens():
+    """N = 2: Sigma = G over all features, so V_full - V_oracle = p = 2d - 2 (rank 1), up to
+    the Monte Carlo difference between the population and test-pair Gram matrices."""
+    from numerics.rate_experiments import parametric_prediction
+
+    setup = RateSetup(P=3, d=4, N=2, n_values=(8,), c=2.0, seeds=2, n_test=40_000)
+    pred = parametric_prediction(setup, np.random.SeedSequence(6), M_pop=20_000, halves=2)
+    assert pred.p == 6
+    np.testing.assert_allclose(pred.excess, 6.0, rtol=0.05)
+    assert pred.excess_zero_mean_bound == 6.0  # (N - 1) p

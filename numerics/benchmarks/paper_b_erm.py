@@ -43,7 +43,7 @@ def erm_fit(quick: bool) -> dict:
     model = InteractingParticleModel(UniformCube(), A, phi, 0.5, N)
     X, Y = model.simulate(rng, M)
     K = pieces_for(M, P - 1, 3.0, P)
-    est = PairwiseERM(P, K, r, restarts=1)
+    est = PairwiseERM(P, K, r, restarts=1, a_bar=float(np.linalg.norm(A.A)))  # the class bound
     t0, c0 = time.perf_counter(), time.process_time()
     fit = est.fit(X, Y, rng)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -10,8 +10,22 @@ exactly (SVD least squares, minimum-norm in directions no data reach; optional r
 mu = ``ridge``, 0 by default — see ``solve_coef`` for why not normal equations), and (U, V) found by L-BFGS on F with the analytic
 gradient (envelope theorem: at the inner optimum dF/dA is the partial derivative at fixed c):
 
-    dF/dU = sum_m X_m^T W_m (X_m V),   dF/dV = sum_m X_m^T W_m^T (X_m U),
+    G = dF/dA = sum_m X_m^T W_m X_m,
     W_m[i, j] = -(2/(M N)) r_mi phi_c'(u_mij) / (N - 1)  (j != i),   r = Y - Phi c.
+
+The size of A.  Theorem 3.1's class bounds A by a_bar; only g = phi(x^T A y) is identifiable
+(phi(c u) with A / c is the same g), and with knots fixed on [lo, hi] an unconstrained A can
+grow until most pairs fall outside the knots, where phi continues as the boundary cells'
+polynomials: in session 1 the fitted ||A|| ran away at d = 30 and phi_hat extrapolated to
+errors ~1e8.  We therefore fit on the sphere ||A||_F = a_bar (``a_bar``, default 1): the
+optimiser sees free factors theta = (U0, V0) and the model uses A = a_bar U0 V0^T /
+||U0 V0^T||_F (a smooth map away from U0 V0^T = 0; the loss is invariant under scaling of
+theta, so its gradient is tangent to the sphere — ``projected`` has the chain rule).  This
+removes the scale gauge entirely (only A -> -A with phi(u) -> phi(-u) remains, handled by the
+sign-flipped spectral start).  For i.i.d. Uniform[-1, 1] tokens E (x^T A y)^2 = ||A||_F^2 / 9,
+so the spread of u_ij is fixed by a_bar whatever the direction of A; the simulator's
+coordinate A* of rank 1 has ||A*||_F = 1 and |x^T A* y| <= 1, i.e. it lies in the class with
+a_bar = 1 and knots on [-1, 1] (rank r: ||A*||_F = 1/sqrt r, pass a_bar accordingly).
 
 Spline basis.  Uniform (cardinal) B-splines on the extended grid lo + h k: the K + s basis
 functions restricted to [lo, hi] span exactly the splines of degree s with K equal pieces
@@ -43,6 +57,7 @@ PIECES = Param("K", int, 1, 10_000, doc="number of equal spline pieces, >= 1")
 RIDGE = Param("ridge", float, 0.0, None, doc="ridge mu >= 0 on the spline coefficients")
 RANK = Param("r", int, 1, None, doc="rank of A, >= 1")
 RESTARTS = Param("restarts", int, 1, 1000, doc="number of L-BFGS restarts, >= 1")
+A_BAR = Param("a_bar", float, 0.0, None, lo_open=True, doc="Frobenius norm a_bar > 0 of the fitted A")
 
 
 # --- cardinal B-spline basis ---------------------------------------------------------------
@@ -245,7 +260,7 @@ class PairwiseERM:
     maxiter: int = 200
     gtol: float = 1e-7
     ftol: float = 1e-10
-    balance: float = 0.0
+    a_bar: float = 1.0
     blas_threads: int | None = 1
     lo: float = -1.0
     hi: float = 1.0
@@ -255,6 +270,7 @@ class PairwiseERM:
         RANK.parse(self.r)
         RIDGE.parse(self.ridge)
         RESTARTS.parse(self.restarts)
+        A_BAR.parse(self.a_bar)
 
     # inner problem ---------------------------------------------------------------------
     def solve_coef(self, Phi: np.ndarray, y: np.ndarray):
@@ -285,13 +301,25 @@ class PairwiseERM:
         return FitResult(self.basis, coef, A, loss, True, 0, "oracle A: exact least squares",
                          u_range=_off_diagonal_range(Upair, self.lo, self.hi))
 
+    def factors(self, theta: np.ndarray, d: int):
+        """(U, V) with A = U V^T on the sphere ||A||_F = a_bar: theta = (vec U0, vec V0) is
+        mapped to U = (a_bar / ||U0 V0^T||_F) U0, V = V0."""
+        U0 = theta[: d * self.r].reshape(d, self.r)
+        V = theta[d * self.r:].reshape(d, self.r)
+        norm = np.sqrt(max(float(np.sum((U0.T @ U0) * (V.T @ V))), 1e-300))  # ||U0 V^T||_F
+        return (self.a_bar / norm) * U0, V, self.a_bar / norm
+
     def projected(self, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, timer: _Timer | None = None):
-        """(F, dF/dtheta, coef) at theta = (vec U, vec V)."""
+        """(F, dF/dtheta, coef) at theta = (vec U0, vec V0), A = a_bar U0 V0^T / ||U0 V0^T||_F.
+
+        With G = dF/dA (envelope theorem, inner optimum) and B = U0 V0^T, the normalisation
+        A = a_bar B/||B||_F gives dF/dB = (a/1)(G - <G, A> A / a_bar^2), a = a_bar/||B||_F, so
+        dF/dU0 = a (G V0 - <G, A>/a_bar^2 A V0),  dF/dV0 = a (G^T U0 - <G, A>/a_bar^2 A^T U0);
+        G V0 = sum_m X_m^T W_m (X_m V0) and <G, A> = sum W_mij u_mij never form a d x d matrix."""
         M, N, d = X.shape
         timer = timer or _Timer()
         t0 = time.perf_counter()
-        U = theta[: d * self.r].reshape(d, self.r)
-        V = theta[d * self.r:].reshape(d, self.r)
+        U, V, a = self.factors(theta, d)  # U = a U0
         Xf = X.reshape(M * N, d)
         XU = (Xf @ U).reshape(M, N, self.r)
         XV = (Xf @ V).reshape(M, N, self.r)
@@ -307,35 +335,21 @@ class PairwiseERM:
         W = self.basis.pair_derivative(coef, local)
         W *= (-2.0 / (y.size * (N - 1))) * res.reshape(M, N, 1)
         W[:, np.arange(N), np.arange(N)] = 0.0
+        gamma = float(np.sum(W * Upair)) / self.a_bar**2  # <G, A> / a_bar^2
         t0 = timer.add("other", t0)
         WXV = np.matmul(W, XV)  # (M, N, r)
         WtXU = np.matmul(np.swapaxes(W, 1, 2), XU)
-        gU = Xf.T @ WXV.reshape(M * N, self.r)
-        gV = Xf.T @ WtXU.reshape(M * N, self.r)
+        GV = Xf.T @ WXV.reshape(M * N, self.r)  # G V0
+        GtU = Xf.T @ WtXU.reshape(M * N, self.r)  # G^T U = a G^T U0
         timer.add("gradient_matmul", t0)
-        if self.balance > 0:
-            # (balance/4) |U^T U - V^T V|_F^2: zero on the balanced factorisations, which
-            # every A = U V^T has, so min over A is unchanged; it removes the non-compact
-            # U -> U T, V -> V T^{-T} gauge.  Off by default: it did not reduce L-BFGS
-            # iterations in our tests (docs/paper_b.md).
-            D = U.T @ U - V.T @ V
-            F += 0.25 * self.balance * float(np.sum(D * D))
-            gU = gU + self.balance * U @ D
-            gV = gV - self.balance * V @ D
+        gU = a * (GV - gamma * U @ (V.T @ V))  # A V0 = U (V0^T V0)
+        gV = GtU - gamma * V @ (U.T @ U)  # a (G^T U0 - gamma A^T U0), A^T U0 = V U^T U / a
         return F, np.concatenate([gU.ravel(), gV.ravel()]), coef
 
-    def _gauge(self, X: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-        """Rescale (U, V) so that the 99th percentile of |u_ij| on (a slice of) the data is
-        0.8: inside the knot range [lo, hi] = [-1, 1], which fixes the scale gauge."""
-        sub = X[: min(len(X), 2000)]
-        q = np.quantile(np.abs(np.matmul(sub @ U, np.swapaxes(sub @ V, 1, 2))), 0.99)
-        a = np.sqrt(0.8 / max(q, 1e-300))
-        return np.concatenate([(a * U).ravel(), (a * V).ravel()])
-
     def initial(self, rng: np.random.Generator, X: np.ndarray) -> np.ndarray:
-        """A random dense start (U, V i.i.d. normal), gauge-fixed."""
+        """A random dense start (U0, V0 i.i.d. normal; the normalisation fixes the scale)."""
         d = X.shape[2]
-        return self._gauge(X, rng.standard_normal((d, self.r)), rng.standard_normal((d, self.r)))
+        return np.concatenate([rng.standard_normal(d * self.r), rng.standard_normal(d * self.r)])
 
     def moment_start(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """A spectral start: the top-r SVD of the cross moment
@@ -349,26 +363,52 @@ class PairwiseERM:
         mom = (YX.reshape(M * N, d).T @ np.repeat(S, N, axis=0) - YX.reshape(M * N, d).T @ X.reshape(M * N, d))
         u, sv, vt = np.linalg.svd(mom / (M * N * (N - 1)))
         root = np.sqrt(sv[: self.r])
-        return self._gauge(X, u[:, : self.r] * root, vt[: self.r].T * root)
+        return np.concatenate([(u[:, : self.r] * root).ravel(), (vt[: self.r].T * root).ravel()])
+
+    def hessian_start(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """A second-order spectral start (principal Hessian directions, Li 1992): Y_mi depends
+        on its own token through X_mi^T U and on the others through X_mj^T V, so the
+        Y-weighted second moments
+
+            S_row = mean_{m,i} (Y_mi - Ybar) X_mi X_mi^T,
+            S_col = mean_{m,i} (Y_mi - Ybar) (1/(N-1)) sum_{j != i} X_mj X_mj^T
+
+        differ from their null value (a multiple of the token covariance, 0 after centring for
+        i.i.d. tokens) only in span(U*) and span(V*).  Their top-r eigenvectors by |eigenvalue|
+        give A = Qa Qb^T.  Unlike :meth:`moment_start` this does not vanish when phi* is even
+        (then E[phi*(U_12) X_1 X_2^T] = 0 and the first moment carries no information)."""
+        M, N, d = X.shape
+        Yc = (Y - Y.mean()).reshape(M * N)
+        Xf = X.reshape(M * N, d)
+        S_row = (Xf * Yc[:, None]).T @ Xf / (M * N)
+        tot = np.einsum("mia,mib->mab", X, X)  # sum over the sample's tokens, (M, d, d)
+        S_all = np.einsum("mi,mab->ab", Y - Y.mean(), tot) / (M * N)
+        S_col = (S_all - S_row) / (N - 1)
+
+        def top(S):
+            w, v = np.linalg.eigh(S)
+            return v[:, np.argsort(-np.abs(w))[: self.r]]
+
+        return np.concatenate([top(S_row).ravel(), top(S_col).ravel()])
 
     def fit(self, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator,
             init: LowRank | None = None) -> FitResult:
-        """Full ERM: L-BFGS on the projected loss from ``restarts`` starts — the spectral
-        :meth:`moment_start` or its sign flip A -> -A, whichever has the lower projected loss
-        (the moment fixes span(A*) but not the sign when phi* is nearly even), and
-        ``restarts - 1`` random ones — (plus
-        ``init`` if given); the best final loss wins.  ``converged`` is L-BFGS's own verdict
-        for the winning start."""
+        """Full ERM: L-BFGS on the projected loss from ``restarts`` starts — the best (lowest
+        projected loss) of four spectral candidates, :meth:`moment_start`,
+        :meth:`hessian_start` and their sign flips A -> -A (the spectral directions fix span(A*)
+        at best, not the sign) — and ``restarts - 1`` random ones (plus ``init`` if given); the
+        best final loss wins.  ``converged`` is L-BFGS's own verdict for the winning start."""
         X, Y = _check_data(X, Y)
         M, N, d = X.shape
         if self.r > d:
             raise ParameterError(f"parameter r: must be an integer in [1, d] = [1, {d}], got {self.r}")
         timer = _Timer()
         t_start = time.perf_counter()
-        mom = self.moment_start(X, Y)
-        flipped = np.concatenate([-mom[: d * self.r], mom[d * self.r:]])  # A -> -A
+        candidates = []
+        for th in (self.moment_start(X, Y), self.hessian_start(X, Y)):
+            candidates += [th, np.concatenate([-th[: d * self.r], th[d * self.r:]])]  # A, -A
         with threadpool_limits(self.blas_threads):
-            spectral = min((mom, flipped), key=lambda th: self.projected(th, X, Y, timer)[0])
+            spectral = min(candidates, key=lambda th: self.projected(th, X, Y, timer)[0])
         starts = [spectral] + [self.initial(rng, X) for _ in range(self.restarts - 1)]
         if init is not None:
             starts.insert(0, np.concatenate([init.U.ravel(), init.V.ravel()]))
@@ -381,8 +421,7 @@ class PairwiseERM:
             if best is None or out.fun < best.fun:
                 best = out
         F, grad, coef = self.projected(best.x, X, Y, timer)
-        U = best.x[: d * self.r].reshape(d, self.r)
-        V = best.x[d * self.r:].reshape(d, self.r)
+        U, V, _ = self.factors(best.x, d)
         timings = dict(timer.t)
         timings["total"] = time.perf_counter() - t_start
         u_range = _off_diagonal_range(_pairs(X, LowRank(U, V)), self.lo, self.hi)
