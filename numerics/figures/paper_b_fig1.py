@@ -4,7 +4,9 @@ Panel (a): d = 1, 5, 30 (P = 3, beta = 2); panel (b): P = 3 and P = 8 (beta = P 
 Error bars: interquartile range over seeds; dashed lines: the theory slope -2beta/(2beta+1),
 anchored at each curve's first median.  Quick mode: the oracle-A conditional-MC experiment
 (12 seeds, as in the claims but fewer seeds); full mode: the learnt-A ERM with realised test
-errors (the paper's metric; 5 seeds).  Setup: numerics/rate_experiments.py.
+errors (the paper's metric; 5 seeds), with the oracle A = A* fit on the same data dotted:
+the gap is the parametric excess of learning A (claim B.rate.d_independence).  Setup:
+numerics/rate_experiments.py.
 """
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ def _panel(ax, curves, title):
         th = theory_slope(P)
         ax.plot(Ms, med[0] * (Ms / Ms[0]) ** th, "--", color=line[0].get_color(), lw=1,
                 label=f"theory {th:.3f}")
+        if res.oracle_errors is not None:  # learnt runs: the A = A* fit on the same data
+            ax.plot(Ms, np.median(res.oracle_errors, axis=0), ":", marker=".", color=line[0].get_color(),
+                    lw=1, label=f"{label}, A = A* (same data)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("M (samples)")
