@@ -271,3 +271,23 @@ def test_parametric_excess_is_the_tangent_dimension_for_two_tokens():
     assert pred.p == 6
     np.testing.assert_allclose(pred.excess, 6.0, rtol=0.05)
     assert pred.excess_zero_mean_bound == 6.0  # (N - 1) p
+
+
+def test_figure_panel_draws_learnt_runs_with_their_oracle(tmp_path):
+    """The full-mode figure path: a learnt-A run carries the oracle fit on the same data,
+    drawn dotted next to it."""
+    import matplotlib.pyplot as plt
+
+    from numerics.figures.paper_b_fig1 import _panel
+    from numerics.rate_experiments import run_rate
+
+    setup = RateSetup(P=3, d=2, N=3, n_values=(8, 9), c=2.0, seeds=2, oracle=False, n_test=2000, restarts=1)
+    res = run_rate(setup, np.random.SeedSequence(9), with_bias=False)
+    assert res.oracle_errors.shape == res.errors.shape and np.all(res.alignment <= 1 + 1e-12)
+    fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(0), boot=50)
+    fig, ax = plt.subplots()
+    _panel(ax, {("d=2", 3): (res, fit)}, "t")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("A = A*" in t for t in labels)
+    fig.savefig(tmp_path / "p.png")
+    plt.close(fig)

@@ -135,7 +135,7 @@ CLAIMS = [
         statement="grad_q y_hat = beta X^T (diag s - s s^T) X w, = (beta/L) X^T (I - 11^T/L) X w at q = 0; "
                   "q^(2) = -(eta_q beta/(n0 L)) sum_i h_i X_i^T (I - 11^T/L) X_i w^(1)",
         experiment=experiment,
-        equations=G.equations(),
+        equations=G.equations,
         status="paper",
         allowance_note="central finite-difference error bound |D(h) - D(2h)| + 10^(1-dps)/h "
                        "(h = 1e-10, dps = 40); for q^(2) doubled to cover the FD error of w^(1), b^(1)",
