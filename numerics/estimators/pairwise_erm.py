@@ -313,7 +313,7 @@ class PairwiseERM:
         """(F, dF/dtheta, coef) at theta = (vec U0, vec V0), A = a_bar U0 V0^T / ||U0 V0^T||_F.
 
         With G = dF/dA (envelope theorem, inner optimum) and B = U0 V0^T, the normalisation
-        A = a_bar B/||B||_F gives dF/dB = (a/1)(G - <G, A> A / a_bar^2), a = a_bar/||B||_F, so
+        A = a_bar B/||B||_F gives dF/dB = a (G - <G, A> A / a_bar^2), a = a_bar/||B||_F, so
         dF/dU0 = a (G V0 - <G, A>/a_bar^2 A V0),  dF/dV0 = a (G^T U0 - <G, A>/a_bar^2 A^T U0);
         G V0 = sum_m X_m^T W_m (X_m V0) and <G, A> = sum W_mij u_mij never form a d x d matrix."""
         M, N, d = X.shape
