@@ -34,11 +34,21 @@ QUERIES = ((0.9, 1.0), (0.6, 1.0))
 #: finite-size shift (delta, u) per feature kind at the Figure-1 setting (docs §5: free fit of
 #: the simulated alpha_hat(d), no theory input); u = 2 x the fit's standard error
 FINITE_SIZE = {"pool": (0.36, 0.16), "vec": (0.31, 0.87),
-               ("attention", 0.9, 1.0): (1.8, 0.8), ("attention", 0.6, 1.0): (1.6, 0.8)}
+               ("attention", 0.9, 1.0): (1.8, 0.8), ("attention", 0.6, 1.0): (1.6, 0.8),
+               # the Conjecture-1 counterexamples (paper_a_conjecture1.py; docs §7, fits recorded
+               # there as FINITE_SIZE_STUDY): attention (s_q, gamma) = (0, 2) at theta = 5, and
+               # the vectorised / attention (0.9, 1) features at theta = 6
+               ("attention", 0.0, 2.0): (-0.04, 0.16),
+               ("vec", 6.0): (0.74, 0.49), (("attention", 0.9, 1.0), 6.0): (1.92, 0.80)}
 
 
-def _fs(kind, query=None):
-    return FINITE_SIZE[(kind, *query)] if kind == "attention" else FINITE_SIZE[kind]
+def _fs(kind, query=None, theta=None):
+    """(delta, u) of a feature kind (and query); ``theta`` None or 5 is the Figure-1 setting,
+    other settings (numerics/claims/paper_a_conjecture1.py) are keyed by (key, theta)."""
+    key = (kind, *query) if kind == "attention" else kind
+    if theta is not None and theta != FIG1["theta"]:
+        key = (key, theta)
+    return FINITE_SIZE[key]
 
 SIZES = {
     # kind: (d, trials) per mode
@@ -48,24 +58,25 @@ SIZES = {
 RQMC = {"quick": (11, 8), "full": (14, 16)}  # (log2 points per scrambling, scramblings)
 
 
-def _allowance(kind: str, alpha: float, D: int, query=None) -> float:
-    delta, u = _fs(kind, query)
+def _allowance(kind: str, alpha: float, D: int, query=None, theta=None) -> float:
+    delta, u = _fs(kind, query, theta)
     return alpha * u / (D + 1 + delta)
 
 
-def _estimate(kind: str, cross, query=None) -> tuple[float, float]:
+def _estimate(kind: str, cross, query=None, theta=None) -> tuple[float, float]:
     """Mean and se of alpha_hat = n_c (D/d)/(D + 1 + delta) over the trials."""
-    delta = _fs(kind, query)[0]
+    delta = _fs(kind, query, theta)[0]
     a = cross.n_c * (cross.D / cross.d) / (cross.D + 1 + delta)
     return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size))
 
 
 @lru_cache(maxsize=16)
 def _crossing(kind: str, mode: str, root_seed: int, L: int, R: int, pi: float, theta: float,
-              hint: float, s_q: float = 0.0, gamma: float = 0.0):
+              hint: float, s_q: float = 0.0, gamma: float = 0.0, size=None):
     """One simulation per (kind, setting), shared by both claims within a process (the pooled
-    crossing is used by both); seeded by the kind and setting, not by the claim id."""
-    d, trials = SIZES[mode][kind]
+    crossing is used by both); seeded by the kind and setting, not by the claim id.
+    ``size`` = (d, trials) overrides SIZES[mode][kind] (other settings' own sizes)."""
+    d, trials = SIZES[mode][kind] if size is None else size
     ss = np.random.SeedSequence(root_seed, spawn_key=(
         _key(f"A.capacity.sim.{kind}.{L}.{R}.{pi}.{theta}.{s_q}.{gamma}"),))
     rng = np.random.default_rng(ss)
@@ -91,16 +102,16 @@ def _theory_attention(L, R, pi, theta, s_q, gamma, mode, seed):
     return ncap.attention_capacity(L, R, pi, theta, s_q, gamma, m=m, n_rep=reps, seed=seed)
 
 
-def _row(label, kind, alpha_theory, cross, extra_se=0.0, query=None):
-    mean, se = _estimate(kind, cross, query)
+def _row(label, kind, alpha_theory, cross, extra_se=0.0, query=None, theta=None):
+    mean, se = _estimate(kind, cross, query, theta)
     return Comparison(label, float(alpha_theory), mean, math.hypot(se, extra_se),
-                      _allowance(kind, float(alpha_theory), cross.D, query), int(cross.n_c.size))
+                      _allowance(kind, float(alpha_theory), cross.D, query, theta), int(cross.n_c.size))
 
 
-def _crossing_details(cross, kind, query=None) -> dict:
-    mean, se = _estimate(kind, cross, query)
+def _crossing_details(cross, kind, query=None, theta=None) -> dict:
+    mean, se = _estimate(kind, cross, query, theta)
     return {"d": cross.d, "D": cross.D, "trials": int(cross.n_c.size), "lp_solves": cross.lps,
-            "finite_size_delta": _fs(kind, query)[0], "corrected_mean": mean, "corrected_se": se,
+            "finite_size_delta": _fs(kind, query, theta)[0], "corrected_mean": mean, "corrected_se": se,
             "raw_mean n_c/(D+1)": cross.mean, "raw_se": cross.se,
             "median_(1/2-crossing)": cross.median, "sd_per_trial": float(cross.alpha_trials.std(ddof=1))}
 

@@ -1,0 +1,97 @@
+"""A.capacity.conjecture1_fails: the pieces (the claim itself runs once, at quick size, in
+tests/test_claims_catalogue.py; the original theory/simulation checks of the counterexample
+stay in tests/test_paper_a_capacity.py::test_conjecture1_*)."""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from numerics import capacity as ncap
+from numerics.capacity_finite_size import fit_finite_size
+from numerics.claims import paper_a_capacity as cap
+from numerics.claims import paper_a_conjecture1 as c1
+from numerics.params import ParameterError
+
+CLAIM = c1.CLAIMS[0]
+
+
+def test_claim_metadata():
+    assert CLAIM.id == "A.capacity.conjecture1_fails" and CLAIM.status == "erratum"
+    assert CLAIM.param_space.defaults() == {"L": 10, "R": 1, "pi": 0.5, "theta": 6.0, "s_q": 0.9,
+                                            "gamma": 1.0}
+    assert "delta" in CLAIM.allowance_note and CLAIM.get_equations()
+
+
+@pytest.mark.parametrize("bad", [{"s_q": "1.5"}, {"gamma": "-1"}, {"theta": "-2"}, {"R": "11"},
+                                 {"pi": "1"}, {"L": "1"}, {"s_q": "abc"}, {"foo": "1"}])
+def test_bad_params_one_line(bad):
+    with pytest.raises(ParameterError) as e:
+        CLAIM.param_space.validate(bad)
+    msg = str(e.value)
+    assert "\n" not in msg and next(iter(bad)) in msg
+
+
+def test_evaluate_upper_counterexample_digits():
+    """Defaults (theta = 6, s_q = 0.9, gamma = 1): closed forms to the requested digits (a
+    30-digit evaluation agrees with a 50-digit one; alpha_vec = L alpha_pool exactly), and the
+    RQMC alpha*_A exceeds alpha*_vec by many standard errors."""
+    p = CLAIM.param_space.validate({})
+    out = CLAIM.evaluate(p, 30)
+    hi = ncap.closed_form_capacity("vec", 10, 1, 0.5, 6.0, 50).alpha
+    with mpmath.workdps(60):
+        assert abs(out["alpha_vec"] - hi) < mpmath.mpf(10) ** -28 * hi
+        assert abs(out["alpha_vec"] - 10 * out["alpha_pool"]) < mpmath.mpf(10) ** -27 * hi
+    assert abs(float(out["alpha_vec"]) - 34.845) < 1e-3
+    assert out["alpha_A - alpha_vec"] > 10 * out["alpha_A_rqmc_se"] > 0
+    assert out["upper_fails (alpha_A > alpha_vec + 3 se)"] == 1
+    assert out["lower_fails (alpha_A < alpha_pool - 3 se)"] == 0
+
+
+def test_evaluate_lower_counterexample():
+    p = CLAIM.param_space.validate({"theta": "5", "s_q": "0", "gamma": "2"})
+    out = CLAIM.evaluate(p, 20)
+    assert out["alpha_pool - alpha_A"] > 10 * out["alpha_A_rqmc_se"] > 0
+    assert out["lower_fails (alpha_A < alpha_pool - 3 se)"] == 1
+    assert out["upper_fails (alpha_A > alpha_vec + 3 se)"] == 0
+
+
+def test_finite_size_constants_come_from_the_recorded_fits():
+    """FINITE_SIZE (delta, u) of the new settings = the theory-free fit of the recorded study
+    points (c1.FINITE_SIZE_STUDY), u = 2 se(delta) rounded up; and the allowance shrinks like
+    1/(D + 1 + delta)."""
+    for key, study in c1.FINITE_SIZE_STUDY.items():
+        pts = np.array([p[:4] for p in study["points"]], dtype=float)
+        a, a_se, dl, dl_se, chi2 = fit_finite_size(pts[:, 1], pts[:, 2], pts[:, 3])
+        delta, u = cap._fs(*key)
+        assert delta == pytest.approx(dl, abs=0.01), key
+        assert 2 * dl_se <= u <= 2 * dl_se + 0.05, key
+        assert chi2 == pytest.approx(study["chi2"], abs=0.01)
+        assert (a, a_se) == pytest.approx(study["alpha_inf"], rel=3e-3)
+        assert (dl, dl_se) == pytest.approx(study["delta"], abs=2e-3)
+        kind, query, theta = key
+        alpha = 10.0
+        al = [cap._allowance(kind, alpha, D, query, theta) * (D + 1 + delta) for D in (10, 40, 160)]
+        assert np.allclose(al, alpha * u)
+
+
+def test_difference_row_combines_rows():
+    from numerics.claims.base import Comparison
+
+    a = Comparison("a", 80.0, 82.0, 3.0, 4.0, 100)
+    b = Comparison("b", 30.0, 31.0, 4.0, 1.0, 50)
+    r = c1._diff_row("a-b", a, b)
+    assert (r.theory, r.mean, r.se, r.allowance, r.n) == (50.0, 51.0, 5.0, 5.0, 50)
+
+
+@pytest.mark.slow
+def test_finite_size_delta_low_setting():
+    """Re-measure delta of the lower-inequality attention setting (smaller, other seed): it
+    agrees with the documented constant within the combined uncertainty."""
+    from numerics.capacity_finite_size import finite_size_study
+    from numerics.simulators.separability import AttentionQuery
+
+    fit = finite_size_study("attention", [12, 50], [1500, 400], hint=2.14, theta=5.0,
+                            query=AttentionQuery(0.0, 2.0), seed=909)
+    delta, u = cap._fs("attention", (0.0, 2.0))
+    assert abs(fit.delta - delta) < 4 * fit.delta_se + u
