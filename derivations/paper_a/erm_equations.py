@@ -120,6 +120,43 @@ ell_logistic = sp.log(1 + sp.exp(-y * h))
 dl_logistic = sp.simplify(sp.diff(ell_logistic, h))
 d2l_logistic = sp.simplify(sp.diff(ell_logistic, h, 2))
 
+# --- any loss: the channel in terms of h, and its exact Jacobian (high-precision polish) -----
+LOSSES = {"square": ell_square, "logistic": ell_logistic}
+
+
+@lru_cache(maxsize=2)
+def channel(loss: str):
+    """The prox equation and the five residual integrands of a loss as SymPy expressions of
+    (h, zeta, unknowns, latent), with their exact derivatives in the unknowns.
+
+    The prox G(h, x) = h + sigma2 V ell'(h; y) - omega(x) = 0 defines h implicitly, so by the
+    implicit function theorem dh/dx = -G_x / G_h; an integrand r(h, x) then has
+    dr/dx = r_x + r_h dh/dx (exact; no finite differences).  Integrands:
+    (ell', a ell', 1 - d_omega h, c ell', sigma2 ell'^2) with d_omega h = 1/G_h.
+    Returns dict: G, G_h, omega0 (the omega with h = 0, for the training error), r (5-tuple),
+    dr_dx (5x5 Matrix), loss (ell(h; y))."""
+    ell_ = LOSSES[loss]
+    dl = sp.diff(ell_, h)
+    G = h + s2 * V * dl - omega
+    G_h = sp.diff(G, h)
+    dh = {x: -sp.diff(G, x) / G_h for x in UNKNOWNS}
+    r = (dl, a * dl, 1 - 1 / G_h, c * dl, s2 * dl**2)
+    J = sp.Matrix(5, 5, lambda i, j: sp.diff(r[i], UNKNOWNS[j]) + sp.diff(r[i], h) * dh[UNKNOWNS[j]])
+    omega0 = sp.simplify((s2 * V * dl).subs(h, 0))  # G(0, x) = 0  <=>  omega = omega0
+    return {"G": G, "G_h": G_h, "omega0": omega0, "r": r, "dr_dx": J, "loss": ell_}
+
+
+def channel_square_check() -> sp.Matrix:
+    """For the square loss the generic channel, integrated over zeta, must equal the exact
+    INTEGRANDS_SQUARE and their Jacobian: returns the difference (zero matrix)."""
+    ch = channel("square")
+    sub = {h: h_square}
+    r = sp.Matrix([gaussian_expectation(sp.expand(e.subs(sub))) for e in ch["r"]])
+    J = ch["dr_dx"].subs(sub).applyfunc(lambda e: gaussian_expectation(sp.expand(sp.simplify(e))))
+    x = sp.Matrix(UNKNOWNS)
+    return sp.simplify(r.row_join(J) - sp.Matrix(INTEGRANDS_SQUARE).row_join(sp.Matrix(INTEGRANDS_SQUARE).jacobian(x)))
+
+
 # --- two-point laws: pooled and vectorised linear models (Theorem 5) ------------------------
 # Latent law: y = +1 (prob pi): c = mu, sigma^2 = s2; y = -1: c = 0; a = 0 (w_1 = 0).
 # Pooled: mu = theta R / L, s2 = 1/L, alpha = n/d.

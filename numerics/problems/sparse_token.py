@@ -6,9 +6,14 @@ whole protocol: (||q^(2)||, s_q) from the Theorem-3 limits with (alpha0, eta_w, 
 and the same loss in steps 1-3.  QMC controls: log2_points, n_scrambles, qmc_seed.  The result
 has converged/status/iterations/residual, the order parameters (w1, m, b, V, Q), test_error,
 train_loss, train_error, and for attention the randomized-QMC standard errors (*_qmc_se).
+Linear models: the float64 solution is polished in mpmath to --dps digits with the exact
+SymPy Jacobian (numerics/erm_polish.py); values are then decimal strings with dps digits, and
+the float64 solution's distance to the polished one is reported.
 docs/paper_a_after_training.md.
 """
 from __future__ import annotations
+
+import mpmath
 
 from numerics import sparse_token_state_evolution as SE
 from numerics.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
@@ -44,10 +49,29 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
         law = SE.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
                                log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
         res = SE.solve_with_error(law, p["alpha1"], p["lam"], loss, n_gh=16)
-    else:
-        law = SE.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
-        res = SE.solve(law, p["alpha1"], p["lam"], loss, n_gh=24)
-    return res.as_dict()
+        out = res.as_dict()
+        out["precision"] = ("float64; the attention expectations are randomized QMC (*_qmc_se), "
+                            "so --dps does not apply")
+        return out
+    law = SE.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
+    res = SE.solve(law, p["alpha1"], p["lam"], loss, n_gh=24)
+    out = res.as_dict()
+    if not res.converged:
+        return out
+    # polish in mpmath with the exact Jacobian (numerics/erm_polish.py); report its own status
+    from numerics.erm_polish import polish
+
+    pol = polish(model, p["L"], p["R"], p["pi"], p["theta"], p["alpha1"], p["lam"], loss, res.x, dps)
+    out = {"converged": pol.converged,
+           "status": f"float64: {res.status} (residual {res.residual:.1e}); mpmath: {pol.status}",
+           "iterations": res.iterations + pol.iterations, "residual": float(pol.residual)}
+    if pol.converged:
+        for k, v in pol.as_dict().items():
+            if not k.startswith("polish_"):
+                out[k] = mpmath.nstr(v, dps)
+        out["quadrature_error"] = float(pol.quad_error)
+        out["float64_minus_mpmath_max"] = float(max(abs(float(res.x[k]) - pol.x[k]) for k in range(5)))
+    return out
 
 
 PROBLEMS = {
