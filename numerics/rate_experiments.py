@@ -98,7 +98,10 @@ class RateResult:
 def make_problem(setup: RateSetup, problem_ss: np.random.SeedSequence):
     """(phi*, A*) from two independent children of ``problem_ss``: phi* does not depend on d,
     so panel (a) compares the same link across dimensions."""
-    phi_ss, a_ss = problem_ss.spawn(2)
+    # the two children spawn(2) would give on its first call, built explicitly: spawn() is
+    # stateful, and a second call on the same object silently returned a different problem
+    phi_ss, a_ss = (np.random.SeedSequence(problem_ss.entropy, spawn_key=problem_ss.spawn_key + (k,))
+                    for k in (0, 1))
     phi = bspline_link(np.random.default_rng(phi_ss), setup.P, setup.phi_pieces)
     A = interaction_matrix(np.random.default_rng(a_ss), setup.d, setup.r, setup.kind)
     return InteractingParticleModel(UniformCube(), A, phi, setup.sigma, setup.N)
@@ -280,9 +283,10 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     V1 = tr(G Sigma^{-1}), V2 = tr(G Sigma^{-1} W Sigma^{-1}) (V2 > 0: small M inflates the
     error, which steepens the slope).  ``V`` then holds the pairs (V1, V2).
 
-    Sigma and bias(K) (the population least-squares fit of phi*) are estimated on ``halves``
-    independent noise-free populations of ``M_pop`` samples (independent of the experiment's
-    seeds); ``se`` is the standard error of the predicted slope over the halves."""
+    Sigma, G (on the same population's token pairs) and bias(K) (the population least-squares
+    fit of phi*, measured on the test pairs) are estimated on ``halves`` independent noise-free
+    populations of ``M_pop`` samples (independent of the experiment's seeds); ``se`` is the
+    standard error of the predicted slope over the halves."""
     problem_ss, test_ss, *_ = seed_seq.spawn(3 + setup.seeds)
     pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6,))
     model = make_problem(setup, problem_ss if problem is None else problem)
@@ -296,13 +300,19 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     for h_ss in pop_ss.spawn(halves):
         X, F = quiet.simulate(np.random.default_rng(h_ss), M_pop)
         Upair = _pairs(X, model.A)
+        u_pairs = Upair[:, ~np.eye(setup.N, dtype=bool)].ravel()  # all (i, j), j != i: pairs ~ rho
         b_h, V_h = [], []
         for K in setup.pieces():
             est = PairwiseERM(setup.P, K, setup.r)
             Phi = est.basis.averaged_design(Upair)
             Sigma = Phi.T @ Phi / Phi.shape[0]
             Bt = est.basis.design(u_test)
-            G = Bt.T @ Bt / Bt.shape[0]
+            # G from the same population's token pairs as Sigma, not from the shared test set:
+            # for degree 8 Sigma is nearly singular and a G from an independent sample made
+            # tr(G Sigma^-1) (hence s2) vary by ~0.006 between test sets while the se over
+            # halves (which shared the test set) said 0.0002
+            Bp = est.basis.design(u_pairs)
+            G = Bp.T @ Bp / Bp.shape[0]
             coef = est.solve_coef(Phi, F.ravel())
             b_h.append(float(np.mean((Bt @ coef - g_test) ** 2)))
             Sinv = np.linalg.inv(Sigma)

@@ -291,3 +291,15 @@ def test_figure_panel_draws_learnt_runs_with_their_oracle(tmp_path):
     assert any("A = A*" in t for t in labels)
     fig.savefig(tmp_path / "p.png")
     plt.close(fig)
+
+
+def test_make_problem_is_a_function_of_its_seed():
+    """SeedSequence.spawn is stateful; make_problem must give the same (phi*, A*) however often
+    it is called with the same seed object (it once did not)."""
+    setup = RateSetup(P=3, d=4)
+    ss = np.random.SeedSequence(12)
+    a, b = make_problem(setup, ss), make_problem(setup, ss)
+    np.testing.assert_array_equal(a.phi.c, b.phi.c)
+    np.testing.assert_array_equal(a.A.A, b.A.A)
+    fresh = np.random.SeedSequence(12).spawn(2)  # ... and the children spawn(2) gives first
+    np.testing.assert_array_equal(a.phi.c, ip.bspline_link(np.random.default_rng(fresh[0]), 3, setup.phi_pieces).c)
