@@ -95,3 +95,12 @@ def test_finite_size_delta_low_setting():
                             query=AttentionQuery(0.0, 2.0), seed=909)
     delta, u = cap._fs("attention", (0.0, 2.0))
     assert abs(fit.delta - delta) < 4 * fit.delta_se + u
+
+
+def test_evaluate_beyond_rqmc_is_a_parameter_error():
+    """theta = 14 with an aligned query: E F(T) underflows / rho -> 1 inside the attention
+    solver; evaluate reports a one-line ParameterError naming the parameters, not a crash."""
+    p = CLAIM.param_space.validate({"theta": "14"})
+    with pytest.raises(ParameterError) as e:
+        CLAIM.evaluate(p, 15)
+    assert "theta=14.0" in str(e.value) and "\n" not in str(e.value)
