@@ -167,6 +167,8 @@ def _denominator_np(model, rho, b, theta, R, L, pi):
 def _neg_log_obj(x, model, theta, R, L, pi):
     u, b = x
     rho = math.tanh(u)
+    if not abs(rho) < 1:  # tanh rounded to +-1: log(1 - rho^2) = -inf, objective +inf
+        return math.inf
     den, scale = _denominator_np(model, rho, b, theta, R, L, pi)
     return -(math.log(scale) + math.log1p(-rho * rho) - math.log(den))
 
@@ -319,7 +321,9 @@ def _att_log_obj(x, lat, pi):
     gD = pi * (F1_np(Tp) * dTp).mean(axis=1) + (1 - pi) * (F1_np(Tn) * dTn).mean(axis=1)
     HD = pi * np.einsum("n,in,jn->ij", F2_np(Tp), dTp, dTp) / Tp.size \
         + (1 - pi) * np.einsum("n,in,jn->ij", F2_np(Tn), dTn, dTn) / Tn.size
-    if not (D > 0 and np.isfinite(D)):
+    if not (D > 0 and np.isfinite(D)) or not abs(rho) < 1:
+        # |rho| -> 1 (tanh rounds to 1 for strong signals): the objective's log(1 - rho^2)
+        # is -inf there, the maximiser is elsewhere
         return -math.inf, np.full(3, np.nan), np.full((3, 3), np.nan)
     val = math.log1p(-rho * rho) - math.log(D)
     g = -gD / D

@@ -271,3 +271,14 @@ def test_finite_size_study_pool_extrapolates_to_theory():
     fit = finite_size_study("pool", [12, 25, 50], [1500, 1000, 400], hint=2.95, seed=7)
     theory = float(ncap.pool_capacity(10, 1, 0.5, 5.0, dps=15).alpha)
     assert abs(fit.alpha_inf - theory) < 4 * fit.alpha_inf_se
+
+
+def test_strong_signal_gives_a_one_line_error_not_a_domain_error():
+    """theta = 14: tanh rounds to 1 inside the optimiser; it used to raise a bare
+    'math domain error' from log1p(-rho^2) deep inside (reported by the Conjecture-1 work)."""
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    r = CliRunner().invoke(main, ["eval", "A.capacity.ordering", "--param", "theta=14"])
+    assert r.exit_code == 2 and "domain" not in r.output and len(r.output.strip().splitlines()) == 1
