@@ -190,13 +190,31 @@ def eval_cmd(claim_id, params, dps, as_json):
         click.echo(f"error: {claim_id}: non-finite value for {', '.join(bad)} at these parameters", err=True)
         sys.exit(1)
 
+    text = {k: mpmath.nstr(v, _digits(out, k, dps), strip_zeros=False) for k, v in out.items()}
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
-                           "values": {k: mpmath.nstr(v, dps, strip_zeros=False) for k, v in out.items()}}))
+                           "values": text}))
     else:
         click.echo(f"{claim_id} at " + ", ".join(f"{k}={v}" for k, v in values.items()) + f"  ({dps} digits)")
-        for k, v in out.items():
-            click.echo(f"  {k} = {mpmath.nstr(v, dps, strip_zeros=False)}")
+        for k in out:
+            click.echo(f"  {k} = {text[k]}")
+
+
+_SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
+
+
+def _digits(out: dict, key: str, dps: int) -> int:
+    """dps digits, except for a Monte Carlo estimate (a companion key + _se / _rqmc_se / ...):
+    two digits beyond its standard error; a standard error itself gets two digits."""
+    import mpmath
+
+    if key.endswith(_SE_SUFFIXES):
+        return min(dps, 2)
+    for suffix in _SE_SUFFIXES:
+        se = out.get(key + suffix)
+        if se is not None and se > 0 and out[key] != 0:
+            return int(max(2, min(dps, mpmath.floor(mpmath.log10(abs(out[key]) / se)) + 2)))
+    return dps
 
 
 @main.command()

@@ -130,3 +130,14 @@ def test_latex_of_every_real_claim(tmp_path):
     n_eq = sum(len(c.get_equations()) for c in registry.claims().values())
     assert text.count("\\begin{equation}") == text.count("\\end{equation}") == n_eq > 0
     assert "nan" not in text.lower().replace("\\nabla", "")
+
+
+def test_eval_prints_monte_carlo_values_only_to_their_standard_error():
+    import mpmath
+
+    from numerics.cli import _digits
+
+    out = {"a": mpmath.mpf("86.8185546"), "a_rqmc_se": mpmath.mpf("0.648"), "exact": mpmath.pi}
+    assert _digits(out, "a", 30) == 4  # 86.82: two digits beyond the se's first
+    assert _digits(out, "a_rqmc_se", 30) == 2
+    assert _digits(out, "exact", 30) == 30

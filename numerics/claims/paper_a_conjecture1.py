@@ -169,7 +169,8 @@ def _evaluate(params: dict, dps: int) -> dict:
     with mpmath.workdps(dps + 10):
         up, low = a - vec.alpha, pool.alpha - a
     return {"alpha_pool": pool.alpha, "alpha_vec": vec.alpha, "alpha_A": a, "alpha_A_rqmc_se": se,
-            "alpha_A - alpha_vec": +up, "alpha_pool - alpha_A": +low,
+            "alpha_A - alpha_vec": +up, "alpha_A - alpha_vec_rqmc_se": se,
+            "alpha_pool - alpha_A": +low, "alpha_pool - alpha_A_rqmc_se": se,
             "upper_fails (alpha_A > alpha_vec + 3 se)": mpmath.mpf(int(up > 3 * se)),
             "lower_fails (alpha_A < alpha_pool - 3 se)": mpmath.mpf(int(low > 3 * se))}
 
