@@ -33,6 +33,7 @@ from numerics.simulators.interacting_particles import (
 )
 
 SEEDS = Param("seeds", int, 2, 100_000, doc="number of seeds, >= 2")
+G_PAIRS = 2_000_000  # token pairs for the rho-Gram of the basis in the oracle experiment
 
 
 def m_grid(beta: float, c: float, n_values) -> list[int]:
@@ -90,6 +91,7 @@ class RateResult:
     bias: list = field(default_factory=list)  # noise-free error at each M (sigma = 0)
     oracle_errors: np.ndarray | None = None  # learnt runs: the oracle fit on the same data
     alignment: np.ndarray | None = None  # learnt runs: |<A_hat, A*>_F| / (|A_hat|_F |A*|_F)
+    errors_halves: np.ndarray | None = None  # oracle runs: errors with each half's G (2, seeds, M)
 
     def medians(self) -> np.ndarray:
         return np.median(self.errors, axis=0)
@@ -189,7 +191,7 @@ def bootstrap_slope(Ms, errors: np.ndarray, rng: np.random.Generator, boot: int 
 
 
 def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sigma: float,
-                          B_test: np.ndarray, g_test: np.ndarray):
+                          B_test: np.ndarray, g_test: np.ndarray, G=None):
     """E_eta ||g_hat - g*||^2_rho given the design X, for the oracle fit (A = A* fixed),
     with the Gaussian noise integrated out exactly (conditional Monte Carlo):
 
@@ -197,7 +199,9 @@ def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sig
         E err = mean_test (B_test Gram^+ Phi^T F / m - g*)^2 + sigma^2 tr(G_test Gram^+) / m,
 
     G_test = B_test^T B_test / n_test; B_test the basis at the test pairs' u = x1^T A* x2.
-    Returns (expected error, bias part, variance part)."""
+    With ``G`` (a list of rho-Gram estimates of the basis) the variance part uses each G in
+    place of G_test and ``var`` is the list of the results.
+    Returns (expected error, bias part, variance part) — with ``G``, the error for G[0]."""
     from numerics.estimators.pairwise_erm import _pairs
 
     Phi = est.basis.averaged_design(_pairs(X, A))
@@ -208,6 +212,9 @@ def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sig
     Us, sv, Vt = Us[:, keep], sv[keep], Vt[keep]
     coef = Vt.T @ ((Us.T @ F.ravel()) / (sv * np.sqrt(m)))
     bias = float(np.mean((B_test @ coef - g_test) ** 2))
+    if G is not None:  # tr(G Gram^+) = tr(V^T G V S^-2)
+        var = [float(sigma**2 * np.sum(np.diag(Vt @ g @ Vt.T) / sv**2) / m) for g in G]
+        return bias + var[0], bias, var
     BV = B_test @ Vt.T / sv  # (n_test, rank)
     var = float(sigma**2 * np.sum(BV**2) / B_test.shape[0] / m)
     return bias + var, bias, var
@@ -217,30 +224,54 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
                        problem: np.random.SeedSequence | None = None) -> RateResult:
     """Oracle-A rate experiment with the noise integrated out (``oracle_expected_error``):
     errors[s, k] = E_eta[err | design of seed s at M_k].  Per-seed variability then comes from
-    the token design only, which makes slopes precise enough for the +-5% mutation test."""
+    the token design only, which makes slopes precise enough for the +-5% mutation test.
+
+    Test quantities.  The bias part is measured on test pairs drawn per seed (a child stream
+    of the seed's), so its Monte Carlo error is inside the bootstrap over seeds.  The variance
+    part sigma^2 tr(G Gram^-1)/m needs the rho-Gram G of the basis, shared by all seeds: with
+    G from the 20 000 test pairs its error moved the slope by ~0.02 between test sets while the
+    bootstrap se said 0.006.  G is now estimated on ``G_PAIRS`` fresh pairs in two independent
+    halves; ``errors`` uses their mean and ``errors_halves`` each half, so that the claim can
+    add the G-error of the slope (|slope_a - slope_b| / 2) to its se."""
     setup.check()
-    problem_ss, test_ss, _, *seed_ss = seed_seq.spawn(3 + setup.seeds)
+    problem_ss, g_ss, _, *seed_ss = seed_seq.spawn(3 + setup.seeds)
     model = make_problem(setup, problem_ss if problem is None else problem)
-    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
-    u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
-    g_test = model.phi(u_test)
     quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
     Ms = setup.Ms
+    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    halves = []
+    for h_ss in g_ss.spawn(2):  # two independent estimates of G per K
+        acc = [np.zeros((e.basis.n, e.basis.n)) for e in ests]
+        rng = np.random.default_rng(h_ss)
+        for _ in range(G_PAIRS // 2 // 100_000):
+            x1, x2 = model.sample_pairs(rng, 100_000)
+            u = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+            for k, e in enumerate(ests):
+                B = e.basis.design(u)
+                acc[k] += B.T @ B
+        halves.append([a / (G_PAIRS // 2) for a in acc])
+    G_mean = [(a + b) / 2 for a, b in zip(*halves)]
     errors = np.empty((setup.seeds, len(Ms)))
+    errors_halves = np.empty((2, setup.seeds, len(Ms)))
     bias = np.empty_like(errors)
     t0 = time.perf_counter()
     seeds = range(setup.seeds)
     if progress is not None:
         seeds = progress(seeds, f"P={setup.P} d={setup.d} (oracle)")
-    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
-    B_tests = [e.basis.design(u_test) for e in ests]
     for s in seeds:
         X_all, F_all = quiet.simulate(np.random.default_rng(seed_ss[s]), max(Ms))
+        test_ss = np.random.SeedSequence(seed_ss[s].entropy, spawn_key=seed_ss[s].spawn_key + (1,))
+        x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+        u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+        g_test = model.phi(u_test)
         for k, M in enumerate(Ms):
-            errors[s, k], bias[s, k], _ = oracle_expected_error(
-                ests[k], X_all[:M], F_all[:M], model.A, setup.sigma, B_tests[k], g_test)
+            errors[s, k], bias[s, k], var = oracle_expected_error(
+                ests[k], X_all[:M], F_all[:M], model.A, setup.sigma, ests[k].basis.design(u_test), g_test,
+                G=[G_mean[k], halves[0][k], halves[1][k]])
+            errors_halves[:, s, k] = bias[s, k] + np.asarray(var[1:])
     elapsed = time.perf_counter() - t0
     res = RateResult(setup, Ms, errors, np.zeros_like(errors), 0, elapsed, list(np.median(bias, axis=0)))
+    res.errors_halves = errors_halves
     return res
 
 
