@@ -186,6 +186,12 @@ class _TwoPoint:
 _LAWS = {"pool": (E.POOL_MU, E.POOL_S2, sp.Integer(1)), "vec": (E.VEC_MU, E.VEC_S2, E.L)}
 
 
+@lru_cache(maxsize=2)
+def _law(model: str):
+    """(mu, sigma^2, dimension factor) of a linear model as one mpmath function of (L, R, theta)."""
+    return sp.lambdify((E.L, E.R, E.theta), list(_LAWS[model]), "mpmath")
+
+
 def polish(model: str, L: int, R: int, pi, theta, alpha1, lam, loss: str, x0, dps: int,
            max_iter: int = 30) -> PolishResult:
     """Newton in mpmath at ``dps`` digits (+10 guard digits) from the float64 solution ``x0``
@@ -195,8 +201,7 @@ def polish(model: str, L: int, R: int, pi, theta, alpha1, lam, loss: str, x0, dp
     if model not in _LAWS:
         raise ValueError(f"model must be 'pool' or 'vec', got {model!r}")
     with mpmath.workdps(dps + 10):
-        vals = {E.L: to_mpf(L), E.R: to_mpf(R), E.theta: to_mpf(theta)}
-        mu, s2, dim = (sp.lambdify(tuple(vals), e, "mpmath")(*vals.values()) for e in _LAWS[model])
+        mu, s2, dim = (mpmath.mpf(v) for v in _law(model)(to_mpf(L), to_mpf(R), to_mpf(theta)))
         eq = _TwoPoint(mu, s2, to_mpf(pi), to_mpf(alpha1) / dim, to_mpf(lam), loss)
         x = [mpmath.mpf(0)] + [mpmath.mpf(float(v)) for v in list(x0)[1:]]
         tol = mpmath.mpf(10) ** (-(dps + 3))  # the answer is then right to ~dps digits

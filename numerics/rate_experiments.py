@@ -29,7 +29,7 @@ import numpy as np
 from numerics.estimators.pairwise_erm import PairwiseERM, g_error
 from numerics.params import Param, ParameterError
 from numerics.simulators.interacting_particles import (
-    InteractingParticleModel, UniformCube, bspline_link, interaction_matrix,
+    InteractingParticleModel, UniformCube, bspline_link, interaction_matrix, pair_values,
 )
 
 SEEDS = Param("seeds", int, 2, 100_000, doc="number of seeds, >= 2")
@@ -202,9 +202,7 @@ def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sig
     With ``G`` (a list of rho-Gram estimates of the basis) the variance part uses each G in
     place of G_test and ``var`` is the list of the results.
     Returns (expected error, bias part, variance part) — with ``G``, the error for G[0]."""
-    from numerics.estimators.pairwise_erm import _pairs
-
-    Phi = est.basis.averaged_design(_pairs(X, A))
+    Phi = est.basis.averaged_design(pair_values(X, A))
     m = Phi.shape[0]
     # SVD of Phi / sqrt(m): Gram^+ = V S^-2 V^T, c = V S^-1 U^T F / sqrt(m) (ridge 0).
     Us, sv, Vt = np.linalg.svd(Phi / np.sqrt(m), full_matrices=False)
@@ -244,8 +242,7 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
         acc = [np.zeros((e.basis.n, e.basis.n)) for e in ests]
         rng = np.random.default_rng(h_ss)
         for _ in range(G_PAIRS // 2 // 100_000):
-            x1, x2 = model.sample_pairs(rng, 100_000)
-            u = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+            u = model.A.form(*model.sample_pairs(rng, 100_000))
             for k, e in enumerate(ests):
                 B = e.basis.design(u)
                 acc[k] += B.T @ B
@@ -261,8 +258,7 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
     for s in seeds:
         X_all, F_all = quiet.simulate(np.random.default_rng(seed_ss[s]), max(Ms))
         test_ss = np.random.SeedSequence(seed_ss[s].entropy, spawn_key=seed_ss[s].spawn_key + (1,))
-        x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
-        u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+        u_test = model.A.form(*model.sample_pairs(np.random.default_rng(test_ss), setup.n_test))
         g_test = model.phi(u_test)
         for k, M in enumerate(Ms):
             errors[s, k], bias[s, k], var = oracle_expected_error(
@@ -270,9 +266,8 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
                 G=[G_mean[k], halves[0][k], halves[1][k]])
             errors_halves[:, s, k] = bias[s, k] + np.asarray(var[1:])
     elapsed = time.perf_counter() - t0
-    res = RateResult(setup, Ms, errors, np.zeros_like(errors), 0, elapsed, list(np.median(bias, axis=0)))
-    res.errors_halves = errors_halves
-    return res
+    return RateResult(setup, Ms, errors, np.zeros_like(errors), 0, elapsed, list(np.median(bias, axis=0)),
+                      errors_halves=errors_halves)
 
 
 @dataclass(frozen=True)
@@ -321,16 +316,13 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     problem_ss, test_ss, *_ = seed_seq.spawn(3 + setup.seeds)
     pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6,))
     model = make_problem(setup, problem_ss if problem is None else problem)
-    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
-    from numerics.estimators.pairwise_erm import _pairs
-
-    u_test = np.einsum("ni,ir,nr->n", x1, model.A.U, x2 @ model.A.V)
+    u_test = model.A.form(*model.sample_pairs(np.random.default_rng(test_ss), setup.n_test))
     g_test = model.phi(u_test)
     quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
     slopes, slopes1, biases, Vs = [], [], [], []
     for h_ss in pop_ss.spawn(halves):
         X, F = quiet.simulate(np.random.default_rng(h_ss), M_pop)
-        Upair = _pairs(X, model.A)
+        Upair = pair_values(X, model.A)
         u_pairs = Upair[:, ~np.eye(setup.N, dtype=bool)].ravel()  # all (i, j), j != i: pairs ~ rho
         b_h, V_h = [], []
         for K in setup.pieces():
@@ -380,39 +372,46 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
 # --- learnt A: the parametric excess ---------------------------------------------------------
 def tangent_directions(A) -> np.ndarray:
     """Orthonormal (Frobenius) basis E_1..E_p of the directions in which the estimator can move
-    A away from A*: the tangent space of the rank-r matrices at A*, T = {Pu Z + Z Pv - Pu Z Pv},
-    minus the direction of A* itself (the sphere ||A||_F = a_bar of the estimator removes the
-    scale, which phi absorbs).  p = r (2d - r) - 1; shape (p, d, d)."""
+    A away from A*: the tangent space of the rank-r matrices at A*, T = {Qu X + Y Qv^T}
+    (Qu, Qv orthonormal bases of span U, span V), minus the direction of A* itself (the sphere
+    ||A||_F = a_bar of the estimator removes the scale, which phi absorbs).
+    p = r (2d - r) - 1; shape (p, d, d).  Built from the 2 r d spanning matrices
+    Qu[:, a] e_j^T and e_i Qv[:, b]^T (SVD of a (2rd) x d^2 matrix, not a d^2 x d^2 one)."""
     U, V = np.asarray(A.U, dtype=float), np.asarray(A.V, dtype=float)
     d = U.shape[0]
     Qu, Qv = np.linalg.qr(U)[0], np.linalg.qr(V)[0]
-    Pu, Pv = Qu @ Qu.T, Qv @ Qv.T
-    Z = np.eye(d * d).reshape(d * d, d, d)
-    T = Pu @ Z + Z @ Pv - Pu @ Z @ Pv
+    I = np.eye(d)
+    span = np.concatenate([np.einsum("ia,jk->ajik", Qu, I).reshape(-1, d * d),
+                           np.einsum("ik,jb->bkij", I, Qv).reshape(-1, d * d)])
     a = (U @ V.T).ravel()
     a = a / np.linalg.norm(a)
-    T = T.reshape(d * d, d * d)
-    T = T - np.outer(T @ a, a)
-    _, sv, vt = np.linalg.svd(T)
+    span = span - np.outer(span @ a, a)
+    _, sv, vt = np.linalg.svd(span, full_matrices=False)
     return vt[sv > 1e-8 * max(sv[0], 1.0)].reshape(-1, d, d)
 
 
 def _parametric_features(dphi, A, E: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """f_k(x, y) = phi*'(x^T A* y) x^T E_k y, the derivative of g = phi(x^T A y) along E_k;
     x, y of shape (n, d), result (n, p)."""
-    u = np.einsum("ni,ir,nr->n", x, A.U, y @ A.V)
-    return dphi(u)[:, None] * np.einsum("na,kab,nb->nk", x, E, y, optimize=True)
+    return dphi(A.form(x, y))[:, None] * np.einsum("na,kab,nb->nk", x, E, y, optimize=True)
 
 
-def _averaged_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """R_f[X]_i = (1/(N-1)) sum_{j != i} f_k(X_i, X_j), shape (M N, p), by batched matmuls."""
+def _pair_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """f_k(X_i, X_j) for every token pair of every sample, shape (M, N, N, p), by batched
+    matmuls (X_i^T E_k X_j for all i, j, k at once)."""
     M, N, d = X.shape
     p = len(E)
     XE = (X.reshape(M * N, d) @ E.transpose(1, 0, 2).reshape(d, p * d)).reshape(M, N * p, d)
     Q = np.matmul(XE, np.swapaxes(X, 1, 2)).reshape(M, N, p, N)  # X_i^T E_k X_j
-    W = dphi(np.matmul(X @ A.U, np.swapaxes(X @ A.V, 1, 2)))  # phi*'(u_ij)
-    W[:, np.arange(N), np.arange(N)] = 0.0
-    return np.einsum("mikj,mij->mik", Q, W).reshape(M * N, p) / (N - 1)
+    return np.swapaxes(Q, 2, 3) * dphi(pair_values(X, A))[..., None]
+
+
+def _averaged_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """R_f[X]_i = (1/(N-1)) sum_{j != i} f_k(X_i, X_j), shape (M N, p)."""
+    N = X.shape[1]
+    F = _pair_parametric_features(dphi, A, E, X)
+    F[:, np.arange(N), np.arange(N)] = 0.0
+    return F.sum(axis=2).reshape(-1, len(E)) / (N - 1)
 
 
 @dataclass(frozen=True)
@@ -427,11 +426,6 @@ class ParametricPrediction:
     V_full: list
     excess: list
     excess_se: list
-    excess_zero_mean_bound: float
-
-    def curve(self, bias, Ms, sigma: float, N: int) -> np.ndarray:
-        Ms = np.asarray(Ms, dtype=float)
-        return np.asarray(bias) + sigma**2 * np.asarray(self.V_full) / (Ms * N)
 
 
 def parametric_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
@@ -439,41 +433,49 @@ def parametric_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_
                           chunk: int = 1000) -> ParametricPrediction:
     """V_oracle and V_full = tr(G Sigma^{-1}) for every K of the setup, on ``halves``
     noise-free populations of ``M_pop`` samples (a stream of ``seed_seq`` independent of the
-    experiment's seeds, like :func:`first_order_prediction`).  This is the classical
-    asymptotic excess risk of least squares in a (locally) parametric model, here the joint
-    model (spline coefficients, A on the sphere) linearised at (phi_K, A*); the A-features use
-    phi*' (equal to phi_K' up to the approximation error, a higher-order effect)."""
-    problem_ss, test_ss, *_ = seed_seq.spawn(3 + setup.seeds)
+    experiment's seeds, like :func:`first_order_prediction`); Sigma from the averaged rows,
+    G from the same population's token pairs (so its error is in the spread over halves).
+    This is the classical asymptotic excess risk of least squares in a (locally) parametric
+    model, here the joint model (spline coefficients, A on the sphere) linearised at
+    (phi_K, A*); the A-features use phi*' (equal to phi_K' up to the approximation error, a
+    higher-order effect)."""
+    problem_ss, *_ = seed_seq.spawn(3 + setup.seeds)
     pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6 + 1,))
     model = make_problem(setup, problem_ss if problem is None else problem)
     A, N = model.A, setup.N
     E = tangent_directions(A)
     dphi = model.phi.derivative()
-    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
-    u_test = np.einsum("ni,ir,nr->n", x1, A.U, x2 @ A.V)
-    F_test = _parametric_features(dphi, A, E, x1, x2)
     ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
     quiet = InteractingParticleModel(model.law, A, model.phi, 0.0, N)
+    off = ~np.eye(N, dtype=bool)
     V_or, V_full = [], []
     for h_ss in pop_ss.spawn(halves):
         X, _ = quiet.simulate(np.random.default_rng(h_ss), M_pop)
-        # averaged A-features R_f[X]_i = (1/(N-1)) sum_{j != i} f(X_i, X_j), in chunks
-        RA = np.concatenate([_averaged_parametric_features(dphi, A, E, X[a:a + chunk])
-                             for a in range(0, M_pop, chunk)])
-        Upair = np.matmul(X @ A.U, np.swapaxes(X @ A.V, 1, 2))
+        dims = [e.basis.n + len(E) for e in ests]
+        Sigma = [np.zeros((n, n)) for n in dims]
+        G = [np.zeros((n, n)) for n in dims]
+        for a in range(0, M_pop, chunk):
+            Xc = X[a:a + chunk]
+            Fp = _pair_parametric_features(dphi, A, E, Xc)  # (m, N, N, p)
+            F_off = Fp[:, off]  # (m, N(N-1), p), rows ~ rho
+            RA = F_off.reshape(len(Xc), N, N - 1, -1).sum(axis=2).reshape(-1, len(E)) / (N - 1)
+            F_off = F_off.reshape(-1, len(E))
+            Upair = pair_values(Xc, A)
+            u_off = Upair[:, off].ravel()
+            for k, est in enumerate(ests):
+                D = np.hstack([est.basis.averaged_design(Upair), RA])
+                Dp = np.hstack([est.basis.design(u_off), F_off])
+                Sigma[k] += D.T @ D
+                G[k] += Dp.T @ Dp
         vo, vf = [], []
-        for est in ests:
-            Phi = est.basis.averaged_design(Upair)
-            Bt = est.basis.design(u_test)
-            D, Dt = np.hstack([Phi, RA]), np.hstack([Bt, F_test])
-            Sigma, G = D.T @ D / D.shape[0], Dt.T @ Dt / Dt.shape[0]
+        for k, est in enumerate(ests):
+            S, Gk = Sigma[k] / (M_pop * N), G[k] / (M_pop * N * (N - 1))
             n = est.basis.n
-            vf.append(float(np.trace(np.linalg.solve(Sigma, G))))
-            vo.append(float(np.trace(np.linalg.solve(Sigma[:n, :n], G[:n, :n]))))
+            vf.append(float(np.trace(np.linalg.solve(S, Gk))))
+            vo.append(float(np.trace(np.linalg.solve(S[:n, :n], Gk[:n, :n]))))
         V_or.append(vo)
         V_full.append(vf)
     V_or, V_full = np.asarray(V_or), np.asarray(V_full)
     exc = V_full - V_or
     se = exc.std(axis=0, ddof=1) / np.sqrt(halves) if halves > 1 else np.zeros(exc.shape[1])
-    return ParametricPrediction(len(E), list(V_or.mean(0)), list(V_full.mean(0)), list(exc.mean(0)),
-                                list(se), float((N - 1) * len(E)))
+    return ParametricPrediction(len(E), list(V_or.mean(0)), list(V_full.mean(0)), list(exc.mean(0)), list(se))

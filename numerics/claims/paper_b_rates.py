@@ -209,7 +209,7 @@ def _excess_row(settings, d):
             "V_A_closed_form": theory, "g": g, "c": c, "tangent_dimension_p": pred.p,
             "V_A_monte_carlo_trace": pred.excess[0], "V_A_monte_carlo_se": pred.excess_se[0],
             "V_oracle": pred.V_oracle[0], "naive_count_p": pred.p,
-            "zero_conditional_mean_value_(N-1)p": pred.excess_zero_mean_bound,
+            "zero_conditional_mean_value_(N-1)p": (setup.N - 1) * pred.p,
             "measured_mean": float(exc.mean()), "measured_median": float(np.median(exc)),
             "min_alignment": float(res.alignment.min()), "not_converged": res.not_converged,
             "seed_entropy": ss.entropy, "seed_spawn_key": list(ss.spawn_key)}

@@ -50,7 +50,7 @@ from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
 from numerics.params import Param, ParameterError
-from numerics.simulators.interacting_particles import LowRank
+from numerics.simulators.interacting_particles import LowRank, pair_values
 
 DEGREE = Param("s", int, 0, 20, doc="spline degree of the estimator, 0 <= s <= 20")
 PIECES = Param("K", int, 1, 10_000, doc="number of equal spline pieces, >= 1")
@@ -233,8 +233,7 @@ class FitResult:
         return self.basis.evaluate(self.coef, u)
 
     def g(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        u = np.einsum("...i,ir,...r->...", x, self.A.U, y @ self.A.V)
-        return self.phi(u)
+        return self.phi(self.A.form(x, y))
 
 
 @dataclass
@@ -292,7 +291,7 @@ class PairwiseERM:
     def fit_phi(self, X: np.ndarray, Y: np.ndarray, A: LowRank) -> FitResult:
         """The oracle variant: A fixed (e.g. A = A*), phi by least squares."""
         X, Y = _check_data(X, Y)
-        Upair = _pairs(X, A)
+        Upair = pair_values(X, A)
         Phi = self.basis.averaged_design(Upair)
         y = Y.ravel()
         coef = self.solve_coef(Phi, y)
@@ -381,8 +380,9 @@ class PairwiseERM:
         Yc = (Y - Y.mean()).reshape(M * N)
         Xf = X.reshape(M * N, d)
         S_row = (Xf * Yc[:, None]).T @ Xf / (M * N)
-        tot = np.einsum("mia,mib->mab", X, X)  # sum over the sample's tokens, (M, d, d)
-        S_all = np.einsum("mi,mab->ab", Y - Y.mean(), tot) / (M * N)
+        # sum_{m,i} Yc_mi sum_j X_mj X_mj^T = sum_{m,j} (sum_i Yc_mi) X_mj X_mj^T
+        w = np.repeat(Yc.reshape(M, N).sum(axis=1), N)
+        S_all = (Xf * w[:, None]).T @ Xf / (M * N)
         S_col = (S_all - S_row) / (N - 1)
 
         def top(S):
@@ -424,7 +424,7 @@ class PairwiseERM:
         U, V, _ = self.factors(best.x, d)
         timings = dict(timer.t)
         timings["total"] = time.perf_counter() - t_start
-        u_range = _off_diagonal_range(_pairs(X, LowRank(U, V)), self.lo, self.hi)
+        u_range = _off_diagonal_range(pair_values(X, LowRank(U, V)), self.lo, self.hi)
         return FitResult(self.basis, coef, LowRank(U, V), F, bool(best.success), int(best.nit),
                          str(best.message), len(starts), float(np.max(np.abs(grad))), timings,
                          u_range)
@@ -435,10 +435,6 @@ def _off_diagonal_range(Upair: np.ndarray, lo: float, hi: float) -> tuple:
     N = Upair.shape[1]
     u = Upair[:, ~np.eye(N, dtype=bool)]
     return min(float(u.min()), lo), max(float(u.max()), hi)
-
-
-def _pairs(X, A: LowRank):
-    return np.matmul(X @ A.U, np.swapaxes(X @ A.V, 1, 2))
 
 
 def _check_data(X, Y):

@@ -209,6 +209,10 @@ class LowRank:
     def r(self) -> int:
         return self.U.shape[1]
 
+    def form(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """x_n^T A y_n for paired rows x, y of shape (..., d), computed as (x U)·(y V)."""
+        return np.sum((x @ self.U) * (y @ self.V), axis=-1)
+
 
 def interaction_matrix(rng: np.random.Generator, d: int, r: int, kind: str = "coordinate",
                        token_sup: float = 1.0) -> LowRank:
