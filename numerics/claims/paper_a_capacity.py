@@ -31,24 +31,22 @@ FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 #: the query of the ordering claim: well aligned (s_q = 0.9), moderate softmax scale
 #: gamma = beta ||q|| = 1, and a weaker one (s_q = 0.6); docs §3 explains the choice.
 QUERIES = ((0.9, 1.0), (0.6, 1.0))
-#: finite-size shift (delta, u) per feature kind at the Figure-1 setting (docs §5: free fit of
-#: the simulated alpha_hat(d), no theory input); u = 2 x the fit's standard error
-FINITE_SIZE = {"pool": (0.36, 0.16), "vec": (0.31, 0.87),
-               ("attention", 0.9, 1.0): (1.8, 0.8), ("attention", 0.6, 1.0): (1.6, 0.8),
-               # the Conjecture-1 counterexamples (paper_a_conjecture1.py; docs §7, fits recorded
-               # there as FINITE_SIZE_STUDY): attention (s_q, gamma) = (0, 2) at theta = 5, and
-               # the vectorised / attention (0.9, 1) features at theta = 6
-               ("attention", 0.0, 2.0): (-0.04, 0.16),
+#: finite-size shift (delta, u) per (feature kind[, query], theta) (docs §5: free fit of the
+#: simulated alpha_hat(d), no theory input); u = 2 x the fit's standard error.  theta = 5 is
+#: the Figure-1 setting; the Conjecture-1 counterexamples (paper_a_conjecture1.py, docs §7,
+#: fits recorded there as FINITE_SIZE_STUDY) add attention (s_q, gamma) = (0, 2) at theta = 5
+#: and the vectorised / attention (0.9, 1) features at theta = 6.
+FINITE_SIZE = {("pool", 5.0): (0.36, 0.16), ("vec", 5.0): (0.31, 0.87),
+               (("attention", 0.9, 1.0), 5.0): (1.8, 0.8), (("attention", 0.6, 1.0), 5.0): (1.6, 0.8),
+               (("attention", 0.0, 2.0), 5.0): (-0.04, 0.16),
                ("vec", 6.0): (0.74, 0.49), (("attention", 0.9, 1.0), 6.0): (1.92, 0.80)}
 
 
 def _fs(kind, query=None, theta=None):
-    """(delta, u) of a feature kind (and query); ``theta`` None or 5 is the Figure-1 setting,
-    other settings (numerics/claims/paper_a_conjecture1.py) are keyed by (key, theta)."""
+    """(delta, u) of a feature kind (and query) at ``theta`` (None: the Figure-1 theta)."""
     key = (kind, *query) if kind == "attention" else kind
-    if theta is not None and theta != FIG1["theta"]:
-        key = (key, theta)
-    return FINITE_SIZE[key]
+    return FINITE_SIZE[(key, float(FIG1["theta"] if theta is None else theta))]
+
 
 SIZES = {
     # kind: (d, trials) per mode

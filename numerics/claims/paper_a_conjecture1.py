@@ -13,7 +13,7 @@ simulated crossings (numerics.simulators.separability: per-trial exact critical 
 estimator alpha_hat = n_c (D/d)/(D + 1 + delta) and the allowance alpha* u/(D + 1 + delta).  The
 pooled crossing of the lower row IS the capacity claims' one (same cache, same seed).  The
 finite-size shifts delta of the three new settings (FINITE_SIZE in paper_a_capacity.py, keyed
-by theta) come from theory-free two-parameter fits over several d (docs §7,
+by kind and theta) come from theory-free two-parameter fits over several d (docs §7,
 numerics.capacity_finite_size.finite_size_study; reproduced by the slow test
 tests/test_paper_a_conjecture1.py::test_finite_size_delta_low_setting).
 """
