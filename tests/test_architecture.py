@@ -1,7 +1,10 @@
-"""The layering rules of DESIGN.md, enforced.
+"""The layering rules of DESIGN.md, enforced by folder.
 
-* a simulator (or estimator) never imports ``derivations`` — not even through another module —
-  because a simulation that used the formula it tests would check nothing;
+* ``numerics/experiments`` (simulators, estimators, experiment drivers) never imports
+  ``derivations`` or ``numerics.theory`` — not even through another module — because a
+  simulation that used the formula it tests would check nothing;
+* ``numerics/core`` is generic machinery: it imports neither ``derivations`` nor the theory,
+  experiments or claims;
 * ``derivations`` is pure SymPy: it imports neither numpy nor ``numerics``.
 Each module is imported in a fresh interpreter so earlier imports cannot mask a violation."""
 import pathlib
@@ -27,12 +30,20 @@ def _imported_after(module: str) -> set[str]:
     return set(out.stdout.split())
 
 
-EXPERIMENTS = _modules("numerics/simulators") + _modules("numerics/estimators")
+def _under(mods, *prefixes):
+    return sorted(m for m in mods if any(m == p or m.startswith(p + ".") for p in prefixes))
 
 
-@pytest.mark.parametrize("module", EXPERIMENTS)
+@pytest.mark.parametrize("module", _modules("numerics/experiments"))
 def test_experiments_never_import_the_formulas(module):
-    bad = sorted(m for m in _imported_after(module) if m == "derivations" or m.startswith("derivations."))
+    bad = _under(_imported_after(module), "derivations", "numerics.theory", "numerics.claims")
+    assert not bad, f"{module} imports {bad}"
+
+
+@pytest.mark.parametrize("module", _modules("numerics/core"))
+def test_core_is_generic(module):
+    bad = _under(_imported_after(module), "derivations", "numerics.theory", "numerics.experiments",
+                 "numerics.claims")
     assert not bad, f"{module} imports {bad}"
 
 

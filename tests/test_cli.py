@@ -11,10 +11,10 @@ import sympy as sp
 from click.testing import CliRunner
 
 from derivations import Equation
-from numerics import registry
+from numerics.core import registry
 from numerics.cli import main
 from numerics.claims.base import Claim, Comparison
-from numerics.params import PI, THETA, ParamSpace
+from numerics.core.params import PI, THETA, ParamSpace
 
 x = sp.Symbol("x", positive=True)
 EQ = Equation("T.sqrt", sp.Symbol("s"), sp.sqrt(x), "toy", (x,))

@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 
 from derivations.paper_a import erm_equations as E
-from numerics import sparse_token_state_evolution as SE
-from numerics.erm_polish import polish
+from numerics.theory.paper_a import erm_equations as SE
+from numerics.theory.paper_a.erm_polish import polish
 
 
 def test_generic_channel_equals_the_exact_square_loss_channel():

@@ -11,12 +11,12 @@ from hypothesis import given, strategies as st
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
-from numerics import registry
-from numerics.alignment_limits import ALIGNMENT_SPACE, alignment_limits, rate_constants
-from numerics.backends import agree_digits, evalf_reference, lambdify, mp_eval, to_mpf
-from numerics.claims.paper_a_alignment import _richardson
-from numerics.gaussian import expect_mp, expect_mp_err, expect_np
-from numerics.params import ParameterError
+from numerics.core import registry
+from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
+from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval, to_mpf
+from numerics.claims.paper_a.alignment import _richardson
+from numerics.core.quadrature import expect_mp, expect_mp_err, expect_np
+from numerics.core.params import ParameterError
 
 def digits(a, b, work=120):
     """agree_digits at a working precision high enough not to round a or b (agree_digits
@@ -268,7 +268,7 @@ def test_full_size_paper_setting_cosines():
 def test_self_interaction_shift_by_monte_carlo():
     """Step 2 directly: on D0 the step-2 prediction of a negative sample is shifted by
     eta_w g_- / (alpha0 L) relative to a fresh negative sample (square loss, g_- = -1)."""
-    from numerics.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.simulators.sparse_token import SparseTokenModel
 
     L_, d, n0, eta_w = 4, 300, 150, 1.0
     model = SparseTokenModel(L=L_, R=1, pi=0.5, theta=2.0, d=d)

@@ -7,11 +7,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from numerics import capacity as ncap
-from numerics.capacity_finite_size import fit_finite_size
-from numerics.claims import paper_a_capacity as cap
-from numerics.claims import paper_a_conjecture1 as c1
-from numerics.params import ParameterError
+from numerics.theory.paper_a import capacity as ncap
+from numerics.experiments.capacity_finite_size import fit_finite_size
+from numerics.claims.paper_a import capacity as cap
+from numerics.claims.paper_a import conjecture1 as c1
+from numerics.core.params import ParameterError
 
 CLAIM = c1.CLAIMS[0]
 
@@ -88,8 +88,8 @@ def test_difference_row_combines_rows():
 def test_finite_size_delta_low_setting():
     """Re-measure delta of the lower-inequality attention setting (smaller, other seed): it
     agrees with the documented constant within the combined uncertainty."""
-    from numerics.capacity_finite_size import finite_size_study
-    from numerics.simulators.separability import AttentionQuery
+    from numerics.experiments.capacity_finite_size import finite_size_study
+    from numerics.experiments.simulators.separability import AttentionQuery
 
     fit = finite_size_study("attention", [12, 50], [1500, 400], hint=2.14, theta=5.0,
                             query=AttentionQuery(0.0, 2.0), seed=909)

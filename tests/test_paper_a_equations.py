@@ -11,10 +11,10 @@ from hypothesis import given, strategies as st
 
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
-from numerics import sparse_token_state_evolution as SE
-from numerics.params import ParameterError
-from numerics.simulators.sparse_token import SparseTokenModel, attention_features, pooled_features, vectorised_features
-from numerics.simulators.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
+from numerics.theory.paper_a import erm_equations as SE
+from numerics.core.params import ParameterError
+from numerics.experiments.simulators.sparse_token import SparseTokenModel, attention_features, pooled_features, vectorised_features
+from numerics.experiments.simulators.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
 
 
 # --- symbolic ------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def test_ridgeless_limit_matches_notes_closed_form():
 
 
 def test_cor2_mpmath_matches_evalf():
-    from numerics.backends import evalf_reference, mp_eval
+    from numerics.core.backends import evalf_reference, mp_eval
 
     for eq in EQ.ridgeless_limit_equations():
         vals = {EQ.theta: 5, EQ.R: 1, EQ.L: 10, EQ.pi_: 0.5}
@@ -225,7 +225,7 @@ def test_erm_logistic_gradient_small_and_square_exact():
 
 
 def test_pooled_direct_sampler_has_the_pooled_law():
-    from numerics.simulators.sparse_token_erm import pooled_sample
+    from numerics.experiments.simulators.sparse_token_erm import pooled_sample
 
     model = SparseTokenModel(8, 2, 0.4, 3.0, 30)
     rng = np.random.default_rng(2)

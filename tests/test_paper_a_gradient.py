@@ -9,9 +9,9 @@ import sympy as sp
 from hypothesis import given, strategies as st
 
 from derivations.paper_a import gradient as G
-from numerics.claims import paper_a_gradient as CG
-from numerics.simulators import sparse_token_training as T
-from numerics.simulators.sparse_token import SparseTokenModel
+from numerics.claims.paper_a import gradient as CG
+from numerics.experiments.simulators import sparse_token_training as T
+from numerics.experiments.simulators.sparse_token import SparseTokenModel
 
 
 @pytest.mark.parametrize("L", [2, 3, 4])

@@ -13,11 +13,11 @@ from hypothesis import given, settings, strategies as st
 
 from derivations.paper_a import representation_attention as att
 from derivations.paper_a import representation_linear as lin
-from numerics import attention_oracle as ao
-from numerics.backends import agree_digits, evalf_reference
-from numerics.claims import paper_a_representation as cl
-from numerics.params import ParameterError
-from numerics.simulators import representation as sim
+from numerics.theory.paper_a import representation as ao
+from numerics.core.backends import agree_digits, evalf_reference
+from numerics.claims.paper_a import representation as cl
+from numerics.core.params import ParameterError
+from numerics.experiments.simulators import representation as sim
 
 
 # --- linear baselines: symbolic -------------------------------------------------------------

@@ -17,10 +17,10 @@ from derivations.paper_b import forward_operator as fo
 from derivations.paper_b import kl_divergence as kl
 from derivations.paper_b import projection_lemma as pl
 from derivations.paper_b import rate_exponent as re_
-from numerics.backends import agree_digits, evalf_reference, mp_eval
-from numerics.claims import paper_b_identities as claims_mod
-from numerics.params import ParameterError
-from numerics.simulators import interacting_particles as sim
+from numerics.core.backends import agree_digits, evalf_reference, mp_eval
+from numerics.claims.paper_b import identities as claims_mod
+from numerics.core.params import ParameterError
+from numerics.experiments.simulators import interacting_particles as sim
 
 # this module's claims directly (registry.claims() would import every helper's claims)
 CLAIM = {c.id: c for c in claims_mod.CLAIMS}

@@ -8,8 +8,8 @@ from scipy.integrate import dblquad, quad
 
 from derivations.paper_b import coercivity as CO
 from derivations.paper_b import parametric_excess as PE
-from numerics.claims.paper_b_rates import link_integrals, v_a_theory
-from numerics.rate_experiments import RateSetup, make_problem, parametric_prediction
+from numerics.claims.paper_b.rates import link_integrals, v_a_theory
+from numerics.experiments.paper_b_rates import RateSetup, make_problem, parametric_prediction
 
 
 def test_direction_trace_comes_from_the_coercivity_identity():
@@ -43,7 +43,7 @@ def test_v_a_closed_form_and_limits():
 
 
 def _problem():
-    from numerics.seeding import seed_sequence
+    from numerics.core.seeding import seed_sequence
 
     return make_problem(RateSetup(P=3, d=5), seed_sequence(20260429, "B.rate", "P3", "problem"))
 
@@ -64,7 +64,7 @@ def test_closed_form_matches_monte_carlo_trace(d):
     populations of simulated tokens, no use of the closed form) agrees with V_A to within its
     Monte Carlo error (2 populations; 4 se, plus 2 % for the test-pair vs population Gram)."""
     setup = RateSetup(P=3, d=d, N=4, n_values=(14,), c=3.0, seeds=2)
-    from numerics.seeding import seed_sequence
+    from numerics.core.seeding import seed_sequence
 
     pred = parametric_prediction(setup, np.random.SeedSequence(3), M_pop=12_000, halves=2,
                                  problem=seed_sequence(20260429, "B.rate", "P3", "problem"))

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from numerics.params import ParameterError
-from numerics.simulators import interacting_particles as ip
+from numerics.core.params import ParameterError
+from numerics.experiments.simulators import interacting_particles as ip
 
 
 def naive(g, X):

@@ -4,7 +4,7 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from numerics.params import (
+from numerics.core.params import (
     ALPHA0, L, PI, R, THETA, Param, ParameterError, ParamSpace, parse_assignments, r_le_l,
 )
 

@@ -93,7 +93,7 @@ def lemma_gap():
 
 
 # --- step 4: moments under concrete laws (exact) --------------------------------------------
-#: token laws for the exact moments, matching numerics.simulators.interacting_particles (d = 1):
+#: token laws for the exact moments, matching numerics.experiments.simulators.interacting_particles (d = 1):
 #:   "uniform"      X_k = W_k,            W_k i.i.d. U[-1, 1]
 #:   "gaussian"     X_k = G_k,            G_k i.i.d. N(0, 1)
 #:   "conditional"  X_k = s Z + W_k,      Z, W_k i.i.d. U[-1, 1]   (Z shared by the sample)

@@ -66,7 +66,7 @@ def _baseline_solve(law, alpha, lam, x0, max_iter, tol, time_cap):
 
 
 def bench_attention_equations(quick: bool) -> dict:
-    from numerics import sparse_token_state_evolution as SE
+    from numerics.theory.paper_a import erm_equations as SE
 
     args = dict(L=10, R=1, pi=0.5, theta=5.0, beta=1.0, q_norm=2.0, s_q=0.5)
     log2, K = (8, 4) if quick else (10, 8)

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from numerics.estimators.pairwise_erm import PairwiseERM, g_error, pieces_for
-from numerics.simulators.interacting_particles import (
+from numerics.experiments.estimators.pairwise_erm import PairwiseERM, g_error, pieces_for
+from numerics.experiments.simulators.interacting_particles import (
     InteractingParticleModel, UniformCube, bspline_link, forward_link, interaction_matrix,
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.claims import paper_a_alignment as C
+from numerics.claims.paper_a import alignment as C
 
 
 def figure(path, settings, progress=lambda it, label: it):

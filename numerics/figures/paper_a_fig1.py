@@ -1,6 +1,6 @@
 """Figure 1 of Paper A: step-4 test error vs alpha1 for attention, pooled and vectorised models.
 
-Theory lines: the self-consistent equations (numerics.sparse_token_state_evolution, continuation
+Theory lines: the self-consistent equations (numerics.theory.paper_a.erm_equations, continuation
 along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.  ``--full``: L = 10, R = 1,
 pi = 0.5, theta = 5, lambda = 1e-5, d = 1000, 8 trials (the paper's setting); ``--quick``:
 lambda = 1e-2, d = 300, 3 trials, fewer alpha1.  The attention query is the fixed q of the
@@ -18,10 +18,10 @@ def figure1(path, settings, progress):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from numerics import sparse_token_state_evolution as SE
-    from numerics.claims.paper_a_after_training import ATT_Q, BASE
-    from numerics.simulators.sparse_token import SparseTokenModel
-    from numerics.simulators.sparse_token_erm import query_with_alignment, step4_trial
+    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.claims.paper_a.after_training import ATT_Q, BASE
+    from numerics.experiments.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.simulators.sparse_token_erm import query_with_alignment, step4_trial
 
     full = settings.full
     lam = 1e-5 if full else 1e-2

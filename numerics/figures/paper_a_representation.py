@@ -17,9 +17,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from numerics import attention_oracle as ao  # noqa: E402
-from numerics.seeding import rng as make_rng  # noqa: E402
-from numerics.simulators import representation as sim  # noqa: E402
+from numerics.theory.paper_a import representation as ao  # noqa: E402
+from numerics.core.seeding import rng as make_rng  # noqa: E402
+from numerics.experiments.simulators import representation as sim  # noqa: E402
 
 SCALINGS = {
     "theta = 0.3 sqrt(L)": lambda L: 0.3 * math.sqrt(L),

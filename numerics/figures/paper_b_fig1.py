@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from numerics.claims.paper_b_rates import SEED_PATH, setup_for, theory_slope  # noqa: E402
-from numerics.rate_experiments import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
+from numerics.claims.paper_b.rates import SEED_PATH, setup_for, theory_slope  # noqa: E402
+from numerics.experiments.paper_b_rates import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
 
 
 def _curve(settings, P, d, progress, learnt: bool):
@@ -38,7 +38,7 @@ def _curve(settings, P, d, progress, learnt: bool):
             res = run_rate(setup, ss, progress=progress, with_bias=False, problem=problem)
         else:
             res = run_rate_oracle_rb(setup, ss, progress=progress, problem=problem)
-    fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(ss.spawn(1)[0]))
+    fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(child(ss, 'bootstrap')))
     return res, fit
 
 

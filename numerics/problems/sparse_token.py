@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import mpmath
 
-from numerics import sparse_token_state_evolution as SE
-from numerics.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
+from numerics.theory.paper_a import erm_equations as SE
+from numerics.core.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
                              ParamSpace, r_le_l)
 from numerics.problems.base import ProblemSpec
 
@@ -40,7 +40,7 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
     loss = options.get("loss", "logistic")
     if model == "attention":
         if p["alpha0"] > 0:
-            from numerics.sparse_token_protocol import predict
+            from numerics.theory.paper_a.protocol import predict
 
             return predict(alpha0=p["alpha0"], alpha1=p["alpha1"], loss_steps=loss, loss=loss,
                            eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"], beta=p["beta"],
@@ -59,7 +59,7 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
     if not res.converged:
         return out
     # polish in mpmath with the exact Jacobian (numerics/erm_polish.py); report its own status
-    from numerics.erm_polish import polish
+    from numerics.theory.paper_a.erm_polish import polish
 
     pol = polish(model, p["L"], p["R"], p["pi"], p["theta"], p["alpha1"], p["lam"], loss, res.x, dps)
     out = {"converged": pol.converged,

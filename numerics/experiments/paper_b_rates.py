@@ -1,0 +1,483 @@
+"""Rate experiments of Paper B's Figure 1: test error of the ERM vs M, log-log slope.
+
+Setup (docs/paper_b.md "Rate experiments"; every unknown of notes §6 fixed here):
+
+* tokens i.i.d. Uniform[-1, 1]^d, N tokens per sample, Gaussian noise sigma;
+* A* of rank r, ``kind="coordinate"`` (|x^T A* y| <= 1 on the cube and a law of U that is the
+  same for every d), phi* a B-spline of degree P with ``phi_pieces`` equal pieces on [-1, 1]
+  and coefficients Uniform[-1, 1]; one (phi*, A*) per configuration (the "problem seed"),
+  fresh data per seed;
+* estimator: splines of the same degree P (beta = P - 1) with spline dimension
+  n_M = K_M + P = c M^{1/(2 beta + 1)}; the M grid is chosen so that n_M is an integer for every
+  M (M = round((n / c)^{2 beta + 1}) for consecutive integers n), so that rounding K_M does not
+  distort the slope;
+* error ||g_hat - g*||^2_rho on ``n_test`` fresh token pairs (one test set per configuration,
+  shared by the seeds), median over seeds, slope of log(median) on log M by least squares,
+  bootstrap over seeds (resampling seeds with replacement at every M) for its standard error
+  and a percentile CI;
+* ``oracle=True`` fixes A = A* (the phi rate), else the full ERM (A learnt by L-BFGS on the
+  sphere ||A||_F = ||A*||_F, the class bound a_bar of Theorem 3.1 taken as known), paired
+  with the oracle fit on the same data so that the parametric excess is measured per seed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from numerics.core.seeding import child, children
+
+from numerics.experiments.estimators.pairwise_erm import PairwiseERM, g_error
+from numerics.core.params import Param, ParameterError
+from numerics.experiments.simulators.interacting_particles import (
+    InteractingParticleModel, UniformCube, bspline_link, interaction_matrix, pair_values,
+)
+
+SEEDS = Param("seeds", int, 2, 100_000, doc="number of seeds, >= 2")
+G_PAIRS = 2_000_000  # token pairs for the rho-Gram of the basis in the oracle experiment
+
+
+def m_grid(beta: float, c: float, n_values) -> list[int]:
+    """M such that c M^{1/(2 beta + 1)} = n for each spline dimension n."""
+    return [int(round((n / c) ** (2.0 * beta + 1.0))) for n in n_values]
+
+
+@dataclass(frozen=True)
+class RateSetup:
+    P: int = 3
+    d: int = 1
+    r: int = 1
+    N: int = 4
+    sigma: float = 0.5
+    n_values: tuple = (8, 9, 10, 12, 14, 16)
+    c: float = 2.0
+    seeds: int = 20
+    oracle: bool = True
+    phi_pieces: int = 4
+    kind: str = "coordinate"
+    n_test: int = 20_000
+    restarts: int = 2
+
+    @property
+    def beta(self) -> int:
+        return self.P - 1
+
+    @property
+    def theory_slope(self) -> float:
+        return -2.0 * self.beta / (2.0 * self.beta + 1.0)
+
+    @property
+    def Ms(self) -> list[int]:
+        return m_grid(self.beta, self.c, self.n_values)
+
+    def pieces(self) -> list[int]:
+        return [n - self.P for n in self.n_values]
+
+    def check(self):
+        if self.P < 2:
+            raise ParameterError(f"parameter P: must be an integer >= 2 (beta = P - 1 > 0), got {self.P}")
+        if min(self.n_values) <= self.P:
+            raise ParameterError(f"parameter n_values: every spline dimension must exceed P = {self.P}")
+        SEEDS.parse(self.seeds)
+
+
+@dataclass
+class RateResult:
+    setup: RateSetup
+    Ms: list
+    errors: np.ndarray          # (seeds, len(Ms))
+    test_se: np.ndarray          # Monte Carlo se of each test error
+    not_converged: int
+    fit_seconds: float
+    bias: list = field(default_factory=list)  # noise-free error at each M (sigma = 0)
+    oracle_errors: np.ndarray | None = None  # learnt runs: the oracle fit on the same data
+    alignment: np.ndarray | None = None  # learnt runs: |<A_hat, A*>_F| / (|A_hat|_F |A*|_F)
+    errors_halves: np.ndarray | None = None  # oracle runs: errors with each half's G (2, seeds, M)
+
+    def medians(self) -> np.ndarray:
+        return np.median(self.errors, axis=0)
+
+
+def make_problem(setup: RateSetup, problem_ss: np.random.SeedSequence):
+    """(phi*, A*) from two independent children of ``problem_ss``: phi* does not depend on d,
+    so panel (a) compares the same link across dimensions."""
+    # the two children spawn(2) would give on its first call, built explicitly: spawn() is
+    # stateful, and a second call on the same object silently returned a different problem
+    phi_ss, a_ss = (child(problem_ss, k)
+                    for k in (0, 1))
+    phi = bspline_link(np.random.default_rng(phi_ss), setup.P, setup.phi_pieces)
+    A = interaction_matrix(np.random.default_rng(a_ss), setup.d, setup.r, setup.kind)
+    return InteractingParticleModel(UniformCube(), A, phi, setup.sigma, setup.N)
+
+
+def run_rate(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
+             with_bias: bool = True, problem: np.random.SeedSequence | None = None) -> RateResult:
+    """Fit at every (seed, M); see the module docstring.  ``seed_seq`` is spawned into a
+    problem stream, a test stream and one stream per seed."""
+    setup.check()
+    problem_ss, test_ss, bias_ss, *seed_ss = children(seed_seq, 3 + setup.seeds)
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    x1, x2 = model.sample_pairs(np.random.default_rng(test_ss), setup.n_test)
+    Ms = setup.Ms
+    errors = np.empty((setup.seeds, len(Ms)))
+    ses = np.empty_like(errors)
+    oracle = None if setup.oracle else np.empty_like(errors)
+    align = None if setup.oracle else np.empty_like(errors)
+    a_star = model.A.A / np.linalg.norm(model.A.A)
+    bad = 0
+    t0 = time.perf_counter()
+    seeds = range(setup.seeds)
+    if progress is not None:
+        seeds = progress(seeds, f"P={setup.P} d={setup.d}")
+    for s in seeds:
+        rng = np.random.default_rng(seed_ss[s])
+        X_all, Y_all = model.simulate(rng, max(Ms))  # nested samples: the first M of one draw
+        for k, (M, K) in enumerate(zip(Ms, setup.pieces())):
+            est = PairwiseERM(setup.P, K, setup.r, restarts=setup.restarts,
+                              a_bar=float(np.linalg.norm(model.A.A)))
+            X, Y = X_all[:M], Y_all[:M]
+            fit = est.fit_phi(X, Y, model.A) if setup.oracle else est.fit(X, Y, rng)
+            bad += not fit.converged
+            errors[s, k], ses[s, k] = g_error(fit, model.g_star, x1, x2)
+            if not setup.oracle:  # the oracle on the same data: the paired excess
+                oracle[s, k] = g_error(est.fit_phi(X, Y, model.A), model.g_star, x1, x2)[0]
+                align[s, k] = abs(np.sum(fit.A.A * a_star)) / np.linalg.norm(fit.A.A)
+    elapsed = time.perf_counter() - t0
+    bias = []
+    if with_bias:
+        # noise-free oracle fit on the largest sample: the approximation (bias) part of the
+        # error at each K, to show how much of the measured error is bias.
+        quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+        Xb, Yb = quiet.simulate(np.random.default_rng(bias_ss), max(Ms))
+        for K in setup.pieces():
+            fit = PairwiseERM(setup.P, K, setup.r).fit_phi(Xb, Yb, model.A)
+            bias.append(g_error(fit, model.g_star, x1, x2)[0])
+    return RateResult(setup, Ms, errors, ses, bad, elapsed, bias, oracle, align)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    slope: float
+    se: float
+    ci: tuple
+    boot: int
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def loglog_slope(Ms, values) -> float:
+    x = np.log(np.asarray(Ms, dtype=float))
+    y = np.log(np.asarray(values, dtype=float))
+    x = x - x.mean()
+    return float(x @ (y - y.mean()) / (x @ x))
+
+
+def bootstrap_slope(Ms, errors: np.ndarray, rng: np.random.Generator, boot: int = 2000,
+                    level: float = 0.95) -> SlopeFit:
+    """Slope of log(median over seeds) vs log M; bootstrap over seeds (independently at each
+    M column would break the nesting, so whole seeds are resampled)."""
+    errors = np.asarray(errors)
+    S = errors.shape[0]
+    slope = loglog_slope(Ms, np.median(errors, axis=0))
+    idx = rng.integers(0, S, size=(boot, S))
+    med = np.median(errors[idx], axis=1)  # (boot, len(Ms))
+    x = np.log(np.asarray(Ms, dtype=float))
+    x = x - x.mean()
+    ly = np.log(med)
+    slopes = (ly - ly.mean(axis=1, keepdims=True)) @ x / (x @ x)
+    a = (1 - level) / 2
+    ci = (float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)))
+    return SlopeFit(slope, float(slopes.std(ddof=1)), ci, boot)
+
+
+def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sigma: float,
+                          B_test: np.ndarray, g_test: np.ndarray, G=None):
+    """E_eta ||g_hat - g*||^2_rho given the design X, for the oracle fit (A = A* fixed),
+    with the Gaussian noise integrated out exactly (conditional Monte Carlo):
+
+        c_hat = Gram^+ Phi^T (F + eta) / m,  Gram = Phi^T Phi / m   (m = M N rows, ridge 0),
+        E err = mean_test (B_test Gram^+ Phi^T F / m - g*)^2 + sigma^2 tr(G_test Gram^+) / m,
+
+    G_test = B_test^T B_test / n_test; B_test the basis at the test pairs' u = x1^T A* x2.
+    With ``G`` (a list of rho-Gram estimates of the basis) the variance part uses each G in
+    place of G_test and ``var`` is the list of the results.
+    Returns (expected error, bias part, variance part) — with ``G``, the error for G[0]."""
+    Phi = est.basis.averaged_design(pair_values(X, A))
+    m = Phi.shape[0]
+    # SVD of Phi / sqrt(m): Gram^+ = V S^-2 V^T, c = V S^-1 U^T F / sqrt(m) (ridge 0).
+    Us, sv, Vt = np.linalg.svd(Phi / np.sqrt(m), full_matrices=False)
+    keep = sv > sv[0] * np.finfo(float).eps * max(Phi.shape)
+    Us, sv, Vt = Us[:, keep], sv[keep], Vt[keep]
+    coef = Vt.T @ ((Us.T @ F.ravel()) / (sv * np.sqrt(m)))
+    bias = float(np.mean((B_test @ coef - g_test) ** 2))
+    if G is not None:  # tr(G Gram^+) = tr(V^T G V S^-2)
+        var = [float(sigma**2 * np.sum(np.diag(Vt @ g @ Vt.T) / sv**2) / m) for g in G]
+        return bias + var[0], bias, var
+    BV = B_test @ Vt.T / sv  # (n_test, rank)
+    var = float(sigma**2 * np.sum(BV**2) / B_test.shape[0] / m)
+    return bias + var, bias, var
+
+
+def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
+                       problem: np.random.SeedSequence | None = None) -> RateResult:
+    """Oracle-A rate experiment with the noise integrated out (``oracle_expected_error``):
+    errors[s, k] = E_eta[err | design of seed s at M_k].  Per-seed variability then comes from
+    the token design only, which makes slopes precise enough for the +-5% mutation test.
+
+    Test quantities.  The bias part is measured on test pairs drawn per seed (a child stream
+    of the seed's), so its Monte Carlo error is inside the bootstrap over seeds.  The variance
+    part sigma^2 tr(G Gram^-1)/m needs the rho-Gram G of the basis, shared by all seeds: with
+    G from the 20 000 test pairs its error moved the slope by ~0.02 between test sets while the
+    bootstrap se said 0.006.  G is now estimated on ``G_PAIRS`` fresh pairs in two independent
+    halves; ``errors`` uses their mean and ``errors_halves`` each half, so that the claim can
+    add the G-error of the slope (|slope_a - slope_b| / 2) to its se."""
+    setup.check()
+    problem_ss, g_ss, _, *seed_ss = children(seed_seq, 3 + setup.seeds)
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+    Ms = setup.Ms
+    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    halves = []
+    for h_ss in children(g_ss, 2):  # two independent estimates of G per K
+        acc = [np.zeros((e.basis.n, e.basis.n)) for e in ests]
+        rng = np.random.default_rng(h_ss)
+        for _ in range(G_PAIRS // 2 // 100_000):
+            u = model.A.form(*model.sample_pairs(rng, 100_000))
+            for k, e in enumerate(ests):
+                B = e.basis.design(u)
+                acc[k] += B.T @ B
+        halves.append([a / (G_PAIRS // 2) for a in acc])
+    G_mean = [(a + b) / 2 for a, b in zip(*halves)]
+    errors = np.empty((setup.seeds, len(Ms)))
+    errors_halves = np.empty((2, setup.seeds, len(Ms)))
+    bias = np.empty_like(errors)
+    t0 = time.perf_counter()
+    seeds = range(setup.seeds)
+    if progress is not None:
+        seeds = progress(seeds, f"P={setup.P} d={setup.d} (oracle)")
+    for s in seeds:
+        X_all, F_all = quiet.simulate(np.random.default_rng(seed_ss[s]), max(Ms))
+        test_ss = child(seed_ss[s], 1)
+        u_test = model.A.form(*model.sample_pairs(np.random.default_rng(test_ss), setup.n_test))
+        g_test = model.phi(u_test)
+        for k, M in enumerate(Ms):
+            errors[s, k], bias[s, k], var = oracle_expected_error(
+                ests[k], X_all[:M], F_all[:M], model.A, setup.sigma, ests[k].basis.design(u_test), g_test,
+                G=[G_mean[k], halves[0][k], halves[1][k]])
+            errors_halves[:, s, k] = bias[s, k] + np.asarray(var[1:])
+    elapsed = time.perf_counter() - t0
+    return RateResult(setup, Ms, errors, np.zeros_like(errors), 0, elapsed, list(np.median(bias, axis=0)),
+                      errors_halves=errors_halves)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Pre-asymptotic error curve E(M) = bias(K_M) + sigma^2 (V1 + V2/M) / (M N) (fixed K,
+    expansion in 1/M; ``slope`` of the second-order curve, ``slope_first_order`` with V2 = 0)."""
+
+    Ms: list
+    bias: list
+    V: list
+    slope: float
+    se: float
+    slope_first_order: float = float("nan")
+
+    def curve(self, sigma: float, N: int) -> np.ndarray:
+        V = np.asarray(self.V, dtype=float).reshape(len(self.Ms), -1)
+        Ms = np.asarray(self.Ms, dtype=float)
+        V2 = V[:, 1] if V.shape[1] > 1 else 0.0
+        return np.asarray(self.bias) + sigma**2 * (V[:, 0] + V2 / Ms) / (Ms * N)
+
+
+def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
+                           halves: int = 2, problem: np.random.SeedSequence | None = None,
+                           order: int = 2) -> Prediction:
+    """The pre-asymptotic slope predicted by the first-order variance of least squares with a
+    fixed basis (docs/paper_b.md, "Why P = 8 ...").
+
+    For the oracle fit, c_hat - c_K = Sigma^{-1} (1/m) Phi^T eta + o(1/sqrt m), hence
+    E err = bias(K) + sigma^2 tr(G Sigma^{-1}) / (M N) + o(1/M), with G = E B(U_12) B(U_12)^T
+    (the rho-Gram) and Sigma = E[R_B[X]_1 R_B[X]_1^T] = G/(N-1) + (N-2)/(N-1) C,
+    C = E[E[B(U_12)|X_1] E[B(U_13)|X_1]^T].  For N = 2, Sigma = G and V = n (the spline
+    dimension), so V/M is exactly c M^{-2beta/(2beta+1)}; for N > 2, V(K) grows faster than n
+    (C is large on the smooth part of the basis only), which flattens the slope at finite K.
+
+    ``order = 2`` adds the next term of the expansion of the inverse Gram matrix: with
+    Gram = Sigma + Delta, Delta = (1/M) sum_m (S_m - Sigma), S_m the Gram of sample m's N rows
+    divided by N, E[Gram^{-1}] = Sigma^{-1} + (1/M) Sigma^{-1} W Sigma^{-1} + O(M^-2),
+    W = E[S Sigma^{-1} S] - Sigma, so E err = bias + sigma^2 (V1 + V2/M) / (M N) with
+    V1 = tr(G Sigma^{-1}), V2 = tr(G Sigma^{-1} W Sigma^{-1}) (V2 > 0: small M inflates the
+    error, which steepens the slope).  ``V`` then holds the pairs (V1, V2).
+
+    Sigma, G (on the same population's token pairs) and bias(K) (the population least-squares
+    fit of phi*, measured on the test pairs) are estimated on ``halves`` independent noise-free
+    populations of ``M_pop`` samples (independent of the experiment's seeds); ``se`` is the
+    standard error of the predicted slope over the halves."""
+    problem_ss, test_ss, *_ = children(seed_seq, 3 + setup.seeds)
+    pop_ss = child(seed_seq, 10**6)
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    u_test = model.A.form(*model.sample_pairs(np.random.default_rng(test_ss), setup.n_test))
+    g_test = model.phi(u_test)
+    quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
+    slopes, slopes1, biases, Vs = [], [], [], []
+    for h_ss in children(pop_ss, halves):
+        X, F = quiet.simulate(np.random.default_rng(h_ss), M_pop)
+        Upair = pair_values(X, model.A)
+        u_pairs = Upair[:, ~np.eye(setup.N, dtype=bool)].ravel()  # all (i, j), j != i: pairs ~ rho
+        b_h, V_h = [], []
+        for K in setup.pieces():
+            est = PairwiseERM(setup.P, K, setup.r)
+            Phi = est.basis.averaged_design(Upair)
+            Sigma = Phi.T @ Phi / Phi.shape[0]
+            Bt = est.basis.design(u_test)
+            # G from the same population's token pairs as Sigma, not from the shared test set:
+            # for degree 8 Sigma is nearly singular and a G from an independent sample made
+            # tr(G Sigma^-1) (hence s2) vary by ~0.006 between test sets while the se over
+            # halves (which shared the test set) said 0.0002
+            Bp = est.basis.design(u_pairs)
+            G = Bp.T @ Bp / Bp.shape[0]
+            coef = est.solve_coef(Phi, F.ravel())
+            b_h.append(float(np.mean((Bt @ coef - g_test) ** 2)))
+            Sinv = np.linalg.inv(Sigma)
+            V1 = float(np.trace(Sinv @ G))
+            if order >= 2:
+                # W = E[S Sigma^-1 S] - Sigma, S = per-sample Gram (N rows / N), in chunks
+                n = est.basis.n
+                Ph = Phi.reshape(M_pop, setup.N, n)
+                acc = np.zeros((n, n))
+                for a in range(0, M_pop, 4000):
+                    S = np.einsum("mia,mib->mab", Ph[a:a + 4000], Ph[a:a + 4000]) / setup.N
+                    acc += np.einsum("mab,bc,mcd->ad", S, Sinv, S, optimize=True)
+                W = acc / M_pop - Sigma
+                V2 = float(np.trace(G @ Sinv @ W @ Sinv))
+            else:
+                V2 = 0.0
+            V_h.append((V1, V2))
+        V1s = np.array([v[0] for v in V_h])
+        V2s = np.array([v[1] for v in V_h])
+        Ms_arr = np.asarray(setup.Ms, dtype=float)
+        curve = np.asarray(b_h) + setup.sigma**2 * (V1s + V2s / Ms_arr) / (Ms_arr * setup.N)
+        curve1 = np.asarray(b_h) + setup.sigma**2 * V1s / (Ms_arr * setup.N)
+        slopes.append(loglog_slope(setup.Ms, curve))
+        slopes1.append(loglog_slope(setup.Ms, curve1))
+        biases.append(b_h)
+        Vs.append(V_h)
+    slopes = np.asarray(slopes)
+    se = float(slopes.std(ddof=1) / np.sqrt(len(slopes))) if len(slopes) > 1 else 0.0
+    return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)),
+                      [list(v) for v in np.mean(Vs, axis=0)], float(slopes.mean()), se,
+                      float(np.mean(slopes1)))
+
+
+# --- learnt A: the parametric excess ---------------------------------------------------------
+def tangent_directions(A) -> np.ndarray:
+    """Orthonormal (Frobenius) basis E_1..E_p of the directions in which the estimator can move
+    A away from A*: the tangent space of the rank-r matrices at A*, T = {Qu X + Y Qv^T}
+    (Qu, Qv orthonormal bases of span U, span V), minus the direction of A* itself (the sphere
+    ||A||_F = a_bar of the estimator removes the scale, which phi absorbs).
+    p = r (2d - r) - 1; shape (p, d, d).  Built from the 2 r d spanning matrices
+    Qu[:, a] e_j^T and e_i Qv[:, b]^T (SVD of a (2rd) x d^2 matrix, not a d^2 x d^2 one)."""
+    U, V = np.asarray(A.U, dtype=float), np.asarray(A.V, dtype=float)
+    d = U.shape[0]
+    Qu, Qv = np.linalg.qr(U)[0], np.linalg.qr(V)[0]
+    I = np.eye(d)
+    span = np.concatenate([np.einsum("ia,jk->ajik", Qu, I).reshape(-1, d * d),
+                           np.einsum("ik,jb->bkij", I, Qv).reshape(-1, d * d)])
+    a = (U @ V.T).ravel()
+    a = a / np.linalg.norm(a)
+    span = span - np.outer(span @ a, a)
+    _, sv, vt = np.linalg.svd(span, full_matrices=False)
+    return vt[sv > 1e-8 * max(sv[0], 1.0)].reshape(-1, d, d)
+
+
+def _parametric_features(dphi, A, E: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """f_k(x, y) = phi*'(x^T A* y) x^T E_k y, the derivative of g = phi(x^T A y) along E_k;
+    x, y of shape (n, d), result (n, p)."""
+    return dphi(A.form(x, y))[:, None] * np.einsum("na,kab,nb->nk", x, E, y, optimize=True)
+
+
+def _pair_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """f_k(X_i, X_j) for every token pair of every sample, shape (M, N, N, p), by batched
+    matmuls (X_i^T E_k X_j for all i, j, k at once)."""
+    M, N, d = X.shape
+    p = len(E)
+    XE = (X.reshape(M * N, d) @ E.transpose(1, 0, 2).reshape(d, p * d)).reshape(M, N * p, d)
+    Q = np.matmul(XE, np.swapaxes(X, 1, 2)).reshape(M, N, p, N)  # X_i^T E_k X_j
+    return np.swapaxes(Q, 2, 3) * dphi(pair_values(X, A))[..., None]
+
+
+def _averaged_parametric_features(dphi, A, E: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """R_f[X]_i = (1/(N-1)) sum_{j != i} f_k(X_i, X_j), shape (M N, p)."""
+    N = X.shape[1]
+    F = _pair_parametric_features(dphi, A, E, X)
+    F[:, np.arange(N), np.arange(N)] = 0.0
+    return F.sum(axis=2).reshape(-1, len(E)) / (N - 1)
+
+
+@dataclass(frozen=True)
+class ParametricPrediction:
+    """First-order (in 1/M) error of the learnt-A ERM: E err = bias(K) + sigma^2 V_full / (M N),
+    V_full = tr(G Sigma^{-1}) over the joint features (K + s spline functions and the p
+    tangent directions of A); ``excess`` = V_full - V_oracle, the parametric part (for
+    features with E[f(X_1, X_2) | X_1] = 0, Sigma = G / (N - 1) and each contributes N - 1)."""
+
+    p: int
+    V_oracle: list
+    V_full: list
+    excess: list
+    excess_se: list
+
+
+def parametric_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
+                          halves: int = 2, problem: np.random.SeedSequence | None = None,
+                          chunk: int = 1000) -> ParametricPrediction:
+    """V_oracle and V_full = tr(G Sigma^{-1}) for every K of the setup, on ``halves``
+    noise-free populations of ``M_pop`` samples (a stream of ``seed_seq`` independent of the
+    experiment's seeds, like :func:`first_order_prediction`); Sigma from the averaged rows,
+    G from the same population's token pairs (so its error is in the spread over halves).
+    This is the classical asymptotic excess risk of least squares in a (locally) parametric
+    model, here the joint model (spline coefficients, A on the sphere) linearised at
+    (phi_K, A*); the A-features use phi*' (equal to phi_K' up to the approximation error, a
+    higher-order effect)."""
+    problem_ss, *_ = children(seed_seq, 3 + setup.seeds)
+    pop_ss = np.random.SeedSequence(seed_seq.entropy, spawn_key=seed_seq.spawn_key + (10**6 + 1,))
+    model = make_problem(setup, problem_ss if problem is None else problem)
+    A, N = model.A, setup.N
+    E = tangent_directions(A)
+    dphi = model.phi.derivative()
+    ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    quiet = InteractingParticleModel(model.law, A, model.phi, 0.0, N)
+    off = ~np.eye(N, dtype=bool)
+    V_or, V_full = [], []
+    for h_ss in children(pop_ss, halves):
+        X, _ = quiet.simulate(np.random.default_rng(h_ss), M_pop)
+        dims = [e.basis.n + len(E) for e in ests]
+        Sigma = [np.zeros((n, n)) for n in dims]
+        G = [np.zeros((n, n)) for n in dims]
+        for a in range(0, M_pop, chunk):
+            Xc = X[a:a + chunk]
+            Fp = _pair_parametric_features(dphi, A, E, Xc)  # (m, N, N, p)
+            F_off = Fp[:, off]  # (m, N(N-1), p), rows ~ rho
+            RA = F_off.reshape(len(Xc), N, N - 1, -1).sum(axis=2).reshape(-1, len(E)) / (N - 1)
+            F_off = F_off.reshape(-1, len(E))
+            Upair = pair_values(Xc, A)
+            u_off = Upair[:, off].ravel()
+            for k, est in enumerate(ests):
+                D = np.hstack([est.basis.averaged_design(Upair), RA])
+                Dp = np.hstack([est.basis.design(u_off), F_off])
+                Sigma[k] += D.T @ D
+                G[k] += Dp.T @ Dp
+        vo, vf = [], []
+        for k, est in enumerate(ests):
+            S, Gk = Sigma[k] / (M_pop * N), G[k] / (M_pop * N * (N - 1))
+            n = est.basis.n
+            vf.append(float(np.trace(np.linalg.solve(S, Gk))))
+            vo.append(float(np.trace(np.linalg.solve(S[:n, :n], Gk[:n, :n]))))
+        V_or.append(vo)
+        V_full.append(vf)
+    V_or, V_full = np.asarray(V_or), np.asarray(V_full)
+    exc = V_full - V_or
+    se = exc.std(axis=0, ddof=1) / np.sqrt(halves) if halves > 1 else np.zeros(exc.shape[1])
+    return ParametricPrediction(len(E), list(V_or.mean(0)), list(V_full.mean(0)), list(exc.mean(0)), list(se))

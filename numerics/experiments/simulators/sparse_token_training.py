@@ -1,0 +1,170 @@
+"""Steps 1-3 of Paper A's training protocol at finite d (the experiment for A.thm3.*).
+
+Conventions (docs/conventions.md): model y_hat = w^T X^T softmax(beta X q) + b, zero
+initialisation q = w = 0, b^(0) = 0, mean-normalised empirical loss (1/n0) sum_i l(y_hat_i; y_i)
+on D0 with n0 = alpha0 d samples, plain gradient steps:
+
+  steps 1-2 (D0): one simultaneous step on (w, b, q) from zero.  Since grad_q y_hat is
+             proportional to w = 0, q^(1) = 0; w^(1) = -eta_w grad_w, b^(1) = -eta_b grad_b.
+  step 3    (D0 reused): q^(2) = q^(1) - eta_q grad_q of the same mean loss at (w^(1), b^(1), 0).
+
+Losses: ``"logistic"`` l = log(1 + exp(-y y_hat)) (derivative -y expit(-y y_hat), stable),
+``"square"`` l = (y_hat - y)^2 / 2.
+
+The gradient of y_hat in q is taken by the chain rule written out here independently
+(at q = 0 the softmax Jacobian is (I - 11^T/L)/L); the alignment formulas under test are
+NOT used.  This module must not import ``derivations``.
+
+Memory: the data of D0 are generated twice from the same seed (pass 1 for w^(1), b^(1);
+pass 2 for q^(2), which needs w^(1)), in batches of ``batch_bytes``, so d = 2000, n0 = 10 d
+(3.2 GB if held at once) runs in a few hundred MB.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from numerics.core.seeding import children
+from scipy.special import expit
+
+from numerics.experiments.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel
+
+LOSSES = ("logistic", "square")
+LABEL_LAWS = ("iid", "stratified")
+
+
+def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int, xi: np.ndarray,
+                       batch_bytes: int = DEFAULT_BATCH_BYTES):
+    """Like ``SparseTokenModel.iter_batches`` but with exactly round(pi n) positives, in random
+    order (label-stratified sampling).  Each sample is still X = theta v xi^T + Z given its
+    label, so every n, d -> inf limit is the one of i.i.d. labels; what is removed is the
+    O(n^-1/2) fluctuation of the empirical class fraction, which dominates the trial-to-trial
+    variance of <q^(2), xi> and |q^(2)| at moderate n.  See docs/conventions.md."""
+    k = int(round(model.pi * n))
+    y_all = np.concatenate([np.ones(k), -np.ones(n - k)])
+    rng.shuffle(y_all)
+    size = model.batch_size(batch_bytes)
+    for start in range(0, n, size):
+        y = y_all[start:start + size]
+        v = model.positions(rng, len(y)) * (y > 0)[:, None]
+        X = rng.standard_normal((len(y), model.L, model.d))
+        X += model.theta * v[:, :, None] * xi[None, None, :]
+        yield X, y, v
+
+
+def loss_derivative(loss: str, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """d l(y_hat; y) / d y_hat, vectorised."""
+    if loss == "logistic":
+        return -y * expit(-y * yhat)
+    if loss == "square":
+        return yhat - y
+    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+
+
+def loss_value(loss: str, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if loss == "logistic":
+        return np.logaddexp(0.0, -y * yhat)
+    if loss == "square":
+        return 0.5 * (yhat - y) ** 2
+    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+
+
+@dataclass
+class TwoStepResult:
+    """w^(1), b^(1), q^(2) and the signal direction xi of one run, plus scalar summaries."""
+
+    w1: np.ndarray
+    b1: float
+    q2: np.ndarray
+    xi: np.ndarray
+    n0: int
+    d: int
+    loss: str
+    summary: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        wn = float(np.linalg.norm(self.w1))
+        qn = float(np.linalg.norm(self.q2))
+        wo = float(self.w1 @ self.xi)
+        qo = float(self.q2 @ self.xi)
+        self.summary = {
+            "w1_norm": wn,
+            "w1_overlap": wo,
+            "w1_cosine": wo / wn,
+            "b1": float(self.b1),
+            "q2_overlap": qo,
+            "q2_norm": qn,
+            "q2_norm_sq": qn * qn,
+            "q2_cosine": qo / qn,
+        }
+
+
+def run_two_steps(
+    model: SparseTokenModel,
+    n0: int,
+    loss,
+    *,
+    eta_w: float,
+    eta_b: float,
+    eta_q: float,
+    beta: float,
+    seed: np.random.SeedSequence,
+    b0: float = 0.0,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    labels: str = "iid",
+):
+    """Run steps 1-3 on a fresh D0 of ``n0`` samples drawn from ``model``.
+
+    ``loss`` is one loss name (returns a TwoStepResult) or a tuple of names (returns a dict
+    name -> TwoStepResult, all trained on the *same* D0: the data are generated once per
+    pass and shared, which halves the cost of comparing losses).  ``labels``: ``"iid"`` (the
+    paper's model, P(y = +1) = pi per sample) or ``"stratified"`` (``stratified_batches``)."""
+    if labels not in LABEL_LAWS:
+        raise ValueError(f"labels must be one of {LABEL_LAWS}, got {labels!r}")
+
+    def batches():
+        rng = np.random.default_rng(data_seed)
+        if labels == "iid":
+            return model.iter_batches(rng, n0, xi, batch_bytes)
+        return stratified_batches(model, rng, n0, xi, batch_bytes)
+
+    single = isinstance(loss, str)
+    losses = (loss,) if single else tuple(loss)
+    for name in losses:
+        if name not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
+    if n0 < 1:
+        raise ValueError(f"n0 must be >= 1, got {n0}")
+    xi_seed, data_seed = children(seed, 2)
+    xi = model.signal_direction(np.random.default_rng(xi_seed))
+    L = model.L
+
+    # steps 1-2: gradient at w = 0, q = 0, b = b0 (y_hat = b0 for every sample).
+    sum_gx = {k: np.zeros(model.d) for k in losses}
+    sum_g = dict.fromkeys(losses, 0.0)
+    for X, y, _ in batches():
+        pooled = X.mean(axis=1)  # grad_w y_hat = X^T softmax(0) = X^T 1 / L
+        for k in losses:
+            g = -loss_derivative(k, np.full_like(y, b0), y)  # -dl/dy_hat at y_hat = b0
+            sum_gx[k] += g @ pooled
+            sum_g[k] += g.sum()
+    w1 = {k: eta_w * sum_gx[k] / n0 for k in losses}
+    b1 = {k: b0 + eta_b * sum_g[k] / n0 for k in losses}
+    # q^(1) = 0 because grad_q y_hat = beta X^T (diag s - s s^T) X w vanishes at w = 0.
+
+    # step 3: same D0 (replayed from the same seed), gradient in q at (w1, b1, q = 0).
+    acc = {k: np.zeros(model.d) for k in losses}
+    for X, y, _ in batches():
+        for k in losses:
+            u = X @ w1[k]  # (n, L): token scores X_i w
+            yhat = u.mean(axis=1) + b1[k]  # w^T X^T 1/L + b
+            h = loss_derivative(k, yhat, y)
+            pu = (u - u.mean(axis=1, keepdims=True)) * h[:, None]  # h_i (I - 11^T/L) X_i w
+            acc[k] += np.einsum("nl,nld->d", pu, X, optimize=True)  # sum_i h_i X_i^T P X_i w
+    out = {
+        k: TwoStepResult(w1=w1[k], b1=float(b1[k]), q2=-(eta_q * beta / (n0 * L)) * acc[k], xi=xi,
+                         n0=n0, d=model.d, loss=k)
+        for k in losses
+    }
+    return out[loss] if single else out
