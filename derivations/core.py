@@ -1,7 +1,19 @@
-"""The :class:`Equation` object: one named, referenced, exact statement."""
+"""The two objects every derivation is made of.
+
+* :class:`Equation`: one named, referenced, exact statement (for LaTeX and ``attncheck eval``);
+* named steps (:func:`step`) and their structural mutants (:class:`Mutant`): a derivation is a
+  chain of named expressions, and a mutant is a realistic error in one of them (a sign flip, a
+  dropped term, a factor of 2, a wrong exponent).  ``numerics`` computes every theory value
+  from these steps, so a mutant changes the theory exactly as the error would; the claims must
+  then fail (``tests/test_mutation_catalogue.py``, ``attncheck verify --power``).
+"""
 from __future__ import annotations
 
+import contextvars
+import functools
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 import sympy as sp
 
@@ -45,3 +57,150 @@ class Equation:
     def subs(self, values: dict) -> sp.Basic:
         """The right-hand side with (some) parameters substituted exactly."""
         return self.rhs.subs(values)
+
+
+# --- named steps and structural mutants ------------------------------------------------------
+#
+# A derivation is a chain of named steps.  ``step(name, expr)`` marks one: it returns ``expr``
+# unchanged, unless a structural mutant of that step is active, in which case it returns the
+# mutated expression.  Every later step is built from the returned object, so a mutant
+# propagates through the rest of the derivation exactly as a real error in that step would.
+# Builders that derive steps are cached with :func:`derivation`, whose cache key includes the
+# active mutants, so a mutated derivation is rebuilt once and the true one is never touched.
+
+_ACTIVE: contextvars.ContextVar[tuple] = contextvars.ContextVar("attncheck_mutants", default=())
+#: every mutant defined anywhere in ``derivations``, by name
+MUTANTS: dict[str, "Mutant"] = {}
+#: how often each step name was reached while a mutant of it was active (a mutant that never
+#: reaches its step checks nothing; the catalogue test asserts that it was applied)
+APPLIED: dict[str, int] = {}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A realistic error in one named step of a derivation.
+
+    ``name``         stable id, ``<step>:<what>`` by convention (e.g. ``A.erm.eq_m:sign``);
+    ``step``         the name passed to :func:`step` that this mutant rewrites;
+    ``description``  one line, as a reviewer would say it ("sign of the (m) equation flipped");
+    ``transform``    expr -> mutated expr (SymPy in, SymPy out).
+    """
+
+    name: str
+    step: str
+    description: str
+    transform: Callable = field(compare=False, hash=False, repr=False)
+
+    def __call__(self, expr):
+        return self.transform(expr)
+
+
+def mutant(name: str, step_name: str, description: str, transform: Callable, *, register: bool = True) -> Mutant:
+    """Define (and register) a structural mutant."""
+    m = Mutant(name, step_name, description, transform)
+    if register:
+        old = MUTANTS.get(name)
+        if old is not None and (old.step, old.description) != (m.step, m.description):
+            raise ValueError(f"mutant {name!r} defined twice")
+        MUTANTS[name] = m
+    return m
+
+
+def scaled(step_name: str, factor) -> Mutant:
+    """The generic perturbation ``expr -> factor * expr`` of one step (not registered): used to
+    change a claim's theory values by a relative amount through the claim's normal path."""
+    f = sp.nsimplify(factor)
+    return Mutant(f"{step_name}:x{factor}", step_name, f"step scaled by {factor}",
+                  lambda e, f=f: _map(e, lambda x: f * x))
+
+
+def _map(expr, fn):
+    if isinstance(expr, (tuple, list)):
+        return type(expr)(_map(e, fn) for e in expr)
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(fn)
+    return fn(expr)
+
+
+def step(name: str, expr):
+    """Mark ``expr`` as the derivation step ``name``; apply the active mutants of that step."""
+    for m in _ACTIVE.get():
+        if m.step == name:
+            expr = m.transform(expr)
+            APPLIED[m.name] = APPLIED.get(m.name, 0) + 1
+    return expr
+
+
+def active_mutants() -> tuple:
+    """The names of the active mutants: part of every cache key of derived or compiled theory."""
+    return tuple(m.name for m in _ACTIVE.get())
+
+
+@contextmanager
+def mutated(*mutants: Mutant):
+    """Run the enclosed code with these mutants active (nested calls accumulate)."""
+    for m in mutants:
+        if not isinstance(m, Mutant):
+            raise TypeError(f"mutated() takes Mutant objects, got {m!r}")
+    token = _ACTIVE.set(_ACTIVE.get() + tuple(mutants))
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def derivation(fn=None, *, maxsize: int = 64):
+    """Cache a derivation builder per (arguments, active mutants).
+
+    The true derivation is built once; under a mutant it is rebuilt (and cached separately), so
+    a mutant never leaks into the true derivation and the true one never masks a mutant."""
+    def wrap(f):
+        cache: dict = {}
+
+        @functools.wraps(f)
+        def inner(*args, **kwargs):
+            key = (active_mutants(), args, tuple(sorted(kwargs.items())))
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            out = f(*args, **kwargs)
+            if len(cache) >= maxsize:
+                cache.pop(next(iter(cache)))
+            cache[key] = out
+            return out
+
+        inner.cache_clear = cache.clear
+        return inner
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def all_mutants() -> dict[str, Mutant]:
+    """Import every derivation module and return the registered mutants by name."""
+    import importlib
+    import pkgutil
+
+    import derivations
+
+    for info in pkgutil.walk_packages(derivations.__path__, prefix="derivations."):
+        importlib.import_module(info.name)
+    return dict(sorted(MUTANTS.items()))
+
+
+# common transforms, so that mutants read as what they are
+def flip_sign(expr):
+    return _map(expr, lambda e: -e)
+
+
+def times(factor):
+    return lambda expr: _map(expr, lambda e: sp.nsimplify(factor) * e)
+
+
+def drop(term):
+    """Remove ``term`` (a sub-expression) by setting it to zero."""
+    return lambda expr: _map(expr, lambda e: e.subs(term, 0))
+
+
+def replace(old, new):
+    return lambda expr: _map(expr, lambda e: e.xreplace({old: new}) if not isinstance(old, sp.Symbol) else e.subs(old, new))

@@ -1,7 +1,7 @@
 """The ``attncheck`` command line.
 
     attncheck list [--json]
-    attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [-v]
+    attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]
     attncheck eval ID --param k=v ... [--dps N] [--json]
     attncheck latex [IDS...] [-o FILE]
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
@@ -20,10 +20,10 @@ import sys
 
 import click
 
-from numerics import registry
+from numerics.core import registry
 from numerics.claims.base import SCHEMA, Settings, judge
-from numerics.params import ParameterError, parse_assignments
-from numerics.seeding import DEFAULT_SEED
+from numerics.core.params import ParameterError, parse_assignments
+from numerics.core.seeding import DEFAULT_SEED
 
 
 class UsageFailure(click.ClickException):
@@ -125,13 +125,21 @@ def _row_text(r) -> str:
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
 @click.option("--mutate", type=float, default=0.0, help="multiply every theory value by (1+REL)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
+@click.option("--power", "show_power", is_flag=True,
+              help="run every structural mutant of each claim's derivation and the ±5%% scaling "
+                   "of its outputs; exit 0 iff every one is killed")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
-def verify(ids, quick, full, as_json, seed, mutate, dps, verbose):
-    """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected)."""
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, verbose):
+    """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
+    every structural mutant and the ±5%% output scaling of every claim is rejected)."""
     if not math.isfinite(mutate) or mutate <= -1:
         _fail(f"--mutate must be a finite number > -1, got {mutate}")
+    if show_power and mutate:
+        _fail("--power and --mutate are exclusive")
     settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
     chosen = _select(ids)
+    if show_power:
+        sys.exit(_power(chosen, settings, as_json))
     ok_all = True
     for claim in chosen:
         try:
@@ -161,6 +169,33 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, verbose):
         else:
             click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
     sys.exit(0 if ok_all else 1)
+
+
+def _power(chosen, settings, as_json) -> int:
+    from numerics.claims.base import power
+
+    ok_all = True
+    for claim in chosen:
+        p = power(claim, settings)
+        ok_all &= p.all_killed and p.scale_exact
+        if as_json:
+            click.echo(_dumps(p.to_json()))
+            continue
+        killed = sum(m.killed for m in p.mutants)
+        word = "KILLED" if p.all_killed else "SURVIVED"
+        click.echo(f"{word:8s} {claim.id:34s} {killed}/{len(p.mutants)} mutants, "
+                   f"±5% scaling {'rejected' if all(p.scaled.values()) else 'NOT rejected'}")
+        for m in p.mutants:
+            click.echo(f"    {'killed ' if m.killed else 'ALIVE  '} {m.name:44s} {m.description} [{m.how}]")
+        rel = sorted((d["relative"], d["label"]) for d in p.detectable if d["relative"] is not None)
+        if rel:
+            click.echo(f"    smallest relative theory error each row detects: {rel[0][0]:.2g} "
+                       f"({rel[0][1]}) to {rel[-1][0]:.2g} ({rel[-1][1]}); every row with --json")
+        if not p.scale_exact:
+            click.echo("    DEFECT: scaling the declared output steps did not scale the theory values")
+    if not as_json:
+        click.echo(f"{'every' if ok_all else 'NOT every'} mutant of {len(chosen)} claims killed ({settings.mode})")
+    return 0 if ok_all else 1
 
 
 @main.command("eval")

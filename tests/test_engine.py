@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from numerics.claims.base import Claim, Comparison, Evidence, Settings, judge, z_critical
-from numerics.seeding import rng, seed_sequence, stable_key
+from numerics.core.seeding import rng, seed_sequence, stable_key
 
 
 def _evidence(rows):
@@ -57,7 +57,7 @@ def test_claim_collect_records_seed_and_time():
 
     c = Claim("T.toy", "A", "toy", "toy", experiment, equations=("x",))
     ev = c.collect(Settings(seed=7))
-    assert ev.seed_path == (7, "T.toy") and ev.sizes == {"n": 10_000} and ev.elapsed_s >= 0
+    assert ev.seed_paths == [[7, "T.toy"]] and ev.sizes == {"n": 10_000} and ev.elapsed_s >= 0
     again = c.collect(Settings(seed=7))
     assert ev.comparisons == again.comparisons  # fully reproducible from the seed
     assert judge(ev).to_json()["schema"] == "attncheck.verdict/1"
@@ -84,7 +84,7 @@ def test_mutation_of_five_percent_is_caught_when_se_is_small(theory, rel_se):
 def test_backends_do_not_let_the_prior_pi_shadow_the_constant():
     import sympy as sp
 
-    from numerics.backends import evalf_reference, mp_eval, np_eval
+    from numerics.core.backends import evalf_reference, mp_eval, np_eval
 
     prior = sp.Symbol("pi", positive=True)  # Paper A's prior is called pi
     expr = prior * sp.sqrt(2 * sp.pi)
@@ -98,7 +98,7 @@ def test_agree_digits_and_evalf_reference_keep_their_precision():
     import mpmath
     import sympy as sp
 
-    from numerics.backends import agree_digits, evalf_reference
+    from numerics.core.backends import agree_digits, evalf_reference
 
     with mpmath.workdps(60):
         a = mpmath.mpf(1) / 3

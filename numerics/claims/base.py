@@ -20,8 +20,14 @@ The tolerance of a row is ``z * se + allowance``:
   split over the rows of the claim (Bonferroni), so a claim with more rows is not more likely
   to fail by chance.
 
-Mutation multiplies every theory value by ``1 + mutate`` before comparing.  See
-``docs/claims.md``.
+Two kinds of mutation show that a claim can fail (``docs/claims.md``):
+
+* ``judge(evidence, mutate=δ)`` multiplies every recorded theory value by ``1 + δ``;
+* :func:`power` re-runs the claim through its normal path under each *structural mutant* of
+  its derivation (``Claim.mutants``, SymPy errors registered in ``derivations``) and under the
+  generic scaling of its output steps (``Claim.outputs``), so the theory — and any allowance
+  the claim computes — is recomputed.  The experiment does not depend on the theory: the claim
+  memoises it (:func:`memo`), so only the theory is recomputed under a mutant.
 """
 from __future__ import annotations
 
@@ -30,19 +36,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from scipy.special import ndtri
+from derivations.core import all_mutants, mutated, scaled
+from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
+from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
 
-from numerics.seeding import DEFAULT_SEED, seed_sequence
-
-FAMILY_ALPHA = 1e-3
 SCHEMA = "attncheck.verdict/1"
 MODES = ("quick", "full")
-
-
-def z_critical(rows: int, family_alpha: float = FAMILY_ALPHA) -> float:
-    """Two-sided Bonferroni critical value for ``rows`` comparisons."""
-    rows = max(int(rows), 1)
-    return float(ndtri(1.0 - family_alpha / (2.0 * rows)))
 
 
 @dataclass(frozen=True)
@@ -65,6 +64,35 @@ class Settings:
 
     def seed_sequence(self, claim_id: str, *path):
         return seed_sequence(self.seed, claim_id, *path)
+
+    def pick(self, quick, full):
+        """The one quick/full size switch: ``quick`` at reduced size, ``full`` at the papers'."""
+        return full if self.full else quick
+
+
+# --- the experiment memo -------------------------------------------------------------------------
+_MEMO: dict = {}
+
+
+def memo(settings: Settings, key, compute: Callable):
+    """The experiment memo: ``compute()`` once per (settings, key) in this process.
+
+    Only experiments (simulations, independent computations that share nothing with the
+    derivation under test) go through the memo; theory values never do, so a structural mutant
+    recomputes the theory against the same experiment.  The seed paths the experiment drew
+    from are stored with it and re-recorded on every hit."""
+    k = (settings.mode, settings.seed, key)
+    if k not in _MEMO:
+        with recording() as paths:
+            value = compute()
+        _MEMO[k] = (value, list(paths))
+    value, paths = _MEMO[k]
+    replay(paths)
+    return value
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
 
 
 @dataclass(frozen=True)
@@ -97,7 +125,7 @@ class Evidence:
     sizes: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
-    seed_path: tuple = ()
+    seed_paths: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -121,7 +149,7 @@ class Verdict:
     rows: list[RowVerdict]
     mode: str
     seed: int
-    seed_path: tuple
+    seed_paths: list
     backend: str
     dps: int
     mutate: float
@@ -135,7 +163,7 @@ class Verdict:
     def to_json(self) -> dict:
         d = asdict(self)
         d["schema"] = SCHEMA
-        d["seed_path"] = list(self.seed_path)
+        d["seed_paths"] = [list(p) for p in self.seed_paths]
         return d
 
 
@@ -159,7 +187,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         rows=rows,
         mode=s.mode,
         seed=s.seed,
-        seed_path=evidence.seed_path,
+        seed_paths=evidence.seed_paths,
         backend=s.backend,
         dps=s.dps,
         mutate=mutate,
@@ -184,6 +212,10 @@ class Claim:
     ``equations`` are :class:`derivations.Equation` objects, for ``attncheck latex`` — or a
     zero-argument callable returning them, so that listing claims never pays for a derivation
     (use :meth:`get_equations`).
+    ``mutants`` names the structural mutants of the claim's own derivation
+    (``derivations.core.MUTANTS``); each must fail the claim.  ``outputs`` names the derivation
+    steps whose scaling by ``1 + δ`` scales every non-zero theory value of the claim by
+    ``1 + δ``: the ±5 % test runs through them, so allowances are recomputed.
     """
 
     id: str
@@ -197,6 +229,8 @@ class Claim:
     status: str = "derived"  # paper | derived | erratum | beyond
     allowance_note: str = ""
     doc: str = ""
+    mutants: Sequence[str] = ()
+    outputs: Sequence[str] = ()
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations
@@ -204,7 +238,8 @@ class Claim:
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()
-        comparisons, sizes, details = self.experiment(settings, self)
+        with recording() as paths:
+            comparisons, sizes, details = self.experiment(settings, self)
         return Evidence(
             claim_id=self.id,
             comparisons=list(comparisons),
@@ -212,7 +247,7 @@ class Claim:
             sizes=dict(sizes),
             details=dict(details),
             elapsed_s=time.perf_counter() - t0,
-            seed_path=(settings.seed, self.id),
+            seed_paths=sorted(paths, key=repr),
         )
 
     def verify(self, settings: Settings, mutate: float = 0.0) -> Verdict:
@@ -222,3 +257,92 @@ class Claim:
         import numpy as np
 
         return np.random.default_rng(settings.seed_sequence(self.id, *path))
+
+
+# --- mutation power ------------------------------------------------------------------------------
+#: exceptions that mean a mutant broke the code rather than the mathematics: a claim that meets
+#: one of these under a mutant has a defect, it did not "catch" the mutant
+CODE_ERRORS = (TypeError, AttributeError, NameError, KeyError, IndexError, ImportError)
+
+
+@dataclass
+class MutantOutcome:
+    name: str
+    description: str
+    killed: bool
+    how: str  # "verdict failed" | "theory not computable: <message>" | "survived"
+    applied: bool
+
+
+@dataclass
+class Power:
+    id: str
+    mutants: list[MutantOutcome]
+    scaled: dict  # {"+0.05": killed, "-0.05": killed}
+    scale_exact: bool  # the output scaling scaled every non-zero theory value as declared
+    detectable: list  # per row: the smallest relative theory error it detects (both signs)
+
+    @property
+    def all_killed(self) -> bool:
+        return all(m.killed for m in self.mutants) and all(self.scaled.values())
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["schema"] = "attncheck.power/1"
+        d["all_killed"] = self.all_killed
+        return d
+
+
+def _run_mutated(claim: "Claim", settings: Settings, mutants) -> tuple[bool, str, Evidence | None]:
+    from derivations.core import APPLIED
+
+    before = {m.name: APPLIED.get(m.name, 0) for m in mutants}
+    try:
+        with mutated(*mutants):
+            ev = claim.collect(settings)
+    except CODE_ERRORS:
+        raise
+    except Exception as e:  # the mutated theory could not be computed: the claim rejects it
+        return True, f"theory not computable: {type(e).__name__}: {e}"[:300], None
+    applied = all(APPLIED.get(m.name, 0) > before[m.name] for m in mutants)
+    if not applied:
+        return False, "not applied: the claim never reached the mutated step", ev
+    v = judge(ev, 0.0, claim)
+    return (not v.passed), ("verdict failed" if not v.passed else "survived"), ev
+
+
+def detectable(evidence: Evidence) -> list:
+    """Per row, the smallest relative change of its theory value that the row rejects in both
+    directions: (tolerance + |mean - theory|) / |theory| (None for a zero theory value)."""
+    zc = z_critical(len(evidence.comparisons))
+    out = []
+    for c in evidence.comparisons:
+        tol = zc * c.se + c.allowance
+        rel = (tol + abs(c.mean - c.theory)) / abs(c.theory) if c.theory else None
+        out.append({"label": c.label, "relative": rel})
+    return out
+
+
+def power(claim: "Claim", settings: Settings, delta: float = 0.05) -> Power:
+    """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
+    output steps; the experiment is collected once (memo) and only the theory recomputed."""
+    base = claim.collect(settings)
+    table = all_mutants()
+    outcomes = []
+    for name in claim.mutants:
+        m = table[name]
+        killed, how, _ = _run_mutated(claim, settings, (m,))
+        outcomes.append(MutantOutcome(name, m.description, killed and not how.startswith("not applied"),
+                                      how, not how.startswith("not applied")))
+    scaled_out, exact = {}, True
+    for sign in (+1, -1):
+        f = 1.0 + sign * delta
+        killed, how, ev = _run_mutated(claim, settings, tuple(scaled(s, f) for s in claim.outputs))
+        scaled_out[f"{sign * delta:+g}"] = killed and ev is not None
+        if ev is None or len(ev.comparisons) != len(base.comparisons):
+            exact = False
+            continue
+        for c0, c1 in zip(base.comparisons, ev.comparisons):
+            if c0.theory and not math.isclose(c1.theory, f * c0.theory, rel_tol=1e-6, abs_tol=0.0):
+                exact = False
+    return Power(claim.id, outcomes, scaled_out, exact and bool(claim.outputs), detectable(base))
