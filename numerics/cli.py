@@ -65,6 +65,23 @@ def _dumps(obj) -> str:
     return json.dumps(clean(obj), default=_json_default)
 
 
+def _check_output(path: str, suffixes: tuple[str, ...], option: str = "-o/--output") -> str:
+    """An output path is checked before any computation: its suffix and its folder."""
+    import os
+
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in suffixes:
+        _fail(f"{option} {path!r}: the file name must end in {' or '.join(suffixes)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        _fail(f"{option} {path!r}: folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        _fail(f"{option} {path!r}: not writable")
+    if os.path.isdir(path):
+        _fail(f"{option} {path!r}: is a folder, expected a file")
+    return path
+
+
 def _select(ids):
     try:
         return registry.select(ids)
@@ -87,6 +104,7 @@ def list_cmd(as_json):
             click.echo(
                 _dumps(
                     {
+                        "schema": "attncheck.list/1",
                         "id": claim.id,
                         "paper": claim.paper,
                         "reference": claim.reference,
@@ -220,12 +238,12 @@ def eval_cmd(claim_id, params, dps, as_json):
         sys.exit(1)
     import mpmath
 
-    bad = [k for k, v in out.items() if not mpmath.isfinite(v)]
+    bad = [k for k, v in out.items() if not isinstance(v, (bool, int)) and not mpmath.isfinite(v)]
     if bad:
         click.echo(f"error: {claim_id}: non-finite value for {', '.join(bad)} at these parameters", err=True)
         sys.exit(1)
 
-    text = {k: mpmath.nstr(v, _digits(out, k, dps), strip_zeros=False) for k, v in out.items()}
+    text = {k: _value_text(out, k, dps) for k in out}
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
                            "values": text}))
@@ -236,6 +254,16 @@ def eval_cmd(claim_id, params, dps, as_json):
 
 
 _SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
+
+
+def _value_text(out: dict, key: str, dps: int) -> str:
+    """Booleans and counts (Python bool/int) as they are; numbers to the digits they support."""
+    import mpmath
+
+    v = out[key]
+    if isinstance(v, (bool, int)):
+        return str(v).lower() if isinstance(v, bool) else str(v)
+    return mpmath.nstr(v, _digits(out, key, dps), strip_zeros=False)
 
 
 def _digits(out: dict, key: str, dps: int) -> int:
@@ -257,6 +285,8 @@ def _digits(out: dict, key: str, dps: int) -> int:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
 def latex(ids, output):
     """The LaTeX of each claim's equations."""
+    if output:
+        _check_output(output, (".tex",))
     chunks = []
     for claim in _select(ids):
         chunks.append(f"% {claim.id} -- {claim.reference} [{claim.status}]: {claim.statement}")
@@ -323,6 +353,7 @@ def figure(figure_id, output, quick, full, seed):
     table = registry.figures()
     if figure_id not in table:
         _fail(f"unknown figure {figure_id!r}; known: {', '.join(table) or 'none'}")
+    _check_output(output, (".png", ".pdf", ".svg"))
     settings = Settings(mode=_mode(quick, full), seed=seed)
 
     def progress(iterable, label):

@@ -141,6 +141,8 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
         key = key.strip()
         if not key:
             raise ParameterError(f"--param expects k=v, got {item!r}")
+        if key in out:
+            raise ParameterError(f"parameter {key} given twice ({out[key]!r} and {value!r}); give it once")
         out[key] = value
     return out
 
