@@ -146,8 +146,11 @@ def _row_text(r) -> str:
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5%% scaling "
                    "of its outputs; exit 0 iff every one is killed")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="claims run in a pool of this many processes (same records for any N)")
+@click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
-def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, verbose):
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, no_cache, verbose):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
     every structural mutant and the ±5%% output scaling of every claim is rejected)."""
     if not math.isfinite(mutate) or mutate <= -1:
@@ -158,25 +161,23 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, verbose):
     chosen = _select(ids)
     if show_power:
         sys.exit(_power(chosen, settings, as_json))
+    from numerics.claims.runner import collect_all
+
     ok_all = True
-    for claim in chosen:
-        try:
-            verdict = judge(claim.collect(settings), mutate, claim)
-        except ParameterError as e:  # pragma: no cover - claims use valid defaults
-            _fail(str(e))
+    for claim, evidence, cached in collect_all(chosen, settings, workers=workers, use_cache=not no_cache):
+        verdict = judge(evidence, mutate, claim)
         expected = not verdict.passed if mutate else verdict.passed
         ok_all &= expected
         if as_json:
-            click.echo(_dumps(verdict.to_json()))
+            click.echo(_dumps({**verdict.to_json(), "cached": cached}))
         else:
             word = "PASS" if verdict.passed else "FAIL"
             if mutate:
                 word += " (mutation caught)" if not verdict.passed else " (mutation NOT caught)"
             zs = [abs(r.z) for r in verdict.rows if r.z is not None]
             zt = f", max|z|={max(zs):.2f}" if zs else ""
-            click.echo(
-                f"{word:4s} {claim.id:34s} {len(verdict.rows)} rows{zt}, {verdict.elapsed_s:.1f} s"
-            )
+            when = "cached" if cached else f"{verdict.elapsed_s:.1f} s"
+            click.echo(f"{word:4s} {claim.id:34s} {len(verdict.rows)} rows{zt}, {when}")
             if verbose or not expected:
                 for r in verdict.rows:
                     click.echo(_row_text(r))
@@ -214,6 +215,37 @@ def _power(chosen, settings, as_json) -> int:
     if not as_json:
         click.echo(f"{'every' if ok_all else 'NOT every'} mutant of {len(chosen)} claims killed ({settings.mode})")
     return 0 if ok_all else 1
+
+
+@main.group("cache")
+def cache_group():
+    """The verdict cache (recorded evidence keyed by the content of its code and derivations).
+
+    \b
+    attncheck cache info
+    attncheck cache clear
+    Its folder is the platform's user cache folder, or $ATTNCHECK_CACHE_DIR."""
+
+
+@cache_group.command("info")
+@click.option("--json", "as_json", is_flag=True)
+def cache_info(as_json):
+    """Where the cache is, how many records it holds."""
+    from numerics.core import cache
+
+    d = cache.info()
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.cache/1", **d}))
+    else:
+        click.echo(f"{d['path']}: {d['entries']} records, {d['bytes'] / 1e6:.1f} MB")
+
+
+@cache_group.command("clear")
+def cache_clear():
+    """Delete every record."""
+    from numerics.core import cache
+
+    click.echo(f"removed {cache.clear()} records from {cache.cache_dir()}")
 
 
 @main.command("eval")

@@ -1,4 +1,8 @@
 import os
+import tempfile
+
+# the CLI's verdict cache goes to a folder of this test session, never the user's
+os.environ.setdefault("ATTNCHECK_CACHE_DIR", tempfile.mkdtemp(prefix="attncheck-test-cache-"))
 
 from hypothesis import HealthCheck, settings
 

@@ -1,0 +1,62 @@
+"""Collect the evidence of many claims: from the verdict cache, in process, or in a pool.
+
+Every task's seed derives from its path (claim id, then sub-task names), never from the order
+tasks run in, so the evidence of a claim is the same whether it runs alone, inside its family,
+in a pool of any size or from the cache (timing fields aside).
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Iterator
+
+from numerics.claims.base import Evidence, Settings
+from numerics.core import cache
+
+
+def _collect_in_worker(claim_id: str, settings: Settings) -> Evidence:
+    from threadpoolctl import threadpool_limits
+
+    from numerics.core import registry
+
+    with threadpool_limits(1):  # one BLAS thread per worker: the pool is the parallelism
+        return registry.claims()[claim_id].collect(settings)
+
+
+def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool = True,
+                on_start: Callable | None = None) -> Iterator[tuple[object, Evidence, bool]]:
+    """Yield ``(claim, evidence, cached)`` in the order of ``claims``."""
+    claims = list(claims)
+    found = {c.id: cache.load(c, settings) for c in claims} if use_cache else {}
+    todo = [c for c in claims if found.get(c.id) is None]
+    if workers > 1 and len(todo) > 1:
+        ctx = __import__("multiprocessing").get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+            futures = {c.id: pool.submit(_collect_in_worker, c.id, settings) for c in todo}
+            for c in claims:
+                ev = found.get(c.id)
+                if ev is not None:
+                    yield c, ev, True
+                    continue
+                if on_start:
+                    on_start(c)
+                ev = futures[c.id].result()
+                if use_cache:
+                    cache.store(c, settings, ev)
+                yield c, ev, False
+        return
+    for c in claims:
+        ev = found.get(c.id)
+        if ev is not None:
+            yield c, ev, True
+            continue
+        if on_start:
+            on_start(c)
+        ev = c.collect(settings)
+        if use_cache:
+            cache.store(c, settings, ev)
+        yield c, ev, False
+
+
+def default_workers() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)), 8))

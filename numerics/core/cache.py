@@ -1,0 +1,172 @@
+"""The verdict cache: recorded evidence, keyed by the content of everything it depends on.
+
+The key of a claim's evidence is a SHA-256 over
+
+* the claim id, mode, seed, dps and backend;
+* the source of every project module the claim's module imports, transitively (its claim code,
+  the derivations and the compiled theory it uses, the simulators and estimators of its
+  experiment; imports inside functions count);
+* the versions of Python and of the numerical packages.
+
+So changing one derivation re-runs exactly the claims whose modules import it, and nothing
+else. Evidence (unjudged rows) is stored, not verdicts, so ``--mutate`` judges cached evidence
+too. The folder follows the platform's conventions (``platformdirs``) and is overridden by the
+environment variable ``ATTNCHECK_CACHE_DIR``. Writes are atomic (a temporary file renamed).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import os
+import pickle
+import platform
+import sys
+import tempfile
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+ENV = "ATTNCHECK_CACHE_DIR"
+PROJECT_PACKAGES = ("derivations", "numerics")
+VERSIONED = ("numpy", "scipy", "sympy", "mpmath", "highspy", "attncheck")
+FORMAT = 1
+
+
+def cache_dir() -> Path:
+    env = os.environ.get(ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("attncheck"))
+
+
+def versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover - always installed
+            out[name] = "absent"
+    return out
+
+
+def _source_path(module: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # modules imported by name at run time (importlib.import_module("derivations.x"),
+            # or f"derivations.paper_b.{name}": then every module of that package counts)
+            text = node.value
+            if text.split(".")[0] in PROJECT_PACKAGES and "." in text and " " not in text:
+                found |= _package_modules(text[:-1]) if text.endswith(".") else {text}
+    return {m for m in found if m.split(".")[0] in PROJECT_PACKAGES}
+
+
+def _package_modules(package: str) -> set[str]:
+    import pkgutil
+
+    path = _source_path(package)
+    if path is None or path.name != "__init__.py":
+        return {package}
+    return {package} | {f"{package}.{i.name}" for i in pkgutil.iter_modules([str(path.parent)])}
+
+
+@lru_cache(maxsize=None)
+def dependencies(module: str) -> tuple[str, ...]:
+    """The project modules ``module`` imports, transitively, with itself and its packages."""
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        path = _source_path(m)
+        if path is None:
+            continue
+        seen[m] = path
+        parts = m.split(".")
+        todo.extend(".".join(parts[:k]) for k in range(1, len(parts)))  # parent packages run too
+        todo.extend(_imports(m, path) - set(seen))
+    return tuple(sorted(seen))
+
+
+@lru_cache(maxsize=None)
+def _module_digest(module: str) -> str:
+    h = hashlib.sha256()
+    for m in dependencies(module):
+        h.update(m.encode())
+        h.update(_source_path(m).read_bytes())
+    return h.hexdigest()
+
+
+def key(claim, settings) -> str:
+    h = hashlib.sha256()
+    parts = (FORMAT, claim.id, settings.mode, settings.seed, settings.dps, settings.backend,
+             sorted(versions().items()), _module_digest(claim.experiment.__module__))
+    h.update(repr(parts).encode())
+    return h.hexdigest()
+
+
+def _path(k: str) -> Path:
+    return cache_dir() / "evidence" / k[:2] / f"{k}.pickle"
+
+
+def load(claim, settings):
+    """The recorded evidence of ``claim`` under ``settings``, or None."""
+    p = _path(key(claim, settings))
+    try:
+        with open(p, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def store(claim, settings, evidence) -> None:
+    p = _path(key(claim, settings))
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(evidence, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, p)
+    except OSError as e:  # a read-only cache must not stop a verification
+        print(f"warning: verdict cache not written ({e})", file=sys.stderr)
+
+
+def info() -> dict:
+    root = cache_dir()
+    files = list((root / "evidence").rglob("*.pickle")) if root.exists() else []
+    return {"path": str(root), "entries": len(files), "bytes": sum(f.stat().st_size for f in files)}
+
+
+def clear() -> int:
+    root = cache_dir() / "evidence"
+    n = 0
+    if root.exists():
+        for f in root.rglob("*.pickle"):
+            f.unlink()
+            n += 1
+    return n
