@@ -82,6 +82,14 @@ def _check_output(path: str, suffixes: tuple[str, ...], option: str = "-o/--outp
     return path
 
 
+def _guard(iterator):
+    """Turn a ParameterError raised while iterating (e.g. a bad --scheduler) into exit 2."""
+    try:
+        yield from iterator
+    except ParameterError as e:
+        _fail(str(e))
+
+
 def _select(ids):
     try:
         return registry.select(ids)
@@ -148,9 +156,11 @@ def _row_text(r) -> str:
                    "of its outputs; exit 0 iff every one is killed")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="claims run in a pool of this many processes (same records for any N)")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
 @click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
-def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, no_cache, verbose):
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
     every structural mutant and the ±5%% output scaling of every claim is rejected)."""
     if not math.isfinite(mutate) or mutate <= -1:
@@ -164,7 +174,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, no
     from numerics.claims.runner import collect_all
 
     ok_all = True
-    for claim, evidence, cached in collect_all(chosen, settings, workers=workers, use_cache=not no_cache):
+    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler)
+    for claim, evidence, cached in _guard(runs):
         verdict = judge(evidence, mutate, claim)
         expected = not verdict.passed if mutate else verdict.passed
         ok_all &= expected
@@ -375,17 +386,102 @@ def solve(problem, model, loss, params, dps, as_json):
 
 
 @main.command()
-@click.argument("figure_id")
+@click.argument("target")
+@click.option("--grid", "grid_items", multiple=True, required=True,
+              help="name=start:stop:num or name=v1,v2,... (repeatable: the Cartesian product)")
+@click.option("--param", "params", multiple=True, help="fixed k=v (repeatable)")
+@click.option("--model", default=None, help="problem option (sweeps of a problem)")
+@click.option("--loss", default=None, help="problem option (sweeps of a problem)")
+@click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
+def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt, out_dir):
+    """A claim's theory values (``eval``) or a problem's solve over a grid.
+
+    \b
+    attncheck sweep A.thm3.q2_cosine --grid alpha0=0.5:8:16 --out sweeps/cos
+    attncheck sweep sparse-token --model pool --grid alpha1=1,2,4 --param lam=0.01 --out sweeps/pool
+    attncheck figure --from sweeps/cos -o cos.png
+
+    Points are content-addressed files written atomically: a killed sweep, restarted, computes
+    only the missing points."""
+    import os
+
+    from numerics import sweep as SW
+
+    claims, problems = registry.claims(), registry.problems()
+    options = {}
+    if target in claims:
+        if claims[target].evaluate is None:
+            _fail(f"claim {target} has no closed form to sweep; evaluable claims are marked 'eval' in `attncheck list`")
+        if model or loss:
+            _fail("--model/--loss are options of a problem, not of a claim")
+        space, kind = claims[target].param_space, "claim"
+    elif target in problems:
+        spec, kind = problems[target], "problem"
+        space = spec.param_space
+        for name, value in (("model", model), ("loss", loss)):
+            if value is None:
+                continue
+            if name not in spec.options or value not in spec.options[name]:
+                _fail(f"--{name} must be one of {', '.join(spec.options.get(name, ())) or 'nothing'}, got {value!r}")
+            options[name] = value
+    else:
+        _fail(f"unknown sweep target {target!r}: a claim id with 'eval' in `attncheck list`, or a problem "
+              f"({', '.join(problems)})")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        _fail(f"--out {out_dir!r}: exists and is not a folder")
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        _fail(f"--out {out_dir!r}: folder {parent!r} does not exist or is not writable")
+    try:
+        grid = SW.parse_grid(grid_items)
+        fixed = parse_assignments(params)
+        clash = sorted(set(fixed) & set(grid))
+        if clash:
+            raise ParameterError(f"parameter {clash[0]} is both fixed (--param) and swept (--grid)")
+        pts = [{**fixed, **p} for p in SW.points(grid)]
+        for p in pts:  # every point is validated before any is computed
+            space.validate(p)
+    except ParameterError as e:
+        _fail(str(e))
+    tgt = SW.Target(kind, target, tuple(sorted(options.items())))
+    grid_all = {**{k: [v] for k, v in fixed.items()}, **grid}
+    with click.progressbar(length=len(pts), label=f"sweep {target}", file=sys.stderr) as bar:
+        try:
+            prov = SW.run(tgt, grid_all, out_dir, dps=dps, workers=workers, scheduler=scheduler, fmt=fmt,
+                          progress=bar.update)
+        except ParameterError as e:
+            _fail(str(e))
+    click.echo(f"wrote {prov['points']} points ({prov['computed']} computed, {prov['reused']} reused) "
+               f"to {os.path.join(out_dir, prov['table'])}", err=True)
+
+
+@main.command()
+@click.argument("figure_id", required=False)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
+@click.option("--from", "from_dir", type=click.Path(file_okay=False), default=None,
+              help="draw a finished sweep (attncheck sweep --out DIR) instead of a paper figure")
 @click.option("--quick", is_flag=True)
 @click.option("--full", is_flag=True)
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
-def figure(figure_id, output, quick, full, seed):
-    """Reproduce a figure of a paper (theory lines + simulation points)."""
+def figure(figure_id, output, from_dir, quick, full, seed):
+    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep."""
+    _check_output(output, (".png", ".pdf", ".svg"))
+    if from_dir:
+        from numerics.figures.sweep_plot import draw_sweep
+
+        try:
+            draw_sweep(from_dir, output)
+        except (OSError, KeyError, ValueError) as e:
+            _fail(f"--from {from_dir!r}: not a finished sweep folder ({e})")
+        click.echo(f"wrote {output}", err=True)
+        return
     table = registry.figures()
     if figure_id not in table:
         _fail(f"unknown figure {figure_id!r}; known: {', '.join(table) or 'none'}")
-    _check_output(output, (".png", ".pdf", ".svg"))
     settings = Settings(mode=_mode(quick, full), seed=seed)
 
     def progress(iterable, label):

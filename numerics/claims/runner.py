@@ -6,7 +6,6 @@ in a pool of any size or from the cache (timing fields aside).
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterator
 
@@ -24,27 +23,30 @@ def _collect_in_worker(claim_id: str, settings: Settings) -> Evidence:
 
 
 def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool = True,
+                scheduler: str | None = None,
                 on_start: Callable | None = None) -> Iterator[tuple[object, Evidence, bool]]:
-    """Yield ``(claim, evidence, cached)`` in the order of ``claims``."""
+    """Yield ``(claim, evidence, cached)`` in the order of ``claims``: from the cache, in
+    process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``."""
     claims = list(claims)
     found = {c.id: cache.load(c, settings) for c in claims} if use_cache else {}
     todo = [c for c in claims if found.get(c.id) is None]
+    if scheduler and todo:
+        from numerics.core.cluster import client_for
+
+        with client_for(scheduler) as client:
+            futures = {c.id: client.submit(_collect_in_worker, c.id, settings, pure=False) for c in todo}
+            yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
+        return
     if workers > 1 and len(todo) > 1:
         ctx = __import__("multiprocessing").get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
             futures = {c.id: pool.submit(_collect_in_worker, c.id, settings) for c in todo}
-            for c in claims:
-                ev = found.get(c.id)
-                if ev is not None:
-                    yield c, ev, True
-                    continue
-                if on_start:
-                    on_start(c)
-                ev = futures[c.id].result()
-                if use_cache:
-                    cache.store(c, settings, ev)
-                yield c, ev, False
+            yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
         return
+    yield from _drain(claims, found, lambda c: c.collect(settings), settings, use_cache, on_start)
+
+
+def _drain(claims, found, get, settings, use_cache, on_start):
     for c in claims:
         ev = found.get(c.id)
         if ev is not None:
@@ -52,11 +54,8 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
             continue
         if on_start:
             on_start(c)
-        ev = c.collect(settings)
+        ev = get(c)
         if use_cache:
             cache.store(c, settings, ev)
         yield c, ev, False
 
-
-def default_workers() -> int:
-    return max(1, min(len(os.sched_getaffinity(0)), 8))

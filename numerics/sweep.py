@@ -1,0 +1,239 @@
+"""Sweeps: a claim's theory values, or a problem's solve, over a grid of parameters.
+
+``attncheck sweep TARGET --grid name=start:stop:num --grid name=v1,v2,... --out DIR``.
+
+* Each grid point is content-addressed: its file ``DIR/points/<sha256>.json`` is named by a
+  hash of the target, options, parameters and dps, and written atomically (a temporary file
+  renamed), so a sweep that is killed and restarted computes only the missing points and ends
+  with every point present exactly once.
+* The tidy table (one row per point: the grid parameters, then every output as a float) goes to
+  ``DIR/sweep.parquet`` (or ``sweep.csv`` with ``--format csv``); ``DIR/provenance.json``
+  records the target, grid, versions, commit, machine and times.
+* Points run in process, in a process pool (``--workers``) or on a dask.distributed cluster
+  (``--scheduler``); a point's value never depends on where it ran.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import platform
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from numerics.core.params import ParameterError
+
+FORMATS = ("parquet", "csv")
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # "claim" | "problem"
+    name: str
+    options: tuple = ()  # sorted (option, value) pairs of a problem
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "options": dict(self.options)}
+
+
+def parse_grid(items) -> dict[str, list[str]]:
+    """``name=start:stop:num`` (num points from start to stop, inclusive) or ``name=v1,v2,...``.
+    Values stay strings: the target's parameter space parses and checks them."""
+    grid: dict[str, list[str]] = {}
+    for item in items:
+        if "=" not in item:
+            raise ParameterError(f"--grid expects name=start:stop:num or name=v1,v2,..., got {item!r}")
+        name, spec = (x.strip() for x in item.split("=", 1))
+        if not name or not spec:
+            raise ParameterError(f"--grid expects name=start:stop:num or name=v1,v2,..., got {item!r}")
+        if name in grid:
+            raise ParameterError(f"--grid {name} given twice; give it once")
+        if ":" in spec:
+            parts = spec.split(":")
+            if len(parts) != 3:
+                raise ParameterError(f"--grid {name}: expected start:stop:num, got {spec!r}")
+            try:
+                start, stop, num = float(parts[0]), float(parts[1]), int(parts[2])
+            except ValueError:
+                raise ParameterError(f"--grid {name}: expected numbers start:stop:num, got {spec!r}") from None
+            if not (math.isfinite(start) and math.isfinite(stop)) or not 1 <= num <= 10_000:
+                raise ParameterError(f"--grid {name}: start and stop must be finite and num in [1, 10000], got {spec!r}")
+            grid[name] = [repr(float(v)) for v in np.linspace(start, stop, num)]
+        else:
+            values = [v.strip() for v in spec.split(",")]
+            if any(not v for v in values):
+                raise ParameterError(f"--grid {name}: empty value in {spec!r}")
+            grid[name] = values
+    if not grid:
+        raise ParameterError("sweep needs at least one --grid name=...")
+    n = math.prod(len(v) for v in grid.values())
+    if n > 100_000:
+        raise ParameterError(f"--grid: {n} points requested; at most 100000 per sweep")
+    return grid
+
+
+def points(grid: dict[str, list[str]]) -> list[dict[str, str]]:
+    names = list(grid)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+
+
+def point_key(target: Target, params: dict, dps: int) -> str:
+    blob = json.dumps({"target": target.describe(), "params": params, "dps": dps}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _to_float(v):
+    if isinstance(v, bool):
+        return float(v)
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def compute_point(target: Target, params: dict, dps: int) -> dict:
+    """One grid point: the claim's ``evaluate`` or the problem's ``solve`` (in any process)."""
+    from numerics.core import registry
+
+    t0 = time.perf_counter()
+    if target.kind == "claim":
+        claim = registry.claims()[target.name]
+        values = claim.param_space.validate(params)
+        out = claim.evaluate(values, dps)
+        import mpmath
+
+        text = {k: (str(v).lower() if isinstance(v, bool) else mpmath.nstr(v, dps) if not isinstance(v, int) else str(v))
+                for k, v in out.items()}
+        ok = True
+    else:
+        spec = registry.problems()[target.name]
+        values = spec.param_space.validate(params)
+        out = spec.solve(dict(target.options), values, dps)
+        text = {k: str(v) for k, v in out.items()}
+        ok = bool(out.get("converged", False))
+    numbers = {k: _to_float(v) for k, v in out.items()}
+    return {"params": values, "values": {k: v for k, v in numbers.items() if v is not None},
+            "text": text, "ok": ok, "elapsed_s": time.perf_counter() - t0}
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _commit() -> str:
+    try:
+        root = Path(__file__).resolve().parents[1]
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=5).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: int = 1,
+        scheduler: str | None = None, fmt: str = "parquet", progress=None) -> dict:
+    """Compute every missing point of the grid, then write the table and the provenance."""
+    from numerics.core.cache import versions
+
+    if fmt not in FORMATS:
+        raise ParameterError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    out_dir = Path(out_dir)
+    todo_all = points(grid)
+    keyed = [(point_key(target, p, dps), p) for p in todo_all]
+    pdir = out_dir / "points"
+    missing = [(k, p) for k, p in keyed if not (pdir / f"{k}.json").exists()]
+    t0 = time.time()
+
+    def record(k, p, res):
+        _write_atomic(pdir / f"{k}.json", json.dumps({"key": k, "grid_point": p, **res}, sort_keys=True))
+
+    if scheduler:
+        from numerics.core.cluster import client_for
+
+        with client_for(scheduler) as client:
+            futures = client.map(compute_point, [target] * len(missing), [p for _, p in missing],
+                                 [dps] * len(missing), pure=False)
+            for (k, p), fut in zip(missing, futures):
+                record(k, p, fut.result())
+                if progress:
+                    progress(1)
+    elif workers > 1 and len(missing) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futs = [pool.submit(compute_point, target, p, dps) for _, p in missing]
+            for (k, p), fut in zip(missing, futs):
+                record(k, p, fut.result())
+                if progress:
+                    progress(1)
+    else:
+        for k, p in missing:
+            record(k, p, compute_point(target, p, dps))
+            if progress:
+                progress(1)
+    rows = []
+    for k, p in keyed:
+        rec = json.loads((pdir / f"{k}.json").read_text())
+        rows.append({**{n: _to_float(v) for n, v in rec["params"].items()}, **rec["values"],
+                     "ok": rec["ok"], "key": k})
+    table = out_dir / f"sweep.{fmt}"
+    _write_table(rows, table, fmt)
+    prov = {"schema": "attncheck.sweep/1", "target": target.describe(), "grid": grid, "dps": dps,
+            "points": len(keyed), "computed": len(missing), "reused": len(keyed) - len(missing),
+            "table": table.name, "versions": versions(), "commit": _commit(),
+            "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+            "started": t0, "finished": time.time(),
+            "where": scheduler or (f"{workers} processes" if workers > 1 else "in process")}
+    _write_atomic(out_dir / "provenance.json", json.dumps(prov, indent=1))
+    return prov
+
+
+def _write_table(rows, path: Path, fmt: str) -> None:
+    columns = list(dict.fromkeys(c for r in rows for c in r))
+    if fmt == "csv":
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=columns)
+        w.writeheader()
+        w.writerows(rows)
+        _write_atomic(path, buf.getvalue())
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tbl = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    os.close(fd)
+    pq.write_table(tbl, tmp)
+    os.replace(tmp, path)
+
+
+def read_table(out_dir: Path) -> tuple[list[dict], dict]:
+    """The rows and the provenance of a finished sweep (for ``attncheck figure --from``)."""
+    out_dir = Path(out_dir)
+    prov = json.loads((out_dir / "provenance.json").read_text())
+    path = out_dir / prov["table"]
+    if path.suffix == ".csv":
+        import csv
+
+        with open(path) as fh:
+            rows = [{k: (float(v) if v not in ("", "True", "False") else v == "True") for k, v in r.items()
+                     if k != "key"} for r in csv.DictReader(fh)]
+    else:
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).to_pylist()
+    return rows, prov
