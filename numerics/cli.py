@@ -82,6 +82,22 @@ def _check_output(path: str, suffixes: tuple[str, ...], option: str = "-o/--outp
     return path
 
 
+def _claims_files(fn):
+    """``--claims FILE.py`` (repeatable): claims of the user's own, next to the built-in ones."""
+
+    def load(ctx, param, value):
+        for path in value or ():
+            try:
+                registry.add_claims_file(path)
+            except registry.RegistryError as e:
+                _fail(str(e))
+        return value
+
+    return click.option("--claims", "claim_files", multiple=True, expose_value=False, callback=load,
+                        is_eager=True, metavar="FILE.py",
+                        help="a Python file defining CLAIMS (see docs/adding-a-claim.md); repeatable")(fn)
+
+
 def _guard(iterator):
     """Turn a ParameterError raised while iterating (e.g. a bad --scheduler) into exit 2."""
     try:
@@ -97,7 +113,27 @@ def _select(ids):
         _fail(f"unknown claim id {e.args[0]!r}; run `attncheck list` for the ids")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _OneLineErrors(click.Group):
+    """Every usage error (unknown option, bad choice, missing argument) is one line on stderr
+    and exit 2, like a bad parameter: no usage block, no traceback."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(1)
+        except click.ClickException as e:
+            msg = e.format_message().replace("\n", " ").strip()
+            if isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
+                msg = f"{e.ctx.command_path}: {msg} (see --help)"
+            click.echo(f"error: {msg}", err=True)
+            sys.exit(e.exit_code)
+
+
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attncheck")
 def main():
     """attncheck: check the derivations of two ICLR 2026 attention-theory papers."""
@@ -105,6 +141,7 @@ def main():
 
 @main.command("list")
 @click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
+@_claims_files
 def list_cmd(as_json):
     """List the claims."""
     for claim in registry.claims().values():
@@ -160,6 +197,7 @@ def _row_text(r) -> str:
               help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
 @click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
+@_claims_files
 def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
     every structural mutant and the ±5%% output scaling of every claim is rejected)."""
@@ -264,6 +302,7 @@ def cache_clear():
 @click.option("--param", "params", multiple=True, help="k=v (repeatable)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@_claims_files
 def eval_cmd(claim_id, params, dps, as_json):
     """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
     claim = registry.claims().get(claim_id)
@@ -326,6 +365,7 @@ def _digits(out: dict, key: str, dps: int) -> int:
 @main.command()
 @click.argument("ids", nargs=-1)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
+@_claims_files
 def latex(ids, output):
     """The LaTeX of each claim's equations."""
     if output:
@@ -397,6 +437,7 @@ def solve(problem, model, loss, params, dps, as_json):
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
+@_claims_files
 def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt, out_dir):
     """A claim's theory values (``eval``) or a problem's solve over a grid.
 

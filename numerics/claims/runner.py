@@ -13,11 +13,13 @@ from numerics.claims.base import Evidence, Settings
 from numerics.core import cache
 
 
-def _collect_in_worker(claim_id: str, settings: Settings) -> Evidence:
+def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> Evidence:
     from threadpoolctl import threadpool_limits
 
     from numerics.core import registry
 
+    for f in files:  # claims from the user's files exist in the worker too
+        registry.add_claims_file(f)
     with threadpool_limits(1):  # one BLAS thread per worker: the pool is the parallelism
         return registry.claims()[claim_id].collect(settings)
 
@@ -27,6 +29,9 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
                 on_start: Callable | None = None) -> Iterator[tuple[object, Evidence, bool]]:
     """Yield ``(claim, evidence, cached)`` in the order of ``claims``: from the cache, in
     process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``."""
+    from numerics.core.registry import EXTRA_FILES
+
+    files = tuple(EXTRA_FILES)
     claims = list(claims)
     found = {c.id: cache.load(c, settings) for c in claims} if use_cache else {}
     todo = [c for c in claims if found.get(c.id) is None]
@@ -34,13 +39,13 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
         from numerics.core.cluster import client_for
 
         with client_for(scheduler) as client:
-            futures = {c.id: client.submit(_collect_in_worker, c.id, settings, pure=False) for c in todo}
+            futures = {c.id: client.submit(_collect_in_worker, c.id, settings, files, pure=False) for c in todo}
             yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
         return
     if workers > 1 and len(todo) > 1:
         ctx = __import__("multiprocessing").get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
-            futures = {c.id: pool.submit(_collect_in_worker, c.id, settings) for c in todo}
+            futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files) for c in todo}
             yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
         return
     yield from _drain(claims, found, lambda c: c.collect(settings), settings, use_cache, on_start)

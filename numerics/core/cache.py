@@ -53,6 +53,9 @@ def versions() -> dict:
 
 
 def _source_path(module: str) -> Path | None:
+    loaded = sys.modules.get(module)
+    if loaded is not None and getattr(loaded, "__file__", None) and loaded.__file__.endswith(".py"):
+        return Path(loaded.__file__)  # also a claim file loaded by path (verify --claims)
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):

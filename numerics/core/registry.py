@@ -26,13 +26,72 @@ def _discover(package: str, attribute: str):
     return found
 
 
+#: claim files loaded with ``attncheck verify --claims FILE.py`` (or :func:`add_claims_file`)
+EXTRA_FILES: list[str] = []
+ENTRY_POINT_GROUP = "attncheck.claims"
+
+
+class RegistryError(ValueError):
+    """A claim plugin could not be loaded (bad file, duplicate id, no CLAIMS)."""
+
+
+def _plugin_groups():
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as e:  # a broken plugin names itself, it does not break attncheck
+            raise RegistryError(f"claim plugin {ep.name!r} ({ep.value}) failed to load: {e}") from e
+        yield getattr(obj, "CLAIMS", obj)
+    for path in EXTRA_FILES:
+        yield _load_file(path).CLAIMS
+
+
+@lru_cache(maxsize=None)
+def _load_file(path: str):
+    import importlib.util
+    import os
+
+    if not os.path.isfile(path) or not path.endswith(".py"):
+        raise RegistryError(f"--claims {path!r}: expected an existing .py file")
+    name = "attncheck_user_claims_" + str(abs(hash(os.path.abspath(path))))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise RegistryError(f"--claims {path!r} failed to load: {type(e).__name__}: {e}") from e
+    if not isinstance(getattr(module, "CLAIMS", None), (list, tuple)):
+        raise RegistryError(f"--claims {path!r}: the file defines no CLAIMS list")
+    return module
+
+
+def add_claims_file(path: str) -> None:
+    """Register the CLAIMS of a user's file (``attncheck verify --claims FILE.py``)."""
+    import os
+
+    path = os.path.abspath(path)
+    _load_file(path)
+    if path not in EXTRA_FILES:
+        EXTRA_FILES.append(path)
+        claims.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def claims() -> dict:
+    """Every claim: the built-in ones, those of installed plugins (entry-point group
+    ``attncheck.claims``: a module with a CLAIMS list, or the list itself) and those of the
+    files added with :func:`add_claims_file`."""
     out = {}
-    for group in _discover("numerics.claims", "CLAIMS"):
+    groups = list(_discover("numerics.claims", "CLAIMS")) + list(_plugin_groups())
+    for group in groups:
         for claim in group:
             if claim.id in out:
-                raise RuntimeError(f"duplicate claim id {claim.id}")
+                raise RegistryError(f"duplicate claim id {claim.id}")
             out[claim.id] = claim
     return dict(sorted(out.items()))
 
