@@ -51,6 +51,9 @@ class Equation:
     def latex(self) -> str:
         return f"{sp.latex(self.lhs)} = {sp.latex(self.rhs)}"
 
+    def _repr_latex_(self) -> str:  # notebooks render the equation
+        return f"$\\displaystyle {self.latex()}$"
+
     def as_eq(self) -> sp.Eq:
         return sp.Eq(self.lhs, self.rhs, evaluate=False)
 

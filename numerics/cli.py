@@ -370,15 +370,9 @@ def latex(ids, output):
     """The LaTeX of each claim's equations."""
     if output:
         _check_output(output, (".tex",))
-    chunks = []
-    for claim in _select(ids):
-        chunks.append(f"% {claim.id} -- {claim.reference} [{claim.status}]: {claim.statement}")
-        for eq in claim.get_equations():
-            chunks.append(
-                f"% {eq.name} ({eq.reference}; {eq.status})\n\\begin{{equation}}\\label{{eq:{eq.name}}}\n"
-                f"{eq.latex()}\n\\end{{equation}}"
-            )
-    text = "\n".join(chunks) + "\n"
+    from numerics.latex import claims_latex
+
+    text = claims_latex(_select(ids))
     if output:
         with open(output, "w") as fh:
             fh.write(text)

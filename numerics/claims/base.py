@@ -160,6 +160,19 @@ class Verdict:
     reference: str = ""
     statement: str = ""
 
+    def _repr_html_(self) -> str:  # notebooks render the verdict table
+        import html
+
+        head = ("<tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>tolerance</th>"
+                "<th>z</th><th></th></tr>")
+        body = "".join(
+            f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
+            f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
+            f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows)
+        word = "PASS" if self.passed else "FAIL"
+        return (f"<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "
+                f"{html.escape(self.statement)}</p><table>{head}{body}</table>")
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["schema"] = SCHEMA

@@ -1,0 +1,169 @@
+"""attncheck: a symbolic-numeric derivation checker for the theory of attention.
+
+The Python API mirrors the command line; parameter names are the CLI's (``alpha0``, not the
+SymPy symbol ``alpha_0``)::
+
+    >>> import attncheck
+    >>> v = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2, dps=50)   # doctest: +SKIP
+    >>> print(v["q2_cosine"])                # 50 digits, whatever mpmath.mp.dps is
+    >>> verdicts = attncheck.verify("B.coercivity")          # list of Verdict
+    >>> attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01)
+    >>> eqs = attncheck.equations("A.thm3.q2_cosine")      # Equation objects (render in notebooks)
+    >>> attncheck.latex("A.thm3")                          # the LaTeX of the equations
+
+Functions:
+
+* :func:`verify` — run claims, return their verdicts (cached, pooled or on a cluster);
+* :func:`evaluate` — a claim's closed form at your parameters, at ``dps`` digits;
+* :func:`solve` — a problem's equations at your parameters (``attncheck solve``);
+* :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
+* :func:`power` — the claim under each structural mutant of its derivation;
+* :func:`equations`, :func:`latex` — the claim's equations;
+* :func:`claims` — every registered claim, by id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Value", "claims", "equations", "evaluate", "latex", "power", "simulate", "solve", "verify"]
+
+
+def claims() -> dict:
+    """Every registered claim (built-in, plugins, files added with ``--claims``), by id."""
+    from numerics.core import registry
+
+    return registry.claims()
+
+
+def _claim(claim_id: str):
+    table = claims()
+    if claim_id not in table:
+        from numerics.core.params import ParameterError
+
+        raise ParameterError(f"unknown claim id {claim_id!r}; attncheck.claims() lists them")
+    return table[claim_id]
+
+
+def _settings(mode: str, seed: int | None, dps: int):
+    from numerics.claims.base import Settings
+    from numerics.core.seeding import DEFAULT_SEED
+
+    return Settings(mode=mode, seed=DEFAULT_SEED if seed is None else seed, dps=dps)
+
+
+def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int = 1,
+           scheduler: str | None = None, cache: bool = True, mutate: float = 0.0) -> list:
+    """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
+
+    >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
+    [True, True, True]
+    """
+    from numerics.claims.base import judge
+    from numerics.claims.runner import collect_all
+    from numerics.core import registry
+
+    ids = [ids] if isinstance(ids, str) else list(ids or [])
+    settings = _settings(mode, seed, dps)
+    out = []
+    for claim, evidence, cached in collect_all(registry.select(ids), settings, workers=workers,
+                                               use_cache=cache, scheduler=scheduler):
+        v = judge(evidence, mutate, claim)
+        v.details = {**v.details, "cached": cached}
+        out.append(v)
+    return out
+
+
+def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps: int = 30):
+    """The claim's unjudged evidence: each row's theory value next to the experiment's mean,
+    standard error and allowance (``numerics.claims.base.Evidence``)."""
+    return _claim(claim_id).collect(_settings(mode, seed, dps))
+
+
+def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
+    """The claim under each structural mutant of its derivation and a ±5 % scaling of its
+    outputs (``numerics.claims.base.Power``)."""
+    from numerics.claims.base import power as _power
+
+    return _power(_claim(claim_id), _settings(mode, seed, 30))
+
+
+@dataclass(frozen=True)
+class Value:
+    """A number at a stated precision: ``str`` gives ``digits`` significant digits, whatever
+    the global ``mpmath.mp.dps``; ``.mpf`` is the mpmath number, ``float()`` a double."""
+
+    mpf: object
+    digits: int
+
+    def __str__(self) -> str:
+        import mpmath
+
+        if isinstance(self.mpf, (bool, int)):
+            return str(self.mpf).lower() if isinstance(self.mpf, bool) else str(self.mpf)
+        return mpmath.nstr(self.mpf, self.digits, strip_zeros=False)
+
+    def __repr__(self) -> str:
+        return f"Value({self}, digits={self.digits})"
+
+    def __float__(self) -> float:
+        return float(self.mpf)
+
+    def _repr_latex_(self) -> str:
+        return f"${self}$"
+
+
+def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, **params) -> dict:
+    """The claim's closed form at ``params`` (CLI names, e.g. ``alpha0=2``), at ``dps`` digits.
+
+    Returns ``{name: Value}`` (or decimal strings with ``as_strings=True``). Monte Carlo
+    estimates keep only the digits their standard error supports, as in ``attncheck eval``.
+    """
+    from numerics.cli import _digits
+    from numerics.core.params import ParameterError
+
+    claim = _claim(claim_id)
+    if claim.evaluate is None:
+        raise ParameterError(f"claim {claim_id} has no closed form to evaluate")
+    if not isinstance(dps, int) or not 5 <= dps <= 2000:
+        raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
+    values = claim.param_space.validate(params)
+    out = claim.evaluate(values, dps)
+    res = {k: Value(v, _digits(out, k, dps)) for k, v in out.items()}
+    return {k: str(v) for k, v in res.items()} if as_strings else res
+
+
+def solve(problem: str = "sparse-token", *, dps: int = 30, **params) -> dict:
+    """A problem's equations at your parameters, as ``attncheck solve`` (options ``model=``,
+    ``loss=`` go with the parameters). Raises ``SolveError`` when the solve did not converge."""
+    from numerics.core import registry
+    from numerics.core.params import ParameterError
+    from numerics.core.results import RESULTS, SolveError, Solution
+
+    table = registry.problems()
+    if problem not in table:
+        raise ParameterError(f"unknown problem {problem!r}; known: {', '.join(table)}")
+    spec = table[problem]
+    options = {k: params.pop(k) for k in list(params) if k in spec.options}
+    for k, v in options.items():
+        if v not in spec.options[k]:
+            raise ParameterError(f"{k} must be one of {', '.join(spec.options[k])}, got {v!r}")
+    values = spec.param_space.validate(params)
+    out = spec.solve(options, values, dps)
+    if not out.get("converged", False):
+        raise SolveError(Solution(RESULTS.failed, int(out.get("iterations", 0)),
+                                  float(out.get("residual", float("inf"))), out, str(out.get("status", ""))))
+    return out
+
+
+def equations(claim_id: str) -> tuple:
+    """The claim's equations (``derivations.Equation``; they render as LaTeX in notebooks)."""
+    return _claim(claim_id).get_equations()
+
+
+def latex(ids=None) -> str:
+    """The LaTeX of the claims' equations (ids or prefixes; all if None)."""
+    from numerics.core import registry
+    from numerics.latex import claims_latex
+
+    ids = [ids] if isinstance(ids, str) else list(ids or [])
+    return claims_latex(registry.select(ids))
