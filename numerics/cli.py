@@ -106,6 +106,21 @@ def _guard(iterator):
         _fail(str(e))
 
 
+def _probe_write(path: str) -> None:
+    """Open the output for writing before a long computation (a folder may pass the access
+    check and still refuse files, e.g. /proc)."""
+    import os
+
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as e:
+        _fail(f"-o/--output {path!r}: cannot write ({e.strerror or e})")
+    if not existed:
+        os.remove(path)
+
+
 def _select(ids):
     try:
         return registry.select(ids)
@@ -374,8 +389,11 @@ def latex(ids, output):
 
     text = claims_latex(_select(ids))
     if output:
-        with open(output, "w") as fh:
-            fh.write(text)
+        try:
+            with open(output, "w") as fh:
+                fh.write(text)
+        except OSError as e:
+            _fail(f"-o/--output {output!r}: cannot write ({e.strerror or e})")
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
@@ -505,6 +523,7 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
 def figure(figure_id, output, from_dir, quick, full, seed):
     """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep."""
     _check_output(output, (".png", ".pdf", ".svg"))
+    _probe_write(output)
     if from_dir:
         from numerics.figures.sweep_plot import draw_sweep
 
