@@ -21,9 +21,21 @@ import sys
 import click
 
 from numerics.core import registry
-from numerics.claims.base import SCHEMA, Settings, judge
 from numerics.core.params import ParameterError, parse_assignments
-from numerics.core.seeding import DEFAULT_SEED
+
+DEFAULT_SEED = 20260429  # numerics.core.seeding.DEFAULT_SEED (tests/test_cli.py checks they agree)
+
+
+def Settings(**kw):  # noqa: N802 - the claims' Settings, imported on first use (SymPy is slow to import)
+    from numerics.claims.base import Settings as S
+
+    return S(**kw)
+
+
+def judge(*a, **kw):
+    from numerics.claims.base import judge as j
+
+    return j(*a, **kw)
 
 
 class UsageFailure(click.ClickException):
@@ -158,26 +170,30 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
 @_claims_files
 def list_cmd(as_json):
-    """List the claims."""
-    for claim in registry.claims().values():
-        if as_json:
-            click.echo(
-                _dumps(
-                    {
-                        "schema": "attncheck.list/1",
-                        "id": claim.id,
-                        "paper": claim.paper,
-                        "reference": claim.reference,
-                        "status": claim.status,
-                        "statement": claim.statement,
-                        "evaluable": claim.evaluate is not None,
-                        "params": claim.param_space.describe() if claim.param_space else [],
-                    }
-                )
-            )
-        else:
-            tag = "eval" if claim.evaluate else "    "
-            click.echo(f"{claim.id:34s} {claim.status:8s} {tag}  {claim.reference}: {claim.statement}")
+    """List the claims: id, status, whether `eval` evaluates it, its mutants, its statement.
+
+    \b
+    attncheck list
+    attncheck list --json | jq .id"""
+    index = registry.claim_index()
+    if as_json:
+        for rec in index:
+            click.echo(_dumps({"schema": "attncheck.list/1", **rec}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
+    widest = max((len(r["id"]) for r in index), default=2)
+    room = max(20, console.width - widest - 8 - 4 - 7 - 4 * 2 - 1)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col, kw in (("id", {"min_width": widest}), ("status", {"min_width": 8}), ("eval", {"min_width": 4}),
+                    ("mutants", {"justify": "right", "min_width": 7}), ("statement", {"max_width": room})):
+        table.add_column(col, no_wrap=True, **kw)
+    for rec in index:
+        text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
+        table.add_row(rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+    console.print(table)
 
 
 def _mode(quick, full):

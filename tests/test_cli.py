@@ -39,7 +39,22 @@ TOYS = {
 @pytest.fixture
 def toy(monkeypatch):
     monkeypatch.setattr(registry, "claims", lambda: TOYS)
+    monkeypatch.setattr(registry, "claim_index", lambda: [registry._describe(c) for c in TOYS.values()])
     return CliRunner()
+
+
+def test_cli_default_seed_is_the_seeding_default():
+    from numerics import cli
+    from numerics.core.seeding import DEFAULT_SEED
+
+    assert cli.DEFAULT_SEED == DEFAULT_SEED
+
+
+def test_list_is_a_table_with_a_header(toy):
+    out = toy.invoke(main, ["list"])
+    assert out.exit_code == 0
+    head = out.output.splitlines()[0].split()
+    assert head[:4] == ["id", "status", "eval", "mutants"] and "T.good" in out.output
 
 
 def test_list_json(toy):

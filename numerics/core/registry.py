@@ -132,3 +132,54 @@ def select(ids) -> list:
             raise KeyError(key)
         chosen.extend(h for h in hits if h not in chosen)
     return chosen
+
+
+# --- the claim index: what ``attncheck list`` shows, without importing any claim ---------------
+def _index_key() -> str:
+    import hashlib
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for folder in ("numerics/claims", "numerics/core", "derivations"):
+        for f in sorted((root / folder).rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        h.update(f"{ep.name}={ep.value}".encode())
+    return h.hexdigest()
+
+
+def _describe(claim) -> dict:
+    return {"id": claim.id, "paper": claim.paper, "reference": claim.reference, "status": claim.status,
+            "statement": claim.statement, "evaluable": claim.evaluate is not None,
+            "params": claim.param_space.describe() if claim.param_space else [],
+            "mutants": len(claim.mutants)}
+
+
+def claim_index() -> list[dict]:
+    """One record per claim (id, paper, reference, status, statement, evaluable, params).
+    Kept on disk by the hash of the claims' and derivations' sources, so that listing the
+    claims does not import them (or SymPy) again; claim files given with ``--claims`` are
+    always read."""
+    import json
+
+    from numerics.core.cache import cache_dir
+
+    if EXTRA_FILES:
+        return [_describe(c) for c in claims().values()]
+    path = cache_dir() / f"index-{_index_key()[:32]}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    index = [_describe(c) for c in claims().values()]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(index))
+        tmp.replace(path)
+    except OSError:
+        pass
+    return index
