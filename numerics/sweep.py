@@ -20,7 +20,6 @@ import json
 import math
 import os
 import platform
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -131,19 +130,10 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _commit() -> str:
-    try:
-        root = Path(__file__).resolve().parents[1]
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                              timeout=5).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: int = 1,
         scheduler: str | None = None, fmt: str = "parquet", progress=None) -> dict:
     """Compute every missing point of the grid, then write the table and the provenance."""
-    from numerics.core.cache import versions
+    from numerics.core.cache import git_commit, versions
 
     if fmt not in FORMATS:
         raise ParameterError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -191,7 +181,7 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
     _write_table(rows, table, fmt)
     prov = {"schema": "attncheck.sweep/1", "target": target.describe(), "grid": grid, "dps": dps,
             "points": len(keyed), "computed": len(missing), "reused": len(keyed) - len(missing),
-            "table": table.name, "versions": versions(), "commit": _commit(),
+            "table": table.name, "versions": versions(), "commit": git_commit(),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
             "started": t0, "finished": time.time(),
             "where": scheduler or (f"{workers} processes" if workers > 1 else "in process")}

@@ -52,6 +52,18 @@ def versions() -> dict:
     return out
 
 
+def git_commit() -> str:
+    """The commit of the working tree attncheck runs from ("unknown" outside a checkout)."""
+    import subprocess
+
+    try:
+        root = Path(__file__).resolve().parents[2]
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=5).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def _source_path(module: str) -> Path | None:
     loaded = sys.modules.get(module)
     if loaded is not None and getattr(loaded, "__file__", None) and loaded.__file__.endswith(".py"):

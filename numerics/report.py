@@ -1,0 +1,167 @@
+"""The verification report: one self-contained HTML file (``attncheck report``).
+
+Per claim: statement, status and reference; its equations as MathML (SymPy's presentation
+printer: no script, no font or CDN needed, browsers render it natively); the verdict table
+(theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
+±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
+provenance of the run (seed, seed paths, package versions, git commit, machine, times).
+Nothing in the file refers to anything outside it.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import os
+import platform
+import tempfile
+import time
+
+#: the figure that illustrates a claim, by claim-id prefix (longest prefix wins)
+FIGURE_OF = {
+    "A.thm3": "A.thm3.fig",
+    "A.thm4": "A.fig1",
+    "A.thm5": "A.fig1",
+    "A.thm1": "A.representation",
+    "A.thm2.attention_threshold": "A.representation",
+    "A.thm2.sharp_threshold": "A.sharp_threshold",
+    "B.rate": "B.fig1",
+}
+
+CSS = """
+body{font-family:system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.5rem} h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem} td,th{padding:.15rem .5rem;border-bottom:1px solid #eee;text-align:right}
+td:first-child,th:first-child{text-align:left} table.text td,table.text th{text-align:left} .pass{color:#176117;font-weight:600} .fail{color:#a11;font-weight:600}
+.eq{overflow-x:auto;margin:.4rem 0 .4rem 1rem} .note{color:#555;font-size:.85rem} img{max-width:100%}
+code{background:#f4f4f4;padding:0 .2rem}
+"""
+
+# after load: count the <math> elements that were laid out (non-zero width); tests read it
+CHECK = """
+window.addEventListener('load',function(){var m=document.getElementsByTagName('math'),ok=0;
+for(var i=0;i<m.length;i++){if(m[i].getBoundingClientRect().width>0){ok++;}}
+document.body.setAttribute('data-math-total',m.length);document.body.setAttribute('data-math-rendered',ok);});
+"""
+
+
+def figure_for(claim_id: str) -> str | None:
+    hits = [p for p in FIGURE_OF if claim_id == p or claim_id.startswith(p + ".")]
+    return FIGURE_OF[max(hits, key=len)] if hits else None
+
+
+def _mathml(eq) -> str:
+    import sympy as sp
+    from sympy.printing.mathml import mathml
+
+    try:
+        body = mathml(sp.Eq(eq.lhs, eq.rhs, evaluate=False), printer="presentation")
+    except Exception:  # a printer gap must not lose the equation: show its LaTeX source
+        return f"<code>{html.escape(eq.latex())}</code>"
+    return f'<math display="block">{body}</math>'
+
+
+def _fmt(x, digits=6) -> str:
+    return "—" if x is None else f"{x:.{digits}g}"
+
+
+def _verdict_table(v) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
+        f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
+        f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'}</td>"
+        f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
+        for r in v.rows)
+    return ("<table><tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>allowance</th>"
+            f"<th>tolerance</th><th>z</th><th></th></tr>{rows}</table>")
+
+
+def _power_table(p) -> str:
+    rows = "".join(
+        f"<tr><td><code>{html.escape(m.name)}</code></td><td>{html.escape(m.description)}</td>"
+        f"<td class='{'pass' if m.killed else 'fail'}'>{'killed' if m.killed else 'ALIVE'}</td>"
+        f"<td>{html.escape(m.how)}</td></tr>" for m in p.mutants)
+    for k, killed in p.scaled.items():
+        rows += (f"<tr><td>theory × (1 {k[0]} {k[1:]})</td><td>output steps scaled, allowances recomputed</td>"
+                 f"<td class='{'pass' if killed else 'fail'}'>{'killed' if killed else 'ALIVE'}</td><td></td></tr>")
+    rel = [d["relative"] for d in p.detectable if d["relative"] is not None]
+    note = (f"<p class='note'>smallest relative error of the theory each row detects: "
+            f"{min(rel):.2g} to {max(rel):.2g}</p>") if rel else ""
+    return f"<table class='text'><tr><th>mutant</th><th>what is wrong</th><th></th><th>how</th></tr>{rows}</table>{note}"
+
+
+def _figure_png(figure_id: str, settings) -> str | None:
+    from numerics.core import registry
+
+    fig = registry.figures().get(figure_id)
+    if fig is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "fig.png")
+        fig(path, settings, lambda it, label: it)
+        with open(path, "rb") as fh:
+            return base64.b64encode(fh.read()).decode()
+
+
+def provenance(settings) -> dict:
+    from numerics.core.cache import git_commit, versions
+
+    return {"mode": settings.mode, "seed": settings.seed, "dps": settings.dps, "versions": versions(),
+            "commit": git_commit(), "machine": platform.platform(), "cpus": os.cpu_count(),
+            "python": platform.python_implementation() + " " + platform.python_version(),
+            "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def build(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
+          progress=None) -> str:
+    """The report's HTML for ``claims`` (evidence from the verdict cache where recorded)."""
+    from numerics.claims.base import judge, power
+    from numerics.claims.runner import collect_all
+
+    t0 = time.time()
+    parts, summary, figures_done = [], [], {}
+    for claim, evidence, cached in collect_all(claims, settings, use_cache=use_cache):
+        v = judge(evidence, 0.0, claim)
+        p = power(claim, settings) if with_power and claim.mutants else None
+        word = "PASS" if v.passed else "FAIL"
+        summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(claim.id)}</a></td>"
+                       f"<td>{claim.status}</td><td class='{word.lower()}'>{word}</td>"
+                       f"<td>{'' if p is None else f'{sum(m.killed for m in p.mutants)}/{len(p.mutants)}'}</td></tr>")
+        sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(claim.id)} "
+               f"<span class='{word.lower()}'>{word}</span></h2>",
+               f"<p>{html.escape(claim.statement)}</p>",
+               f"<p class='note'>status <b>{claim.status}</b> · {html.escape(claim.reference)}</p>"]
+        eqs = claim.get_equations()
+        if eqs:
+            sec.append("<h3>Equations</h3>")
+            sec += [f"<div class='eq' title='{html.escape(e.name)}'>{_mathml(e)}</div>" for e in eqs]
+        sec += ["<h3>Verdict</h3>", _verdict_table(v),
+                f"<p class='note'>{html.escape(claim.allowance_note)}</p>" if claim.allowance_note else "",
+                f"<p class='note'>tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over "
+                f"{len(v.rows)} rows); {'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; "
+                f"sizes {html.escape(str(v.sizes))}; seed paths {html.escape(str(v.seed_paths[:6]))}</p>"]
+        if p is not None:
+            sec += ["<h3>Mutation power</h3>", _power_table(p)]
+        fid = figure_for(claim.id) if with_figures else None
+        if fid:
+            if fid not in figures_done:
+                figures_done[fid] = _figure_png(fid, settings)
+            if figures_done[fid]:
+                sec.append(f"<h3>Figure {html.escape(fid)}</h3>"
+                           f"<img alt='{html.escape(fid)}' src='data:image/png;base64,{figures_done[fid]}'>")
+        parts.append("\n".join(sec))
+        if progress:
+            progress(claim)
+    prov = provenance(settings)
+    prov["seconds"] = round(time.time() - t0, 1)
+    prov_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(str(val))}</td></tr>"
+                        for k, val in prov.items())
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<title>attncheck verification report</title>"
+        f"<style>{CSS}</style><script>{CHECK}</script></head><body>"
+        f"<h1>attncheck verification report</h1><p class='note'>{len(parts)} claims, {settings.mode} mode, "
+        f"seed {settings.seed}</p>"
+        f"<table class='text'><tr><th>claim</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
+        + "\n".join(parts)
+        + f"<h2>Provenance</h2><table class='text'>{prov_rows}</table></body></html>"
+    )
