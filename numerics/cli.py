@@ -152,12 +152,22 @@ class _OneLineErrors(click.Group):
         except click.Abort:
             click.echo("error: aborted", err=True)
             sys.exit(1)
+        except (KeyboardInterrupt, SystemExit):
+            raise
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ").strip()
             if isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
                 msg = f"{e.ctx.command_path}: {msg} (see --help)"
             click.echo(f"error: {msg}", err=True)
             sys.exit(e.exit_code)
+        except Exception as e:  # a defect of attncheck, not of the input: one line, exit 1
+            import os
+
+            if os.environ.get("ATTNCHECK_TRACEBACK"):
+                raise
+            click.echo(f"error: internal error: {type(e).__name__}: {e} (set ATTNCHECK_TRACEBACK=1 "
+                       "for the traceback, and please report it)", err=True)
+            sys.exit(1)
 
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -396,14 +406,38 @@ def _digits(out: dict, key: str, dps: int) -> int:
 @main.command()
 @click.argument("ids", nargs=-1)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
+@click.option("--body", is_flag=True, help="only the sections, for \\input into your own document")
+@click.option("--snippets", "snippets", type=click.Path(file_okay=False), default=None,
+              help="write one file per claim into this folder (ID.tex)")
 @_claims_files
-def latex(ids, output):
-    """The LaTeX of each claim's equations."""
+def latex(ids, output, body, snippets):
+    """The LaTeX of each claim's equations: a standalone document (amsmath, amssymb) unless
+    --body; labels are claim-id:equation-name.
+
+    \b
+    attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
+    attncheck latex B --body -o paper_b_body.tex
+    attncheck latex --snippets eqs/"""
+    import os
+
     if output:
         _check_output(output, (".tex",))
-    from numerics.latex import claims_latex
+    from numerics.latex import claim_section, claims_latex
 
-    text = claims_latex(_select(ids))
+    chosen = _select(ids)
+    if snippets:
+        if not os.path.isdir(snippets):
+            try:
+                os.makedirs(snippets)
+            except OSError as e:
+                _fail(f"--snippets {snippets!r}: cannot create the folder ({e.strerror or e})")
+        for claim in chosen:
+            with open(os.path.join(snippets, f"{claim.id}.tex"), "w") as fh:
+                fh.write(claim_section(claim))
+        click.echo(f"wrote {len(chosen)} snippets to {snippets}", err=True)
+        if not output:
+            return
+    text = claims_latex(chosen, standalone=not body)
     if output:
         try:
             with open(output, "w") as fh:

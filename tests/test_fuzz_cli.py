@@ -46,7 +46,7 @@ def _run(args):
         raise res.exception
     assert res.exception is None or isinstance(res.exception, SystemExit), (args, repr(res.exception), res.output)
     assert res.exit_code in (0, 1, 2), (args, res.exit_code, res.output)
-    assert "Traceback" not in res.output, (args, res.output)
+    assert "Traceback" not in res.output and "internal error" not in res.output, (args, res.output)
     if res.exit_code == 2:
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, res.output)
