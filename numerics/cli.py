@@ -206,6 +206,14 @@ def list_cmd(as_json):
     console.print(table)
 
 
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _mode(quick, full):
     if quick and full:
         _fail("--quick and --full are exclusive")
@@ -250,10 +258,23 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
     chosen = _select(ids)
     if show_power:
         sys.exit(_power(chosen, settings, as_json))
-    from numerics.claims.runner import collect_all
+    from numerics.claims.runner import collect_all, estimate
 
     ok_all = True
-    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler)
+    seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
+    todo = len(chosen) - cached
+    if todo and not as_json:
+        guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
+                 f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
+                 if known else "no recorded times yet")
+        click.echo(f"running {todo} claims ({settings.mode}; {cached} from the cache): {guess}", err=True)
+
+    def started(c):
+        if not as_json:
+            click.echo(f"  ... {c.id}", err=True)
+
+    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
+                       on_start=started if sys.stderr.isatty() else None)
     for claim, evidence, cached in _guard(runs):
         verdict = judge(evidence, mutate, claim)
         expected = not verdict.passed if mutate else verdict.passed

@@ -185,3 +185,37 @@ def clear() -> int:
             f.unlink()
             n += 1
     return n
+
+
+# --- recorded run times (for the estimate ``verify`` prints before it starts) -------------------
+def _timings_path() -> Path:
+    return cache_dir() / "timings.json"
+
+
+def record_time(claim_id: str, mode: str, seconds: float) -> None:
+    import json
+
+    path = _timings_path()
+    try:
+        data = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        data = {}
+    data[f"{mode}:{claim_id}"] = round(float(seconds), 2)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+def recorded_times(mode: str) -> dict[str, float]:
+    import json
+
+    try:
+        data = json.loads(_timings_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    prefix = f"{mode}:"
+    return {k[len(prefix):]: v for k, v in data.items() if k.startswith(prefix)}
