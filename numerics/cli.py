@@ -255,9 +255,12 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
     settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
-    chosen = _select(ids)
     if show_power:
-        sys.exit(_power(chosen, settings, as_json))
+        sys.exit(_power(_select(ids), settings, as_json))
+    try:  # index stubs: a claim is imported only if its evidence is not in the cache
+        chosen = registry.stubs(ids) if not no_cache else _select(ids)
+    except KeyError as e:
+        _fail(f"unknown claim id {e.args[0]!r}; run `attncheck list` for the ids")
     from numerics.claims.runner import collect_all, estimate
 
     ok_all = True
@@ -367,7 +370,10 @@ def cache_clear():
 @_claims_files
 def eval_cmd(claim_id, params, dps, as_json):
     """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
-    claim = registry.claims().get(claim_id)
+    try:
+        claim = registry.claim(claim_id)
+    except KeyError:
+        claim = None
     if claim is None:
         _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
     if claim.evaluate is None:

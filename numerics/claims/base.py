@@ -36,7 +36,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from derivations.core import all_mutants, mutated, scaled
 from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
 
@@ -307,7 +306,7 @@ class Power:
 
 
 def _run_mutated(claim: "Claim", settings: Settings, mutants) -> tuple[bool, str, Evidence | None]:
-    from derivations.core import APPLIED
+    from derivations.core import APPLIED, mutated
 
     try:
         with mutated(*mutants):
@@ -339,6 +338,8 @@ def detectable(evidence: Evidence) -> list:
 def power(claim: "Claim", settings: Settings, delta: float = 0.05) -> Power:
     """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
     output steps; the experiment is collected once (memo) and only the theory recomputed."""
+    from derivations.core import all_mutants, scaled
+
     base = claim.collect(settings)
     table = all_mutants()
     outcomes = []

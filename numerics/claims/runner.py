@@ -48,7 +48,14 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
             futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files) for c in todo}
             yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
         return
-    yield from _drain(claims, found, lambda c: c.collect(settings), settings, use_cache, on_start)
+    yield from _drain(claims, found, lambda c: _real(c).collect(settings), settings, use_cache, on_start)
+
+
+def _real(c):
+    """The Claim behind an index stub (imported only when its evidence must be computed)."""
+    from numerics.core import registry
+
+    return registry.claim(c.id) if isinstance(c, registry.ClaimStub) else c
 
 
 def _drain(claims, found, get, settings, use_cache, on_start):
@@ -60,6 +67,7 @@ def _drain(claims, found, get, settings, use_cache, on_start):
         if on_start:
             on_start(c)
         ev = get(c)
+        c = _real(c)
         cache.record_time(c.id, settings.mode, ev.elapsed_s)
         if use_cache:
             cache.store(c, settings, ev)

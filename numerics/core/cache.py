@@ -42,6 +42,7 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("attncheck"))
 
 
+@lru_cache(maxsize=1)
 def versions() -> dict:
     out = {"python": platform.python_version()}
     for name in VERSIONED:
@@ -137,10 +138,15 @@ def _module_digest(module: str) -> str:
     return h.hexdigest()
 
 
+def claim_module(claim) -> str:
+    """The module that defines a claim's experiment (a Claim, or an index stub)."""
+    return claim.module if hasattr(claim, "module") else claim.experiment.__module__
+
+
 def key(claim, settings) -> str:
     h = hashlib.sha256()
     parts = (FORMAT, claim.id, settings.mode, settings.seed, settings.dps, settings.backend,
-             sorted(versions().items()), _module_digest(claim.experiment.__module__))
+             sorted(versions().items()), _module_digest(claim_module(claim)))
     h.update(repr(parts).encode())
     return h.hexdigest()
 

@@ -8,6 +8,7 @@ Nothing is registered by editing a central list.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 import pkgutil
 from functools import lru_cache
 
@@ -120,9 +121,46 @@ def benchmarks() -> dict:
     return dict(sorted(out.items()))
 
 
-def select(ids) -> list:
-    """Claims by exact id or id prefix (``A.thm3`` selects all of ``A.thm3.*``)."""
-    table = claims()
+def claim(claim_id: str):
+    """One claim, importing only the module that defines it (through the index); KeyError if
+    there is none."""
+    import importlib
+
+    info = getattr(claims, "cache_info", None)  # (tests replace claims() by a plain function)
+    if not EXTRA_FILES and info is not None and info().currsize == 0:
+        rec = next((r for r in claim_index() if r["id"] == claim_id), None)
+        if rec is None:
+            raise KeyError(claim_id)
+        try:
+            module = importlib.import_module(rec["module"])
+            for c in getattr(module, "CLAIMS", ()):
+                if c.id == claim_id:
+                    return c
+        except ImportError:
+            pass
+    return claims()[claim_id]
+
+
+@dataclass(frozen=True)
+class ClaimStub:
+    """What the index knows of a claim: enough to judge recorded evidence without importing it."""
+
+    id: str
+    reference: str
+    statement: str
+    module: str
+    status: str
+
+
+def stubs(ids) -> list:
+    """Index entries of the claims selected by ``ids`` (as :func:`select`), without importing
+    the claims."""
+    table = {r["id"]: ClaimStub(r["id"], r["reference"], r["statement"], r["module"], r["status"])
+             for r in claim_index()}
+    return _choose(table, ids)
+
+
+def _choose(table: dict, ids) -> list:
     if not ids:
         return list(table.values())
     chosen = []
@@ -132,6 +170,11 @@ def select(ids) -> list:
             raise KeyError(key)
         chosen.extend(h for h in hits if h not in chosen)
     return chosen
+
+
+def select(ids) -> list:
+    """Claims by exact id or id prefix (``A.thm3`` selects all of ``A.thm3.*``)."""
+    return _choose(claims(), ids)
 
 
 # --- the claim index: what ``attncheck list`` shows, without importing any claim ---------------
@@ -155,7 +198,7 @@ def _describe(claim) -> dict:
     return {"id": claim.id, "paper": claim.paper, "reference": claim.reference, "status": claim.status,
             "statement": claim.statement, "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
-            "mutants": len(claim.mutants)}
+            "mutants": len(claim.mutants), "module": claim.experiment.__module__}
 
 
 def claim_index() -> list[dict]:

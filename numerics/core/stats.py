@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
-from scipy.special import ndtri
 
 #: family-wise false-alarm rate of one claim's rows (Bonferroni)
 FAMILY_ALPHA = 1e-3
@@ -13,12 +13,12 @@ FAMILY_ALPHA = 1e-3
 def z_critical(rows: int, family_alpha: float = FAMILY_ALPHA) -> float:
     """Two-sided Bonferroni critical value for ``rows`` comparisons."""
     rows = max(int(rows), 1)
-    return float(ndtri(1.0 - family_alpha / (2.0 * rows)))
+    return NormalDist().inv_cdf(1.0 - family_alpha / (2.0 * rows))
 
 
 def normal_quantile(p: float) -> float:
     """The standard normal quantile (for confidence levels)."""
-    return float(ndtri(p))
+    return NormalDist().inv_cdf(p)
 
 
 def mean_se(samples, axis=0):
