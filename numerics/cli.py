@@ -667,14 +667,26 @@ def bench(names, quick, as_json):
     for n in names:
         if n not in table:
             _fail(f"unknown benchmark {n!r}; known: {', '.join(table) or 'none'}")
+    import platform
+
+    machine = {"platform": platform.platform(), "cpus": __import__("os").cpu_count(),
+               "python": platform.python_version()}
     for name in names or table:
+        if not as_json:
+            click.echo(f"running benchmark {name} ...", err=True)
         report = table[name](quick)
         if as_json:
-            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, **report}))
-        else:
-            click.echo(f"{name}:")
-            for k, v in report.items():
-                click.echo(f"  {k:32s} {v}")
+            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
+            continue
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
+        t.add_column("measure", no_wrap=True)
+        t.add_column("value", overflow="fold")
+        for k, v in report.items():
+            t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
+        Console(width=None if sys.stdout.isatty() else 120).print(t)
 
 
 if __name__ == "__main__":  # pragma: no cover
