@@ -32,6 +32,13 @@ def _files():
         yield from ([p] if p.is_file() else sorted(p.rglob("*.py")))
 
 
+def _name(path: pathlib.Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def _offences(path: pathlib.Path):
     tree = ast.parse(path.read_text())
     imported = set()
@@ -48,9 +55,9 @@ def _offences(path: pathlib.Path):
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name) and root.id in MODULES:
-                yield f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(f)}"
+                yield f"{_name(path)}:{node.lineno} {ast.unparse(f)}"
         elif isinstance(f, ast.Name) and f.id in imported:
-            yield f"{path.relative_to(ROOT)}:{node.lineno} {f.id}"
+            yield f"{_name(path)}:{node.lineno} {f.id}"
 
 
 @pytest.mark.parametrize("path", list(_files()), ids=lambda p: str(p.relative_to(ROOT)))
