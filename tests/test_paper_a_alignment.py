@@ -14,7 +14,7 @@ from derivations.paper_a import alignment_rate as AR
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
 from numerics.core import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
-from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval, to_mpf
+from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval
 from numerics.claims.paper_a.alignment import _richardson
 from numerics.core.quadrature import expect_mp, expect_mp_err, expect_np
 from numerics.core.params import ParameterError

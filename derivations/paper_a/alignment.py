@@ -1,17 +1,23 @@
 """Paper A, Theorem 3: deterministic limits of w^(1) and q^(2) as n0, d -> inf, n0/d = alpha0.
 
 Conventions: docs/conventions.md (zero init, b^(0) = 0, mean-normalised loss, no 1/sqrt(d)).
-Derivation walk-through: docs/paper_a_alignment.md.  Each step below is a named expression.
+Derivation walk-through: docs/paper_a_alignment.md.  Each step below is a named expression
+(``derivations.core.step``, built in ``@derivation`` builders) and its realistic errors are
+registered as mutants at the end of the derivation.
 
 Step 1 (readout).  g(y) = -l'(0; y).  w^(1) = (eta_w / (n0 L)) sum_j g_j X_j^T 1
   = omega xi + w_n with omega = eta_w theta R pi g_+ / L and |w_n|^2 -> eta_w^2 E[g^2]/(alpha0 L)
   (the Z_j^T 1 are N(0, L I_d), n0 of them, norm^2 L d each).  b^(1) = eta_b E[g].
+  Steps ``A.thm3.g``, ``A.thm3.omega``, ``A.thm3.wn2``, ``A.thm3.b1``; outputs ``A.thm3.w1_norm``,
+  ``A.thm3.w1_cosine``.
 
 Step 2 (the prediction on a D0 sample, leave-one-out).  w^(1) = w_{-i} + delta_i with
   delta_i = (eta_w g_i / (n0 L)) X_i^T 1.  Then w^T X_i^T 1 / L = omega theta_y R / L
   + 1^T Z_i w_{-i} / L + |Z_i^T 1|^2 eta_w g_i / (n0 L^2), and |Z_i^T 1|^2 / (n0 L^2) -> 1/(alpha0 L):
   y_hat_i | y ~ N(mu_y, s^2), mu_y = b^(1) + omega theta_y R / L + eta_w g(y) / (alpha0 L),
   s^2 = (omega^2 + |w_n|^2) / L.  The last term of mu_y is the self-interaction shift.
+  Steps ``A.thm3.self_shift``, ``A.thm3.mu``, ``A.thm3.s2``; the h-moments are the Gaussian
+  means of l'(yhat; y)^k at this law (``integrands``).
 
 Step 3 (the per-sample vector).  u_i = X_i w^(1); P u_i = theta_y omega P v + omega P c + nu P e
   with c = Z_i xi, e = Z_i w_n / nu, nu = |w_n|, independent N(0, I_L); the self term
@@ -21,14 +27,16 @@ Step 3 (the per-sample vector).  u_i = X_i w^(1); P u_i = theta_y omega P v + om
 Step 4 (q^(2)).  q^(2) = -(eta_q beta / (n0 L)) sum_i h_i X_i^T P u_i.  Its mean direction
   has components <xi, .> = E[h (theta_y v + c)^T P u] and <w_n/nu, .> = E[h e^T P u]; its
   fluctuation adds (1/n0) E[h^2 |X^T P u|^2] = (d/n0) E[h^2 |P u|^2] (1 + O(1/d)) to |.|^2.
+  Steps ``A.thm3.trP`` (m = L - 1), ``A.thm3.vPv`` (r = R(1 - R/L)), ``A.thm3.fluctuation``;
+  outputs ``A.thm3.q2_overlap``, ``A.thm3.q2_norm_sq``, ``A.thm3.q2_norm``, ``A.thm3.q2_cosine``.
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Equation, derivation, flip_sign, mutant, replace, step, times
+from derivations.core import Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly
-from derivations.paper_a.gradient import LOSSES, beta, eta_b, eta_q, eta_w, loss_derivative, yhat  # noqa: F401
+from derivations.paper_a.gradient import beta, eta_b, eta_q, eta_w, loss_derivative, yhat
 
 REF = "Paper A Thm 3; derivation docs/paper_a_alignment.md"
 

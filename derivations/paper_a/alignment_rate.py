@@ -9,7 +9,8 @@ O(eps^{1/2})) and D = E[h^2 |P u|^2].  So Q = eps F(eps) with F regular at eps =
 SymPy expands (1 + eps F(eps))^(-1/2) = 1 - eps F(0)/2 + O(eps^2) for a generic F: C = F(0)/2.
 The h-moments depend on eps (through |w_n|^2 and the self-interaction shift) but enter only
 through F(0), i.e. at alpha0 = inf (``H_INF``: the prediction law mu_y = b^(1) +
-omega theta_y R / L, s^2 = omega^2 / L).
+omega theta_y R / L, s^2 = omega^2 / L).  Steps: ``A.cor1.cosine_power`` (the power -1/2 that
+is expanded), ``A.cor1.wn_term`` (alpha0 M_wn^2 in F); outputs ``A.cor1.C``, ``A.cor1.C_w``.
 """
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ Step (iii), at q = 0 the softmax is uniform, s = 1/L, and J_s = (I - 1 1^T / L) 
   grad_q y_hat |_{q=0} = (beta / L) X^T (I - 1 1^T / L) X w               (``A.grad.at_zero``).
 Step (iv), the protocol (docs/conventions.md): zero init (q = w = 0, b^(0) = 0), mean loss
 (1/n0) sum_i l(y_hat_i; y_i) on D0.
-  steps 1-2: grad_w y_hat = X^T s = X^T 1/L at q = 0, grad_b y_hat = 1, grad_q y_hat = 0 at w = 0:
+  steps 1-2: grad_w y_hat = X^T s, s = 1/L at q = 0 (``A.grad.softmax_at_zero``), grad_b y_hat = 1,
+     grad_q y_hat = 0 at w = 0:
      w^(1) = (eta_w / n0) sum_i g_i X_i^T 1 / L                           (``A.grad.w1``),
      b^(1) = b^(0) + (eta_b / n0) sum_i g_i                               (``A.grad.b1``),
      q^(1) = 0,  g_i = -l'(b^(0); y_i);
