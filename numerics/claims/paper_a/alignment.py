@@ -22,6 +22,7 @@ alpha0 (1 - |cos|).
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from derivations.core import derivation
@@ -42,7 +43,7 @@ PAPER = dict(L=10, R=3, pi=0.2, theta=6.0, eta_w=0.5, eta_b=0.5, eta_q=0.5, beta
 QUICK = dict(L=10, R=3, pi=0.4, theta=4.0, eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1.0)
 # four tokens, eta = 1, alpha0 = 1, 2: the self-interaction shift eta_w g(y)/(alpha0 L) is a
 # large part of the step-2 prediction (square loss: dropping it moves cos(q^(2), xi) by +22 %
-# at alpha0 = 1, <q^(2), xi> by +73 %); n0 <= 1600, so 40 trials cost a few seconds
+# at alpha0 = 1, <q^(2), xi> by +73 %); n0 <= 2 d and L = 4, so 40 trials cost a few seconds
 SHIFT = dict(L=4, R=1, pi=0.5, theta=3.0, eta_w=1.0, eta_b=1.0, eta_q=1.0, beta=1.0)
 DESIGN = {
     "quick": (dict(name="L=10", params=QUICK, d=400, alphas=(3.0, 6.0), trials=10, labels="stratified"),

@@ -7,9 +7,9 @@
 Every value is a compiled step of ``derivations.paper_a.alignment`` / ``alignment_rate``
 (lambdified to mpmath by ``numerics.core.backends``).  The h-moments: square loss, the compiled
 SymPy closed forms; logistic loss, generic Gaussian quadrature
-(``numerics.core.quadrature.expect_mp_err``, mpmath.quad on the whole real line) of the compiled
-l'(yhat; y)^k at the compiled step-2 law (mu_y, s).  The compiled functions are cached per active mutant set
-(``derivations.core.derivation``).
+(``numerics.core.quadrature.expect_mp_err``, mpmath.quad on the whole real line) of the
+compiled l'(yhat; y)^k at the compiled step-2 law (mu_y, s).  The compiled functions are cached
+per active mutant set (``derivations.core.derivation``).
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.quadrature import expect_mp_err
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
-                             ParameterError, ParamSpace, r_le_l)
+                                  ParameterError, ParamSpace, r_le_l)
 
 LOSSES = ("logistic", "square")
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")
