@@ -156,7 +156,9 @@ def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
     The true derivation is built once; under a mutant it is rebuilt (and cached separately), so
-    a mutant never leaks into the true derivation and the true one never masks a mutant."""
+    a mutant never leaks into the true derivation and the true one never masks a mutant.
+    A cache hit counts the mutants the cached build applied as applied again (``APPLIED``):
+    the caller does use the mutated step, it just does not rebuild it."""
     def wrap(f):
         cache: dict = {}
 
@@ -164,13 +166,19 @@ def derivation(fn=None, *, maxsize: int = 64):
         def inner(*args, **kwargs):
             key = (active_mutants(), args, tuple(sorted(kwargs.items())))
             try:
-                return cache[key]
+                out, applied = cache[key]
             except KeyError:
                 pass
+            else:
+                for name in applied:
+                    APPLIED[name] = APPLIED.get(name, 0) + 1
+                return out
+            before = {name: APPLIED.get(name, 0) for name in key[0]}
             out = f(*args, **kwargs)
+            applied = tuple(name for name in key[0] if APPLIED.get(name, 0) > before[name])
             if len(cache) >= maxsize:
                 cache.pop(next(iter(cache)))
-            cache[key] = out
+            cache[key] = (out, applied)
             return out
 
         inner.cache_clear = cache.clear

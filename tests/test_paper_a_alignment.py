@@ -1,5 +1,6 @@
-"""A.thm3 / A.cor1: the Wick calculus, the derivation vs the notes' candidate, the evaluators
-(mpmath vs numpy vs evalf, 50 vs 60 digits), properties, and parameter validation."""
+"""A.thm3 / A.cor1: the Wick calculus, the derivation vs its grouped form, the evaluators
+(mpmath vs numpy vs evalf, 50 vs 60 digits), the population comparator, mutants and caches,
+properties, and parameter validation."""
 import math
 
 import mpmath
@@ -13,7 +14,7 @@ from derivations.paper_a import alignment_rate as AR
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
 from numerics.core import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
-from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval, to_mpf
+from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval
 from numerics.claims.paper_a.alignment import _richardson
 from numerics.core.quadrature import expect_mp, expect_mp_err, expect_np
 from numerics.core.params import ParameterError
@@ -62,20 +63,18 @@ def test_projector_forms_monte_carlo():
     assert abs(float(got) - x.mean()) < 5 * x.std() / math.sqrt(len(x))
 
 
-# --- the derivation vs the notes' [derived] candidate ---------------------------------------
+# --- the derivation vs its grouped form --------------------------------------------------------
 @pytest.mark.parametrize("loss", ["logistic", "square"])
-def test_derivation_matches_notes_candidate(loss):
-    lim, nc = A.limits(loss), A.notes_candidate(loss)
-    assert sp.simplify(lim["q2_overlap"] - nc["q2_overlap"]) == 0
-    assert sp.simplify(lim["q2_norm_sq"] - nc["q2_norm_sq"]) == 0
-    rc, ncC = AR.rate_constants(loss), AR.notes_C(loss)
-    assert sp.simplify(rc["C"] - ncC["C"]) == 0
-    assert sp.simplify(rc["C_w"] - ncC["C_w"]) == 0
-    # the grouped forms printed by `attncheck latex` are the derived ones
-    cmp_ = A.compact(loss)
+def test_derivation_matches_grouped_form(loss):
+    """The Wick-calculus derivation equals the grouped forms printed by `attncheck latex`
+    (written separately, with K = theta^2 r pi h_+ + m E[h])."""
+    lim, cmp_ = A.limits(loss), A.compact(loss)
     assert sp.simplify(cmp_["q2_overlap"] - lim["q2_overlap"]) == 0
     assert sp.simplify(cmp_["q2_norm_sq"] - lim["q2_norm_sq"]) == 0
-    assert sp.simplify(AR.compact_C(loss) - rc["C"]) == 0
+    assert sp.simplify(AR.compact_C(loss) - AR.rate_constants(loss)["C"]) == 0
+    s1 = A.step1(loss)
+    C_w = s1["Eg2"] * A.L / (2 * A.theta**2 * A.R**2 * A.pi_**2 * s1["g_p"] ** 2)
+    assert sp.simplify(AR.rate_constants(loss)["C_w"] - C_w) == 0
 
 
 def test_norm_minus_overlap_is_the_fluctuation_part():
@@ -288,3 +287,66 @@ def test_self_interaction_shift_by_monte_carlo():
     se = diffs.std(ddof=1) / math.sqrt(len(diffs))
     assert abs(diffs.mean() - predicted) < 4 * se
     assert abs(diffs.mean()) > 8 * se  # dropping the shift would be rejected
+
+
+# --- the population comparator of A.cor1 (numerics/experiments/two_step_population.py) ------
+def _population(P, loss, alphas, n=4000, batches=8, seed=5):
+    from numerics.experiments.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.two_step_population import alignment_curves
+
+    model = SparseTokenModel(P["L"], P["R"], P["pi"], P["theta"], d=1)
+    return alignment_curves(model, loss, alphas, eta_w=P["eta_w"], eta_b=P["eta_b"], n=n, batches=batches,
+                            seed=np.random.SeedSequence(seed))
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_population_cosine_agrees_with_theorem3_at_finite_alpha0(loss):
+    """Two independent routes to the d -> inf cosine at alpha0 = 1, 4 (L = 4, where the
+    self-interaction shift matters): per-sample Monte Carlo vs the Wick-calculus derivation."""
+    P = dict(L=4, R=1, pi=0.5, theta=3.0, eta_w=1.0, eta_b=1.0, eta_q=1.0, beta=1.0)
+    alphas = (1.0, 4.0)
+    curves = _population(P, loss, alphas)
+    b = len(curves["q_jackknife"])
+    se = np.sqrt((b - 1) / b * ((curves["q_jackknife"] - curves["q_jackknife"].mean(0)) ** 2).sum(0))
+    for k, a0 in enumerate(alphas):
+        lim = alignment_limits(loss, **P, alpha0=a0, dps=15)
+        assert abs(curves["q"][k] - (1 - abs(float(lim["q2_cosine"])))) < 4 * se[k] + 1e-12
+        assert curves["w"][k] == pytest.approx(1 - float(lim["w1_cosine"]), rel=1e-12)
+
+
+def test_population_curve_is_smooth_in_one_over_alpha0():
+    """With the symmetrised draws (common random numbers) alpha0 (1 - |cos|) is analytic in
+    1/alpha0: Richardson elimination settles to ~1e-12 (an odd power of nu would stall it)."""
+    alphas = (50.0, 100.0, 200.0, 400.0, 800.0)
+    P = {k: v for k, v in PAPER.items() if k != "alpha0"}
+    curves = _population(P, "logistic", alphas, n=500, batches=2)
+    _, err = _richardson(alphas, [a * v for a, v in zip(alphas, curves["q"])])
+    assert err < 1e-10
+
+
+# --- mutants reach the compiled theory; caches do not mask them -----------------------------
+def test_compiled_theory_follows_the_active_mutants():
+    from derivations.core import all_mutants, mutated
+
+    M = all_mutants()
+    P = dict(L=4, R=1, pi=0.5, theta=3.0, alpha0=1.0, eta_w=1.0, eta_b=1.0, eta_q=1.0, beta=1.0)
+    true = alignment_limits("square", **P, dps=20)["q2_cosine"]
+    with mutated(M["A.thm3.self_shift:dropped"]):
+        shifted = alignment_limits("square", **P, dps=20)["q2_cosine"]
+    assert abs(shifted / true - 1) > 0.2
+    assert alignment_limits("square", **P, dps=20)["q2_cosine"] == true
+    P.pop("alpha0")
+    C = rate_constants("logistic", **P, dps=20)["C"]
+    with mutated(M["A.cor1.cosine_power:squared"]):
+        assert rate_constants("logistic", **P, dps=20)["C"] == pytest.approx(2 * float(C), rel=1e-12)
+    assert rate_constants("logistic", **P, dps=20)["C"] == C
+
+
+def test_self_shift_vanishes_at_alpha0_infinity():
+    """The self-interaction shift is O(1/alpha0): C does not see it (A.cor1 does not list it)."""
+    from derivations.core import all_mutants, mutated
+
+    P = {k: v for k, v in PAPER.items() if k != "alpha0"}
+    C = rate_constants("square", **P, dps=20)["C"]
+    with mutated(all_mutants()["A.thm3.self_shift:dropped"]):
+        assert rate_constants("square", **P, dps=20)["C"] == C

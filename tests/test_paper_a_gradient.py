@@ -11,6 +11,7 @@ from hypothesis import given, strategies as st
 from derivations.paper_a import gradient as G
 from numerics.claims.paper_a import gradient as CG
 from numerics.experiments.simulators import sparse_token_training as T
+from numerics.core.seeding import children
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 
 
@@ -40,27 +41,43 @@ def _data(seed, n, L, d):
     return Xs, ys
 
 
-def test_q2_closed_form_equals_symbolic_differentiation_square():
+def test_q2_derived_steps_equal_symbolic_differentiation_square():
     Xs, ys = _data(1, 4, 3, 2)
     eta = (sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(3, 4), sp.Rational(5, 4))
-    dl = lambda yh, y: yh - y
-    a = G.q2_explicit(Xs, ys, *eta, dl)
-    b = G.q2_closed_form(Xs, ys, *eta, dl)
+    a = G.q2_explicit(Xs, ys, *eta, "square")
+    b = G.protocol_at(Xs, ys, *eta, "square")
     assert a["q1"] == sp.zeros(2, 1)  # grad_q vanishes at w = 0
     assert sp.simplify(a["w1"] - b["w1"]) == sp.zeros(2, 1)
     assert sp.simplify(a["b1"] - b["b1"]) == 0
     assert sp.simplify(a["q2"] - b["q2"]) == sp.zeros(2, 1)  # exact rationals
 
 
-def test_q2_closed_form_equals_symbolic_differentiation_logistic():
+def test_q2_derived_steps_equal_symbolic_differentiation_logistic():
     Xs, ys = _data(2, 3, 3, 2)
     eta = (sp.Rational(1, 2), sp.Rational(1, 2), sp.Rational(1, 2), sp.Integer(1))
-    dl = lambda yh, y: -y / (1 + sp.exp(y * yh))
-    a = G.q2_explicit(Xs, ys, *eta, dl)
-    b = G.q2_closed_form(Xs, ys, *eta, dl)
+    a = G.q2_explicit(Xs, ys, *eta, "logistic")
+    b = G.protocol_at(Xs, ys, *eta, "logistic")
     for k in range(2):
         assert abs(sp.N(a["q2"][k] - b["q2"][k], 40)) < sp.Float("1e-35")
         assert sp.N(b["q2"][k], 40) != 0
+
+
+def test_jacobian_at_zero_is_the_centring_over_L():
+    for L in (2, 3, 4):
+        J0 = G.gradient(L, 2)["jacobian_at_zero"]
+        assert sp.simplify(J0 - G.centring(L) / L) == sp.zeros(L, L)
+
+
+@pytest.mark.parametrize("name", ["A.grad.softmax_outer:dropped", "A.grad.jacobian_at_zero:no_1_over_L",
+                                  "A.grad.general:sign"])
+def test_mutants_break_the_symbolic_identities(name):
+    """Each structural mutant of the gradient makes the derived form differ from direct
+    differentiation (so the claim's finite differences have something to reject)."""
+    from derivations.core import all_mutants, mutated
+
+    with mutated(all_mutants()[name]):
+        assert G.explicit_gradient_check(3, 2) != {"general": True, "at_zero": True}
+    assert G.explicit_gradient_check(3, 2) == {"general": True, "at_zero": True}
 
 
 def test_equations_have_latex():
@@ -76,7 +93,7 @@ def test_simulator_steps_match_finite_differences(seed, loss, eta_w, eta_b, beta
     n0, eta_q = 6, 0.7
     res = T.run_two_steps(model, n0, loss, eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta,
                           seed=np.random.SeedSequence(seed))
-    _, data_seed = np.random.SeedSequence(seed).spawn(2)
+    _, data_seed = children(np.random.SeedSequence(seed), 2)
     X, y, _ = next(model.iter_batches(np.random.default_rng(data_seed), n0, res.xi))
 
     def mean_loss(w, q, b):

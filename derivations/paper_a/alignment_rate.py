@@ -9,29 +9,30 @@ O(eps^{1/2})) and D = E[h^2 |P u|^2].  So Q = eps F(eps) with F regular at eps =
 SymPy expands (1 + eps F(eps))^(-1/2) = 1 - eps F(0)/2 + O(eps^2) for a generic F: C = F(0)/2.
 The h-moments depend on eps (through |w_n|^2 and the self-interaction shift) but enter only
 through F(0), i.e. at alpha0 = inf (``H_INF``: the prediction law mu_y = b^(1) +
-omega theta_y R / L, s^2 = omega^2 / L).
+omega theta_y R / L, s^2 = omega^2 / L).  Steps: ``A.cor1.cosine_power`` (the power -1/2 that
+is expanded), ``A.cor1.wn_term`` (alpha0 M_wn^2 in F); outputs ``A.cor1.C``, ``A.cor1.C_w``.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, mutant, replace, step, times
 from derivations.paper_a import alignment as A
 
 REF = "Paper A Cor. 1; derivation docs/paper_a_alignment.md"
 eps = sp.Symbol("epsilon", positive=True)
 #: the h-moments at alpha0 = inf (same meaning as alignment.H_SYMBOLS, evaluated at eps = 0)
 H_INF = sp.symbols("h1_p^inf h1_m^inf h2_p^inf h2_m^inf", real=True)
-
+RATE_PARAMS = tuple(p for p in A.PARAMS if p is not A.alpha0)
 
 F = sp.Function("F")
 
 
+@derivation
 def generic_expansion() -> sp.Expr:
     """(1 + eps F(eps))^(-1/2) = 1 - eps F(0)/2 + O(eps^2), for any smooth F."""
-    return sp.series((1 + eps * F(eps)) ** sp.Rational(-1, 2), eps, 0, 2).removeO()
+    power = step("A.cor1.cosine_power", (1 + eps * F(eps)) ** sp.Rational(-1, 2))  # |s| = (1 + Q)^(-1/2)
+    return sp.series(power, eps, 0, 2).removeO()
 
 
 def _inf(expr):
@@ -48,40 +49,45 @@ def _inf(expr):
     return num.xreplace({eps: 0}) / value_den
 
 
-@lru_cache(maxsize=4)
+@derivation
+def h_integrands_inf(loss: str) -> dict:
+    """The h-moment integrands at the alpha0 = inf prediction law (mu_y, s^2 at eps = 0)."""
+    s2 = A.step2(loss)
+    return A.integrands(loss, _inf(s2["mu_p"]), _inf(s2["mu_m"]), _inf(s2["s2"]))
+
+
+@derivation
 def rate_constants(loss: str) -> dict:
-    lim = A.limits(loss)
-    s34 = lim["step3_4"]
+    """C (in RATE_PARAMS and H_INF) and C_w (in RATE_PARAMS), with the pieces they come from;
+    ``h_integrands_inf`` and, for the square loss, their closed-form means ``h_inf``."""
+    s34 = A.step3_4(loss)
+    s1 = A.step1(loss)
     expansion = generic_expansion()
     out = {"expansion": expansion}
     # |s_q|^2 = <q,xi>^2/|q|^2 = 1/(1 + Q), Q = (M_wn^2 + D/alpha0)/M_xi^2 (alignment.step3_4
-    # builds |q|^2 as (eta_q beta/L)^2 (M_xi^2 + M_wn^2 + D/alpha0); tests re-check it)
+    # builds |q|^2 as (eta_q beta/L)^2 (M_xi^2 + M_wn^2 + D/alpha0); tests re-check it).
     # F = Q / eps = alpha0 Q; M_wn^2 is proportional to |w_n|^2 = O(1/alpha0), so F is regular
-    F_q = (sp.expand(A.alpha0 * s34["mean_wn"] ** 2) + s34["diag"]) / s34["mean_xi"] ** 2
-    s1 = lim["step1"]
+    wn_term = step("A.cor1.wn_term", sp.expand(A.alpha0 * s34["mean_wn"] ** 2))
+    F_q = (wn_term + s34["diag"]) / s34["mean_xi"] ** 2
     F_w = sp.expand(A.alpha0 * s1["wn2"]) / s1["omega"] ** 2  # |s_w|^2 = 1/(1 + wn2/omega^2)
+    coeff = -expansion.coeff(eps, 1)  # C = coeff at F(0) = F(0)/2
     for name, F_expr in (("C", F_q), ("C_w", F_w)):
         F0 = _inf(F_expr).subs(dict(zip(A.H_SYMBOLS, H_INF)))
-        out[name] = (-expansion.coeff(eps, 1).subs(F(0), F0))
+        out[name] = step(f"A.cor1.{name}", coeff.subs(F(0), F0))
         out[name + "_F"] = F_expr
-    s2 = A.step2(loss)
-    out["mu_p_inf"] = _inf(s2["mu_p"])
-    out["mu_m_inf"] = _inf(s2["mu_m"])
-    out["s2_inf"] = _inf(s2["s2"])
+    ints = h_integrands_inf(loss)
+    out["h_integrands_inf"] = ints
     if loss == "square":
-        h = lim["h"]
-        out["h_inf"] = tuple(_inf(h[k]) for k in ("h1p", "h1m", "h2p", "h2m"))
+        out["h_inf"] = A.gaussian_means(loss, ints)
     return out
 
 
-def notes_C(loss: str) -> dict:
-    """The notes' candidate C and C_w with h symbols renamed to their alpha0 = inf values."""
-    nc = A.notes_candidate(loss)
-    sub = dict(zip(A.H_SYMBOLS, H_INF))
-    return {"C": nc["C"].subs(sub), "C_w": nc["C_w"]}
-
-
-RATE_PARAMS = tuple(p for p in A.PARAMS if p is not A.alpha0)
+mutant("A.cor1.cosine_power:squared", "A.cor1.cosine_power",
+       "|s|^2 expanded instead of |s| (exponent -1 instead of -1/2): C twice too large",
+       replace(sp.Rational(-1, 2), sp.Integer(-1)))
+mutant("A.cor1.wn_term:dropped", "A.cor1.wn_term",
+       "the M_wn^2 term dropped from F (it is O(1/alpha0), like the fluctuation term)", times(0))
+mutant("A.cor1.C_w:no_L", "A.cor1.C_w", "C_w without its factor L", lambda e: e / A.L)
 
 
 def compact_C(loss: str) -> sp.Expr:
@@ -90,7 +96,7 @@ def compact_C(loss: str) -> sp.Expr:
     Equal to ``rate_constants(loss)["C"]`` (tests/test_paper_a_alignment.py)."""
     s1 = A.step1(loss)
     h1p, h1m, h2p, h2m = H_INF
-    m, r = A.m_, sp.factor(A.r_)
+    m, r = A.L - 1, A.R * (A.L - A.R) / A.L
     Eh = A.pi_ * h1p + (1 - A.pi_) * h1m
     Eh2 = A.pi_ * h2p + (1 - A.pi_) * h2m
     K = A.theta**2 * r * A.pi_ * h1p + m * Eh

@@ -1,35 +1,34 @@
 """Paper A, the gradient step in q (A.grad.q2) and the first readout step.
 
-Model: y_hat = w^T X^T softmax(beta X q) + b, X in R^{L x d}.
+Model (a definition): y_hat = w^T X^T softmax(beta X q) + b, X in R^{L x d}; losses
+l(y_hat; y) (``LOSSES``, docs/conventions.md) and their derivatives l' = d l / d y_hat.
 
-Step (i), explicit small sizes: with every entry of X, w, q a symbol, SymPy differentiates
-y_hat in q_k and we check that the result equals the general matrix form
-
-    grad_q y_hat = beta X^T (diag(s) - s s^T) X w,     s = softmax(beta X q),
-
-identically (``explicit_gradient_check``), and that at q = 0, where s = 1/L,
-
-    grad_q y_hat |_{q=0} = (beta / L) X^T (I - 1 1^T / L) X w.
-
-Step (ii), general matrix form: the softmax Jacobian d s / d g = diag(s) - s s^T (checked
-entrywise for symbolic L-vectors g by ``softmax_jacobian_check``) and the chain rule
-d y_hat = w^T X^T (d s) = w^T X^T J_s beta X dq.
-
-Step (iii), the protocol (docs/conventions.md): zero init (q = w = 0, b^(0) = 0), mean loss
+Step (i), the softmax Jacobian: d s / d g = diag(s) - s s^T for s = softmax(g)
+  (``A.grad.softmax_outer`` is the s s^T part).
+Step (ii), the chain rule: d y_hat = w^T X^T (d s) = w^T X^T J_s beta X dq, so
+  grad_q y_hat = beta X^T (diag(s) - s s^T) X w                          (``A.grad.general``).
+Step (iii), at q = 0 the softmax is uniform, s = 1/L, and J_s = (I - 1 1^T / L) / L
+  (``A.grad.jacobian_at_zero``):
+  grad_q y_hat |_{q=0} = (beta / L) X^T (I - 1 1^T / L) X w               (``A.grad.at_zero``).
+Step (iv), the protocol (docs/conventions.md): zero init (q = w = 0, b^(0) = 0), mean loss
 (1/n0) sum_i l(y_hat_i; y_i) on D0.
-  steps 1-2: grad_w y_hat = X^T s = X^T 1/L at q = 0, grad_b y_hat = 1, grad_q y_hat = 0 at w = 0:
-     w^(1) = (eta_w / n0) sum_i g_i X_i^T 1 / L,  b^(1) = b^(0) + (eta_b / n0) sum_i g_i,
+  steps 1-2: grad_w y_hat = X^T s, s = 1/L at q = 0 (``A.grad.softmax_at_zero``), grad_b y_hat = 1,
+     grad_q y_hat = 0 at w = 0:
+     w^(1) = (eta_w / n0) sum_i g_i X_i^T 1 / L                           (``A.grad.w1``),
+     b^(1) = b^(0) + (eta_b / n0) sum_i g_i                               (``A.grad.b1``),
      q^(1) = 0,  g_i = -l'(b^(0); y_i);
-  step 3: q^(2) = -(eta_q / n0) sum_i l'(y_hat_i^(1); y_i) grad_q y_hat_i |_{q=0, w=w^(1)}
-          = -(eta_q beta / (n0 L)) sum_i h_i X_i^T (I - 1 1^T/L) X_i w^(1).
+  step 3: q^(2) = -(eta_q / n0) sum_i h_i grad_q y_hat_i |_{q=0, w=w^(1)}, h_i = l'(y_hat_i^(1); y_i)
+          = -(eta_q beta / (n0 L)) sum_i h_i X_i^T (I - 1 1^T/L) X_i w^(1)   (``A.grad.q2``).
+
+Every step is built at explicit sizes (L, d, and the labels of an n0-sample data set) with
+every entry of X_i, w, q a SymPy symbol, so the expressions compile to numerical evaluators
+and ``explicit_gradient_check`` can compare them with direct differentiation.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, flip_sign, mutant, step, times
 
 REF = "Paper A §4 (training protocol, step 3); docs/paper_a_alignment.md"
 
@@ -40,6 +39,21 @@ eta_b = sp.Symbol("eta_b", nonnegative=True)
 n0 = sp.Symbol("n_0", positive=True, integer=True)
 Ls = sp.Symbol("L", positive=True, integer=True)
 ds = sp.Symbol("d", positive=True, integer=True)
+yhat = sp.Symbol("yhat", real=True)
+RATES = (eta_w, eta_b, eta_q, beta)
+
+# --- definitions: the losses (docs/conventions.md) and the model --------------------------
+LOSSES = {
+    # l(yhat; y) as functions of (yhat, y)
+    "logistic": lambda yh, y: sp.log(1 + sp.exp(-y * yh)),
+    "square": lambda yh, y: (yh - y) ** 2 / 2,
+}
+
+
+@derivation
+def loss_derivative(loss: str, y) -> sp.Expr:
+    """l'(yhat; y) = d l / d yhat, as an expression in ``yhat``."""
+    return sp.simplify(sp.diff(LOSSES[loss](yhat, y), yhat))
 
 
 def symbols(L: int, d: int, tag: str = ""):
@@ -60,24 +74,61 @@ def model(X, w, q, b) -> sp.Expr:
     return (w.T * X.T * softmax(beta * X * q))[0, 0] + b
 
 
-def softmax_jacobian(s: sp.Matrix) -> sp.Matrix:
-    return sp.diag(*s) - s * s.T
-
-
 def centring(L: int) -> sp.Matrix:
     return sp.eye(L) - sp.ones(L, L) / L
 
 
-def general_gradient(X, w, q) -> sp.Matrix:
-    """beta X^T (diag s - s s^T) X w."""
-    s = softmax(beta * X * q)
-    return beta * X.T * softmax_jacobian(s) * X * w
+# --- the derivation ---------------------------------------------------------------------------
+def softmax_jacobian(s: sp.Matrix) -> sp.Matrix:
+    """diag(s) - s s^T (step (i))."""
+    outer = step("A.grad.softmax_outer", s * s.T)
+    return step("A.grad.softmax_jacobian", sp.diag(*s) - outer)
 
 
-def gradient_at_zero(X, w) -> sp.Matrix:
-    """(beta / L) X^T (I - 11^T/L) X w."""
-    L = X.shape[0]
-    return beta / L * X.T * centring(L) * X * w
+@derivation
+def gradient(L: int, d: int) -> dict:
+    """grad_q y_hat in general (step (ii)) and at q = 0 (step (iii)), in the symbols of
+    ``symbols(L, d)``."""
+    X, w, q, b = symbols(L, d)
+    J = softmax_jacobian(softmax(beta * X * q))
+    general = step("A.grad.general", beta * X.T * J * X * w)
+    J0 = step("A.grad.jacobian_at_zero", J.subs({qk: 0 for qk in q}).applyfunc(sp.simplify))
+    at_zero = step("A.grad.at_zero", beta * X.T * J0 * X * w)
+    return {"X": X, "w": w, "q": q, "b": b, "general": general, "jacobian_at_zero": J0, "at_zero": at_zero}
+
+
+@derivation
+def protocol(L: int, d: int, labels: tuple, loss: str) -> dict:
+    """w^(1), b^(1) and q^(2) of the protocol (step (iv)) on a data set of ``len(labels)``
+    samples with symbolic X_i (``data``) and the given labels, as expressions in the data
+    and ``RATES``."""
+    n = len(labels)
+    Xs = [symbols(L, d, tag=f"^{i}")[0] for i in range(n)]
+    s0 = step("A.grad.softmax_at_zero", sp.ones(L, 1) / L)  # softmax(beta X 0)
+    g = [-loss_derivative(loss, y).subs(yhat, 0) for y in labels]
+    w1 = step("A.grad.w1", eta_w / n * sum((g[i] * Xs[i].T * s0 for i in range(n)), sp.zeros(d, 1)))
+    b1 = step("A.grad.b1", eta_b * sum(g) / n)
+    grad = gradient(L, d)
+    h, terms = [], []
+    for i, y in enumerate(labels):
+        at = {**dict(zip(grad["X"], Xs[i])), **dict(zip(grad["w"], w1))}
+        yhat_i = (w1.T * Xs[i].T * s0)[0, 0] + b1  # y_hat at q = 0
+        h.append(loss_derivative(loss, y).subs(yhat, yhat_i))
+        terms.append(grad["at_zero"].xreplace(at))
+    q2 = step("A.grad.q2", -eta_q / n * sum((h[i] * terms[i] for i in range(n)), sp.zeros(d, 1)))
+    return {"data": Xs, "w1": w1, "b1": b1, "q2": q2}
+
+
+# --- structural mutants (realistic errors in the steps above) -------------------------------
+mutant("A.grad.softmax_outer:dropped", "A.grad.softmax_outer",
+       "softmax Jacobian taken as diag(s) (the -s s^T term dropped)", times(0))
+mutant("A.grad.jacobian_at_zero:no_1_over_L", "A.grad.jacobian_at_zero",
+       "uniform-softmax Jacobian I - 11^T/L without its 1/L", lambda J: J * J.shape[0])
+mutant("A.grad.general:sign", "A.grad.general", "sign of the chain-rule gradient flipped", flip_sign)
+mutant("A.grad.softmax_at_zero:no_1_over_L", "A.grad.softmax_at_zero",
+       "softmax at q = 0 taken as 1 instead of 1/L (w^(1) and y_hat^(1) without the 1/L)",
+       lambda s: s * s.shape[0])
+mutant("A.grad.q2:sign", "A.grad.q2", "q^(2) = q^(1) + eta_q grad (ascent instead of descent)", flip_sign)
 
 
 def explicit_gradient(X, w, q, b) -> sp.Matrix:
@@ -86,40 +137,38 @@ def explicit_gradient(X, w, q, b) -> sp.Matrix:
     return sp.Matrix([sp.diff(y, qk) for qk in q])
 
 
-@lru_cache(maxsize=8)
-def softmax_jacobian_check(L: int) -> bool:
-    g = sp.Matrix(L, 1, lambda i, _: sp.Symbol(f"g_{i}", real=True))
-    s = softmax(g)
-    J = s.jacobian(g)
-    return is_zero(J - softmax_jacobian(s))
-
-
-@lru_cache(maxsize=8)
-def explicit_gradient_check(L: int, d: int) -> dict:
-    """Differentiate y_hat symbolically at sizes (L, d) and compare with the matrix forms."""
-    X, w, q, b = symbols(L, d)
-    direct = explicit_gradient(X, w, q, b)
-    general = general_gradient(X, w, q)
-    return {"general": is_zero(direct - general),
-            "at_zero": is_zero(direct.subs({qk: 0 for qk in q}) - gradient_at_zero(X, w))}
-
-
 def is_zero(M: sp.Matrix) -> bool:
     """Exact zero test for rational functions of exponentials: expand (so exp(a + b) becomes
     exp(a) exp(b)) and cancel over the exponentials as generators."""
     return all(sp.cancel(sp.expand(e)) == 0 for e in M)
 
 
-def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss_derivative, b0=0):
+@derivation
+def softmax_jacobian_check(L: int) -> bool:
+    g = sp.Matrix(L, 1, lambda i, _: sp.Symbol(f"g_{i}", real=True))
+    s = softmax(g)
+    return is_zero(s.jacobian(g) - softmax_jacobian(s))
+
+
+@derivation
+def explicit_gradient_check(L: int, d: int) -> dict:
+    """Differentiate y_hat symbolically at sizes (L, d) and compare with the derived forms."""
+    grad = gradient(L, d)
+    direct = explicit_gradient(grad["X"], grad["w"], grad["q"], grad["b"])
+    return {"general": is_zero(direct - grad["general"]),
+            "at_zero": is_zero(direct.subs({qk: 0 for qk in grad["q"]}) - grad["at_zero"])}
+
+
+def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: str, b0=0):
     """q^(2), w^(1), b^(1) on an explicit data set by symbolic differentiation of the mean
-    loss (``loss_derivative(yhat, y)`` = l'); used at small sizes to check the closed form."""
+    loss; used at small sizes to check the derived steps."""
     L, d = Xs[0].shape
     _, w, q, b = symbols(L, d)
     n = len(Xs)
     # steps 1-2: gradient of the mean loss at zero init
     subs0 = {**{wk: 0 for wk in w}, **{qk: 0 for qk in q}, b: b0}
     yh = [model(X, w, q, b).subs(beta, beta_) for X in Xs]
-    dl = [loss_derivative(y_, t) for y_, t in zip(yh, ys)]
+    dl = [loss_derivative(loss, t).subs(yhat, y_) for y_, t in zip(yh, ys)]
     grad_w = [sum(dl[i] * sp.diff(yh[i], wk) for i in range(n)) / n for wk in w]
     grad_b = sum(dl[i] * sp.diff(yh[i], b) for i in range(n)) / n
     grad_q = [sum(dl[i] * sp.diff(yh[i], qk) for i in range(n)) / n for qk in q]
@@ -131,18 +180,13 @@ def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss_derivative, b0=0):
     return {"w1": sp.Matrix(w1), "b1": b1, "q1": sp.Matrix(q1), "q2": sp.Matrix(q2)}
 
 
-def q2_closed_form(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss_derivative, b0=0):
-    """The closed forms of step (iii) on an explicit data set."""
+def protocol_at(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: str) -> dict:
+    """The derived steps (``protocol``) evaluated exactly on an explicit data set."""
     L, d = Xs[0].shape
-    n = len(Xs)
-    ones = sp.ones(L, 1)
-    g = [-loss_derivative(sp.Integer(b0) if b0 == 0 else b0, t) for t in ys]
-    w1 = eta_w_ / n * sum((g[i] * Xs[i].T * ones / L for i in range(n)), sp.zeros(d, 1))
-    b1 = b0 + eta_b_ * sum(g) / n
-    h = [loss_derivative((w1.T * Xs[i].T * ones)[0, 0] / L + b1, ys[i]) for i in range(n)]
-    P = centring(L)
-    acc = sum((h[i] * Xs[i].T * P * Xs[i] * w1 for i in range(n)), sp.zeros(d, 1))
-    return {"w1": w1, "b1": b1, "q2": -eta_q_ * beta_ / (n * L) * acc}
+    pr = protocol(L, d, tuple(ys), loss)
+    at = {s: v for X, Xv in zip(pr["data"], Xs) for s, v in zip(X, Xv)}
+    at.update({eta_w: eta_w_, eta_b: eta_b_, eta_q: eta_q_, beta: beta_})
+    return {k: pr[k].xreplace(at) for k in ("w1", "b1", "q2")}
 
 
 # --- equations for `attncheck latex` ------------------------------------------------------

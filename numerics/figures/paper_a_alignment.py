@@ -13,7 +13,7 @@ def figure(path, settings, progress=lambda it, label: it):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    des = C.DESIGN[settings.mode]
+    ip, des = 0, C.DESIGN[settings.mode][0]  # the ten-token point (the paper's setting in --full)
     p = des["params"]
     sims = C.simulate(settings)
     grid = np.geomspace(min(des["alphas"]) / 2, max(des["alphas"]) * 2, 25)
@@ -23,8 +23,8 @@ def figure(path, settings, progress=lambda it, label: it):
         for key, colour, name in (("q2_cosine", "C0", "cos(q^(2), xi)"), ("w1_cosine", "C1", "cos(w^(1), xi)")):
             ax.plot(grid, [float(t[key]) for t in th], color=colour, label=f"{name} limit")
             xs = np.array(des["alphas"])
-            means = np.array([sims[(des["d"], a)][loss][key].mean() for a in des["alphas"]])
-            ses = np.array([sims[(des["d"], a)][loss][key].std(ddof=1) / np.sqrt(des["trials"]) for a in des["alphas"]])
+            means = np.array([sims[(ip, des["d"], a)][loss][key].mean() for a in des["alphas"]])
+            ses = np.array([sims[(ip, des["d"], a)][loss][key].std(ddof=1) / np.sqrt(des["trials"]) for a in des["alphas"]])
             ax.errorbar(xs, means, 2 * ses, fmt="o", color=colour, ms=4,
                         label=f"{name}, d={des['d']}, {des['trials']} trials")
         ax.set_xscale("log")

@@ -1,15 +1,14 @@
 """Claim A.grad.q2: the gradient of the softmax model in q, and q^(2) of the protocol.
 
-Theory: the SymPy derivation (derivations/paper_a/gradient.py) — the symbolic gradient
-d y_hat / d q_k at a random point (general q), the paper's form (beta/L) X^T (I - 11^T/L) X w
-at q = 0, and the closed form q^(2) = -(eta_q beta/(n0 L)) sum_i h_i X_i^T P X_i w^(1) on a
-small random data set (both losses).  Before the numbers, the symbolic identities are checked
-exactly (explicit L x d = 3 x 2 differentiation equals the matrix forms).
+Theory: the derived steps of derivations/paper_a/gradient.py, compiled to mpmath: the
+chain-rule gradient beta X^T (diag s - s s^T) X w at a random point (general q), its value
+(beta/L) X^T (I - 11^T/L) X w at q = 0, and q^(2) = -(eta_q beta/(n0 L)) sum_i h_i X_i^T P X_i
+w^(1) of the protocol on a small random data set (both losses).
 
-Experiment: an independent mpmath implementation of y_hat and of the mean loss (written here,
-no SymPy), differentiated by central finite differences at 40 digits.  The protocol's w^(1),
-b^(1) are themselves finite-difference gradient steps from zero, then q^(2) = -eta_q x the
-finite-difference gradient in q at (w^(1), b^(1), q = 0).
+Experiment: central finite differences at 40 digits of the model and the mean loss
+themselves (their definitions, ``gradient.model`` and ``gradient.LOSSES``, compiled to mpmath;
+no derived step).  The protocol's w^(1), b^(1) are finite-difference gradient steps from zero,
+then q^(2) = -eta_q x the finite-difference gradient in q at (w^(1), b^(1), q = 0).
 
 Allowance: the finite-difference error bound |D(h) - D(2h)| (the central-difference
 truncation error is c h^2, so D(h) - D(2h) = -3 c h^2 bounds it) plus the rounding floor
@@ -20,33 +19,53 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from derivations.core import derivation
 from derivations.paper_a import gradient as G
-from numerics.claims.base import Claim, Comparison
+from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import lambdify, to_mpf
 
 FD_DPS = 40
 FD_STEP = mpmath.mpf("1e-10")
 SIZES = {"quick": dict(L=4, d=3, n0=5), "full": dict(L=6, d=4, n0=8)}
+LOSSES = tuple(G.LOSSES)
 
 
-# --- the independent numeric model (mpmath) ------------------------------------------------
+# --- the definitions, compiled (for the finite differences) --------------------------------
+@derivation
+def _model(L: int, d: int):
+    """y_hat(X, w, q, b, beta) of ``gradient.model``, compiled to mpmath."""
+    X, w, q, b = G.symbols(L, d)
+    return lambdify(G.model(X, w, q, b), list(X) + list(w) + list(q) + [b, G.beta], "mpmath")
+
+
+@derivation
+def _loss(loss: str, y: int):
+    """l(y_hat; y) of ``gradient.LOSSES``, compiled to mpmath."""
+    return lambdify(G.LOSSES[loss](G.yhat, y), (G.yhat,), "mpmath")
+
+
 def yhat_mp(X, w, q, b, beta):
-    """w^T X^T softmax(beta X q) + b, with a max-shift for stability."""
-    g = [beta * mpmath.fsum(x * qk for x, qk in zip(row, q)) for row in X]
-    top = max(g)
-    e = [mpmath.exp(gi - top) for gi in g]
-    tot = mpmath.fsum(e)
-    scores = [mpmath.fsum(x * wk for x, wk in zip(row, w)) for row in X]
-    return mpmath.fsum(ei * si for ei, si in zip(e, scores)) / tot + b
-
-
-def loss_mp(loss, yh, y):
-    if loss == "logistic":
-        return mpmath.log1p(mpmath.exp(-y * yh))
-    return (yh - y) ** 2 / 2
+    """The compiled model at nested lists X (L x d), w, q (d) and numbers b, beta."""
+    return _model(len(X), len(w))(*[x for row in X for x in row], *w, *q, b, beta)
 
 
 def mean_loss_mp(loss, Xs, ys, w, q, b, beta):
-    return mpmath.fsum(loss_mp(loss, yhat_mp(X, w, q, b, beta), y) for X, y in zip(Xs, ys)) / len(Xs)
+    return mpmath.fsum(_loss(loss, y)(yhat_mp(X, w, q, b, beta)) for X, y in zip(Xs, ys)) / len(Xs)
+
+
+# --- the derived steps, compiled ---------------------------------------------------------
+@derivation
+def _gradient(L: int, d: int):
+    grad = G.gradient(L, d)
+    args = list(grad["X"]) + list(grad["w"]) + list(grad["q"]) + [G.beta]
+    return {k: lambdify(list(grad[k]), args, "mpmath") for k in ("general", "at_zero")}
+
+
+@derivation
+def _q2(L: int, d: int, labels: tuple, loss: str):
+    pr = G.protocol(L, d, labels, loss)
+    args = [s for X in pr["data"] for s in X] + list(G.RATES)
+    return lambdify(list(pr["q2"]), args, "mpmath")
 
 
 def fd_grad(f, x, h=FD_STEP):
@@ -68,63 +87,80 @@ def _rational(rng, scale=1.0):
     return sp.Rational(int(rng.integers(-1000, 1001)), int(1000 / scale))
 
 
-def experiment(settings, claim):
+def _draw(settings, claim):
+    """The random point and data set (exact rationals), from the claim's seed path."""
     sizes = SIZES[settings.mode]
     L, d, n0 = sizes["L"], sizes["d"], sizes["n0"]
     rng = claim.rng(settings, "point")
-    checks = {"softmax_jacobian_L3": G.softmax_jacobian_check(3),
-              **{f"explicit_3x2_{k}": v for k, v in G.explicit_gradient_check(3, 2).items()}}
-    if not all(checks.values()):
-        raise AssertionError(f"symbolic gradient identities failed: {checks}")
-    rows = []
-    beta_ = sp.Rational(int(rng.integers(5, 20)), 10)
+    beta = sp.Rational(int(rng.integers(5, 20)), 10)
+    X = [[_rational(rng) for _ in range(d)] for _ in range(L)]
+    w = [_rational(rng) for _ in range(d)]
+    q = [_rational(rng) for _ in range(d)]
+    b = _rational(rng)
+    Xs = [[[_rational(rng, 0.5) for _ in range(d)] for _ in range(L)] for _ in range(n0)]
+    ys = tuple([1, -1] + [int(rng.choice([-1, 1])) for _ in range(n0 - 2)])
+    eta = {k: sp.Rational(int(rng.integers(2, 10)), 10) for k in ("w", "b", "q")}
+    return dict(L=L, d=d, n0=n0, beta=beta, X=X, w=w, q=q, b=b, Xs=Xs, ys=ys, eta=eta)
+
+
+def _mp(x):
+    """Nested lists of exact numbers as mpf at the working precision."""
+    return [_mp(v) for v in x] if isinstance(x, (list, tuple)) else to_mpf(x)
+
+
+def finite_differences(pt: dict) -> dict:
+    """The experiment: finite-difference gradients of the compiled definitions."""
     with mpmath.workdps(FD_DPS):
-        # (a) general q and (b) q = 0: symbolic gradient vs finite differences of y_hat
-        X, w, q, b = G.symbols(L, d)
-        vals = {s: _rational(rng) for s in list(X) + list(w) + list(q)}
-        vals[b] = _rational(rng)
-        grad_sym = G.explicit_gradient(X, w, q, b).subs(G.beta, beta_)
-        Xn = [[mpmath.mpf(sp.N(vals[X[i, j]], FD_DPS + 10)) for j in range(d)] for i in range(L)]
-        wn = [mpmath.mpf(sp.N(vals[wk], FD_DPS + 10)) for wk in w]
-        qn = [mpmath.mpf(sp.N(vals[qk], FD_DPS + 10)) for qk in q]
-        bn = mpmath.mpf(sp.N(vals[b], FD_DPS + 10))
-        bm = mpmath.mpf(sp.N(beta_, FD_DPS + 10))
-        fd, err = fd_grad(lambda z: yhat_mp(Xn, wn, z, bn, bm), qn)
-        theory = [sp.N(gk.subs(vals), FD_DPS) for gk in grad_sym]
-        for k in range(d):
-            rows.append(Comparison(f"dyhat/dq_{k} (q random)", float(theory[k]), float(fd[k]), 0.0, float(err[k])))
-        at0 = G.gradient_at_zero(X, w).subs(G.beta, beta_)
-        fd0, err0 = fd_grad(lambda z: yhat_mp(Xn, wn, z, bn, bm), [mpmath.mpf(0)] * d)
-        for k in range(d):
-            t = sp.N(at0[k].subs(vals), FD_DPS)
-            rows.append(Comparison(f"dyhat/dq_{k} (q = 0)", float(t), float(fd0[k]), 0.0, float(err0[k])))
-        # (c) the protocol's q^(2) on a small data set, both losses
-        Xs = [sp.Matrix(L, d, lambda i, j: _rational(rng, 0.5)) for _ in range(n0)]
-        ys = [1, -1] + [int(rng.choice([-1, 1])) for _ in range(n0 - 2)]
-        eta = {k: sp.Rational(int(rng.integers(2, 10)), 10) for k in ("w", "b", "q")}
-        Xs_mp = [[[mpmath.mpf(sp.N(M[i, j], FD_DPS + 10)) for j in range(d)] for i in range(L)] for M in Xs]
-        for loss in ("logistic", "square"):
-            def dl(yh, y, loss=loss):
-                return -y / (1 + sp.exp(y * yh)) if loss == "logistic" else yh - y
-            closed = G.q2_closed_form(Xs, ys, eta["w"], eta["b"], eta["q"], beta_, dl)
-            # experiment: w^(1), b^(1) and q^(2) as finite-difference gradient steps from zero
-            zero_d = [mpmath.mpf(0)] * d
-            gw, _ = fd_grad(lambda z: mean_loss_mp(loss, Xs_mp, ys, z, zero_d, 0, bm), zero_d)
-            gb, _ = fd_grad(lambda z: mean_loss_mp(loss, Xs_mp, ys, zero_d, zero_d, z[0], bm), [mpmath.mpf(0)])
-            ew, eb, eq = (mpmath.mpf(sp.N(eta[k], FD_DPS + 10)) for k in ("w", "b", "q"))
-            w1 = [-ew * gk for gk in gw]
+        X, w, q, b, beta = _mp(pt["X"]), _mp(pt["w"]), _mp(pt["q"]), to_mpf(pt["b"]), to_mpf(pt["beta"])
+        out = {"general": fd_grad(lambda z: yhat_mp(X, w, z, b, beta), q),
+               "at_zero": fd_grad(lambda z: yhat_mp(X, w, z, b, beta), [mpmath.mpf(0)] * len(q))}
+        Xs, ys = _mp(pt["Xs"]), pt["ys"]
+        ew, eb, eq = (to_mpf(pt["eta"][k]) for k in ("w", "b", "q"))
+        zero = [mpmath.mpf(0)] * pt["d"]
+        for loss in LOSSES:
+            # w^(1), b^(1) and q^(2) as finite-difference gradient steps from zero
+            gw, _ = fd_grad(lambda z: mean_loss_mp(loss, Xs, ys, z, zero, 0, beta), zero)
+            gb, _ = fd_grad(lambda z: mean_loss_mp(loss, Xs, ys, zero, zero, z[0], beta), [mpmath.mpf(0)])
+            w1 = [-ew * g for g in gw]
             b1 = -eb * gb[0]
-            gq, errq = fd_grad(lambda z: mean_loss_mp(loss, Xs_mp, ys, w1, z, b1, bm), zero_d)
-            for k in range(d):
-                t = sp.N(closed["q2"][k], FD_DPS)
-                # the bound propagates the FD error of w^(1) only to O(h^2) relative: ~ errq
-                rows.append(Comparison(f"q2_{k}[{loss}]", float(t), float(-eq * gq[k]), 0.0,
-                                       float(eq * errq[k] * 2)))
+            gq, errq = fd_grad(lambda z: mean_loss_mp(loss, Xs, ys, w1, z, b1, beta), zero)
+            # the bound propagates the FD error of w^(1) only to O(h^2) relative: doubled
+            out[loss] = ([-eq * g for g in gq], [2 * eq * e for e in errq])
+        return out
+
+
+def theory(pt: dict) -> dict:
+    """The derived steps at the same point and data."""
+    L, d = pt["L"], pt["d"]
+    with mpmath.workdps(FD_DPS):
+        grad = _gradient(L, d)
+        at = [*_mp([x for row in pt["X"] for x in row]), *_mp(pt["w"])]
+        beta = to_mpf(pt["beta"])
+        out = {"general": grad["general"](*at, *_mp(pt["q"]), beta),
+               "at_zero": grad["at_zero"](*at, *([mpmath.mpf(0)] * d), beta)}
+        data = [to_mpf(x) for X in pt["Xs"] for row in X for x in row]
+        rates = [to_mpf(pt["eta"][k]) for k in ("w", "b", "q")] + [beta]
+        for loss in LOSSES:
+            out[loss] = _q2(L, d, pt["ys"], loss)(*data, *rates)
+        return out
+
+
+def experiment(settings, claim):
+    pt = _draw(settings, claim)
+    fd = memo(settings, ("A.grad.q2", "finite differences"), lambda: finite_differences(pt))
+    th = theory(pt)
+    rows = []
+    for key, label in (("general", "dyhat/dq_{k} (q random)"), ("at_zero", "dyhat/dq_{k} (q = 0)")):
+        for k, (t, m, e) in enumerate(zip(th[key], *fd[key])):
+            rows.append(Comparison(label.format(k=k), float(t), float(m), 0.0, float(e)))
+    for loss in LOSSES:
+        for k, (t, m, e) in enumerate(zip(th[loss], *fd[loss])):
+            rows.append(Comparison(f"q2_{k}[{loss}]", float(t), float(m), 0.0, float(e)))
     small = [r.label for r in rows if abs(r.theory) < 1e-6]
     if small:
-        raise AssertionError(f"theory values too close to 0 for a relative mutation test: {small}")
-    return rows, {"L": L, "d": d, "n0": n0, "fd_dps": FD_DPS, "fd_step": str(FD_STEP)}, \
-        {"symbolic_checks": checks, "beta": str(beta_), "etas": {k: str(v) for k, v in eta.items()}}
+        raise ValueError(f"theory values too close to 0 for a relative mutation test: {small}")
+    return rows, {"L": pt["L"], "d": pt["d"], "n0": pt["n0"], "fd_dps": FD_DPS, "fd_step": str(FD_STEP)}, \
+        {"beta": str(pt["beta"]), "etas": {k: str(v) for k, v in pt["eta"].items()}}
 
 
 CLAIMS = [
@@ -137,6 +173,9 @@ CLAIMS = [
         experiment=experiment,
         equations=G.equations,
         status="paper",
+        mutants=("A.grad.softmax_outer:dropped", "A.grad.jacobian_at_zero:no_1_over_L",
+                 "A.grad.softmax_at_zero:no_1_over_L", "A.grad.general:sign", "A.grad.q2:sign"),
+        outputs=("A.grad.general", "A.grad.at_zero"),
         allowance_note="central finite-difference error bound |D(h) - D(2h)| + 10^(1-dps)/h "
                        "(h = 1e-10, dps = 40); for q^(2) doubled to cover the FD error of w^(1), b^(1)",
         doc="docs/paper_a_alignment.md",

@@ -4,27 +4,29 @@
                      eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1, dps=30)
     -> {"w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine"}  (mpmath mpf)
 
-The expressions come from ``derivations.paper_a.alignment`` (lambdified to mpmath by
-``numerics.core.backends``); the h-moments are computed here: square loss from its SymPy closed
-form, logistic loss by ``numerics.core.quadrature.expect_mp`` (mpmath.quad on the whole real line).
+Every value is a compiled step of ``derivations.paper_a.alignment`` / ``alignment_rate``
+(lambdified to mpmath by ``numerics.core.backends``).  The h-moments: square loss, the compiled
+SymPy closed forms; logistic loss, generic Gaussian quadrature
+(``numerics.core.quadrature.expect_mp_err``, mpmath.quad on the whole real line) of the
+compiled l'(yhat; y)^k at the compiled step-2 law (mu_y, s).  The compiled functions are cached
+per active mutant set (``derivations.core.derivation``).
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import mpmath
-import sympy as sp
 
+from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.quadrature import expect_mp_err
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
-                             ParameterError, ParamSpace, r_le_l)
+                                  ParameterError, ParamSpace, r_le_l)
 
 LOSSES = ("logistic", "square")
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")
+OUTPUTS = KEYS + ("w1_overlap", "q2_norm_sq")
 NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
 
 #: parameters of the limits, with the paper's figure setting as defaults
@@ -45,33 +47,31 @@ def check_loss(loss: str) -> str:
     return loss
 
 
-@lru_cache(maxsize=4)
+@derivation
 def _compiled(loss: str):
+    """The compiled Theorem-3 limits and h-moments of the active derivation (cached per active
+    mutant set by ``derivations.core.derivation``, so a mutated derivation is never masked by
+    the true one)."""
     lim = A.limits(loss)
     args = A.PARAMS + A.H_SYMBOLS
-    exprs = {k: lim[k] for k in ("w1_norm", "w1_cosine", "w1_overlap", "q2_overlap", "q2_norm_sq")}
-    f = {k: lambdify(e, args, "mpmath") for k, e in exprs.items()}
-    law = {k: lambdify(lim["step2"][k], A.PARAMS, "mpmath") for k in ("mu_p", "mu_m", "s2")}
-    dl = {y: lambdify(A.loss_derivative(loss, y), (A.yhat,), "mpmath") for y in (1, -1)}
-    hsq = None
-    if loss == "square":  # closed forms from the 1-D Isserlis calculus
-        hsq = {k: lambdify(lim["h"][k], A.PARAMS, "mpmath") for k in ("h1p", "h1m", "h2p", "h2m")}
-    return f, law, dl, hsq
+    f = {k: lambdify(lim[k], args, "mpmath") for k in OUTPUTS}
+    return f, _h_evaluator(loss, A.h_integrands(loss), lim["h"], A.PARAMS)
 
 
-def h_moments(loss: str, mu_p, mu_m, s, dps: int, square_closed=None, param_values=None):
-    """(h1_p, h1_m, h2_p, h2_m) and the largest quadrature error estimate."""
-    _, _, dl, hsq = _compiled(loss)
-    if loss == "square" and param_values is not None:
-        return tuple(hsq[k](*param_values) for k in ("h1p", "h1m", "h2p", "h2m")), mpmath.mpf(0)
-    out, errs = [], []
-    for k in (1, 2):
-        for y, mu in ((1, mu_p), (-1, mu_m)):
-            v, e = expect_mp_err(lambda t, y=y, k=k: dl[y](t) ** k, mu, s, dps)
-            out.append(v)
-            errs.append(e)
-    h1p, h1m, h2p, h2m = out[0], out[1], out[2], out[3]
-    return (h1p, h1m, h2p, h2m), max(errs)
+def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple):
+    """vals, dps -> ((h1_p, h1_m, h2_p, h2_m), largest quadrature error estimate).  Square
+    loss: the compiled closed forms; logistic: generic Gaussian quadrature E f(mu + s zeta) of
+    the compiled f = l'(yhat; y)^k at the compiled law (mu, s)."""
+    if loss == "square":
+        fs = [lambdify(closed[k], params, "mpmath") for k in A.H_KEYS]
+        return lambda vals, dps: (tuple(fk(*vals) for fk in fs), mpmath.mpf(0))
+    parts = [(lambdify(f, (A.yhat,), "mpmath"), lambdify([mu, s], params, "mpmath"))
+             for f, mu, s in (integrands[k] for k in A.H_KEYS)]
+
+    def evaluate(vals, dps):
+        out = [expect_mp_err(f, *law(*vals), dps) for f, law in parts]
+        return tuple(v for v, _ in out), max(e for _, e in out)
+    return evaluate
 
 
 def _values(params: dict) -> list:
@@ -84,22 +84,14 @@ def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q,
     check_loss(loss)
     params = ALIGNMENT_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
                                            eta_b=eta_b, eta_q=eta_q, beta=beta))
-    f, law, _, _ = _compiled(loss)
+    f, h = _compiled(loss)
     with mpmath.workdps(dps + 10):
         vals = _values(params)
-        mu_p, mu_m, s2 = law["mu_p"](*vals), law["mu_m"](*vals), law["s2"](*vals)
-        H, qerr = h_moments(loss, mu_p, mu_m, mpmath.sqrt(s2), dps + 5, param_values=vals)
+        H, qerr = h(vals, dps + 5)
         full = vals + list(H)
-        out = {
-            "w1_norm": f["w1_norm"](*full),
-            "w1_cosine": f["w1_cosine"](*full),
-            "q2_overlap": f["q2_overlap"](*full),
-        }
-        nsq = f["q2_norm_sq"](*full)
-        out["q2_norm"] = mpmath.sqrt(nsq)
-        out["q2_cosine"] = out["q2_overlap"] / out["q2_norm"]
-        extra = {"w1_overlap": f["w1_overlap"](*full), "q2_norm_sq": nsq, "mu_p": mu_p, "mu_m": mu_m,
-                 "s2": s2, "h1_p": H[0], "h1_m": H[1], "h2_p": H[2], "h2_m": H[3], "quad_err": qerr}
+        out = {k: f[k](*full) for k in OUTPUTS}
+        extra = {"h1_p": H[0], "h1_m": H[1], "h2_p": H[2], "h2_m": H[3], "quad_err": qerr,
+                 "w1_overlap": out["w1_overlap"], "q2_norm_sq": out["q2_norm_sq"]}
     with mpmath.workdps(dps):  # round to the requested digits; mpf values keep them afterwards
         res = {k: +out[k] for k in KEYS}
         if details:
@@ -107,14 +99,12 @@ def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q,
     return res
 
 
-@lru_cache(maxsize=4)
+@derivation
 def _compiled_rate(loss: str):
     rc = AR.rate_constants(loss)
-    args = AR.RATE_PARAMS + AR.H_INF
-    law = {k: lambdify(rc[k], AR.RATE_PARAMS, "mpmath") for k in ("mu_p_inf", "mu_m_inf", "s2_inf")}
-    if loss == "square":
-        law["h_inf"] = [lambdify(e, AR.RATE_PARAMS, "mpmath") for e in rc["h_inf"]]
-    return lambdify(rc["C"], args, "mpmath"), lambdify(rc["C_w"], AR.RATE_PARAMS, "mpmath"), law
+    fC = lambdify(rc["C"], AR.RATE_PARAMS + AR.H_INF, "mpmath")
+    fCw = lambdify(rc["C_w"], AR.RATE_PARAMS, "mpmath")
+    return fC, fCw, _h_evaluator(loss, rc["h_integrands_inf"], rc.get("h_inf"), AR.RATE_PARAMS)
 
 
 def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps: int = 30) -> dict:
@@ -122,14 +112,10 @@ def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps
     check_loss(loss)
     params = RATE_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, eta_w=eta_w, eta_b=eta_b,
                                       eta_q=eta_q, beta=beta))
-    fC, fCw, law = _compiled_rate(loss)
+    fC, fCw, h = _compiled_rate(loss)
     with mpmath.workdps(dps + 10):
         vals = [to_mpf(params[n]) for n in NAMES if n != "alpha0"]
-        mu_p, mu_m, s2 = (law[k](*vals) for k in ("mu_p_inf", "mu_m_inf", "s2_inf"))
-        if loss == "square":
-            H = tuple(h(*vals) for h in law["h_inf"])
-        else:
-            H, _ = h_moments(loss, mu_p, mu_m, mpmath.sqrt(s2), dps + 5)
+        H, _ = h(vals, dps + 5)
         C, Cw = fC(*(vals + list(H))), fCw(*vals)
     with mpmath.workdps(dps):
         return {"C": +C, "C_w": +Cw}
