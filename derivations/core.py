@@ -153,21 +153,29 @@ def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
     The true derivation is built once; under a mutant it is rebuilt (and cached separately), so
-    a mutant never leaks into the true derivation and the true one never masks a mutant."""
+    a mutant never leaks into the true derivation and the true one never masks a mutant.  A
+    cache hit re-records the mutated steps that its build reached (``APPLIED``), so a mutant
+    counts as applied however often a cached derivation is reused."""
     def wrap(f):
         cache: dict = {}
 
         @functools.wraps(f)
         def inner(*args, **kwargs):
-            key = (active_mutants(), args, tuple(sorted(kwargs.items())))
+            active = active_mutants()
+            key = (active, args, tuple(sorted(kwargs.items())))
             try:
-                return cache[key]
+                out, applied = cache[key]
             except KeyError:
-                pass
-            out = f(*args, **kwargs)
-            if len(cache) >= maxsize:
-                cache.pop(next(iter(cache)))
-            cache[key] = out
+                before = {n: APPLIED.get(n, 0) for n in active}
+                out = f(*args, **kwargs)
+                applied = tuple(n for n in active if APPLIED.get(n, 0) > before[n])
+                if len(cache) >= maxsize:
+                    cache.pop(next(iter(cache)))
+                cache[key] = (out, applied)
+                return out
+            # a cached build still reaches the mutated steps it reached when it was built
+            for n in applied:
+                APPLIED[n] = APPLIED.get(n, 0) + 1
             return out
 
         inner.cache_clear = cache.clear
