@@ -219,6 +219,12 @@ def alpha_w() -> sp.Expr:
 
 
 @derivation
+def alpha_in_units() -> sp.Expr:
+    """U alpha*(w): the threshold n/d for features whose dimension is U d (U = L vectorised)."""
+    return U * alpha_w()
+
+
+@derivation
 def label_prior() -> tuple[sp.Expr, sp.Expr]:
     """(P(y = +1), P(y = -1)) = (pi, 1 - pi)."""
     return step("A.capacity.prior", (pi_, 1 - pi_))
@@ -249,7 +255,7 @@ def log_alpha_w(variables: tuple = VARIABLES) -> tuple:
     """g = log(U alpha*(w)) as a function of (variables, D, U) with its gradient and Hessian in
     (variables..., D): the outer function of the sample-average objective (U the units of
     alpha, ``model_latents``)."""
-    g = sp.log(U * alpha_w())
+    g = sp.log(alpha_in_units())
     allv = tuple(variables) + (D,)
     grad = [sp.diff(g, v) for v in allv]
     return g, grad, [[sp.diff(gi, v) for v in allv] for gi in grad]
@@ -307,7 +313,7 @@ def closed_form_objective(model: str) -> sp.Expr:
     lat = model_latents(model)
     p_pos, p_neg = label_prior()
     den = p_pos * _F_at(lat["pos"], 1) + p_neg * _F_at(lat["neg"], -1)
-    return lat["units"] * alpha_w().subs(D, den)
+    return alpha_in_units().subs({U: lat["units"], D: den})
 
 
 def stationarity(objective: sp.Expr, variables=VARIABLES_NO_A) -> tuple[sp.Expr, ...]:
@@ -355,7 +361,7 @@ def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> t
     p_pos, p_neg = label_prior()
     pos = sum(_F_at((0, theta * sum(m[i] for i in S) / rho, 1), 1) for S in sets) / len(sets)
     den = p_pos * pos + p_neg * _F_at((0, 0, 1), -1)
-    return m, (units * alpha_w().subs(D, den)).subs(rho, norm)
+    return m, alpha_in_units().subs({U: units, D: den}).subs(rho, norm)
 
 
 # ---- attention at a fixed query -------------------------------------------------------------

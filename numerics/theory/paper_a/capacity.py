@@ -66,7 +66,8 @@ STARTS = ((0.0, 0.0, 0.0), (0.46, 0.5, -0.5), (0.76, 1.0, -1.0))
 class LatentLaw:
     """A weighted point set for (y, a, c, sigma^2).  ``group`` labels the QMC scrambling of a
     point (-1 for exact atoms); weights sum to 1 overall and to the label prior within each
-    scrambling's share.  ``units`` is U, the units of alpha (L for the vectorised features)."""
+    scrambling's share.  ``dim_factor`` is U, the units of alpha (alpha = U x the threshold per
+    feature dimension: L for the vectorised features); the fields are those of the step-4 law."""
 
     y: np.ndarray
     a: np.ndarray
@@ -75,7 +76,7 @@ class LatentLaw:
     weight: np.ndarray
     group: np.ndarray
     has_a: bool
-    units: float = 1.0
+    dim_factor: float = 1.0
     n_groups: int = 0
     info: dict = field(default_factory=dict)
 
@@ -141,7 +142,7 @@ def _outer(variables: tuple):
     g, grad, hess = dcap.log_alpha_w(variables)
     args = tuple(variables) + (dcap.D, dcap.U)
     return (lambdify(sp.Tuple(g, sp.Tuple(*grad), _rows(hess)), args, "numpy", NP),
-            lambdify(dcap.U * dcap.alpha_w(), args, "numpy", NP))
+            lambdify(dcap.alpha_in_units(), args, "numpy", NP))
 
 
 @derivation
@@ -160,7 +161,7 @@ def linear_law(model: str, L: int, R: int, pi: float, theta: float) -> LatentLaw
     pp, pn = (float(v) for v in _prior()(pi))
     return LatentLaw(y=np.array([1.0, -1.0]), a=np.array([ap, an]), c=np.array([cp, cn]),
                      s2=np.array([vp, vn]), weight=np.array([pp, pn]), group=np.array([-1, -1]),
-                     has_a=False, units=units, info={"model": model})
+                     has_a=False, dim_factor=units, info={"model": model})
 
 
 def attention_law(L: int, R: int, pi: float, theta: float, s_q: float, gamma: float, *,
@@ -191,7 +192,7 @@ def attention_law(L: int, R: int, pi: float, theta: float, s_q: float, gamma: fl
         raise ValueError(f"attention latents not finite at gamma={gamma}, theta={theta} "
                          "(softmax overflow: the query scale is too large)")
     return LatentLaw(y=cat["y"], a=cat["a"], c=cat["c"], s2=cat["s2"], weight=cat["w"],
-                     group=cat["g"].astype(int), has_a=True, units=1.0, n_groups=n_rep,
+                     group=cat["g"].astype(int), has_a=True, dim_factor=1.0, n_groups=n_rep,
                      info={"model": "attention", "points_per_label_per_scrambling": n, "n_rep": n_rep})
 
 
@@ -220,7 +221,7 @@ def _outer_fn(law: LatentLaw, variables):
 
     def outer(x, Dv, order):
         with np.errstate(divide="ignore", invalid="ignore"):
-            g, dg, d2g = f(*x, Dv, law.units)
+            g, dg, d2g = f(*x, Dv, law.dim_factor)
         return float(g), np.asarray(dg, dtype=float), np.asarray(d2g, dtype=float)
 
     return outer
@@ -257,11 +258,11 @@ def _capacity_of_law(law, model, starts):
     x = sol.value
     h = _inner(law, variables)(x, 0)[0]
     _, alpha_f = _outer(variables)
-    alpha = float(alpha_f(*x, float(law.weight @ h), law.units))
+    alpha = float(alpha_f(*x, float(law.weight @ h), law.dim_factor))
     se, details = 0.0, {"newton_steps": sol.stats["newton_steps"],
                         "hessian_eigenvalues": sol.stats["hessian_eigenvalues"]}
     if law.n_groups > 1:
-        reps = np.array([float(alpha_f(*x, Dr, law.units)) for Dr in _group_denominators(law, h)])
+        reps = np.array([float(alpha_f(*x, Dr, law.dim_factor)) for Dr in _group_denominators(law, h)])
         se = float(reps.std(ddof=1) / np.sqrt(law.n_groups))
         details.update({"rep_values": reps.tolist(), **law.info})
     return CapacityResult(model, alpha, dict(zip(names, map(float, x))), sol.iterations, sol.residual, se, details)
