@@ -109,3 +109,25 @@ def test_agree_digits_and_evalf_reference_keep_their_precision():
     ref = evalf_reference(sp.sqrt(x), {x: 2}, 50)
     with mpmath.workdps(70):
         assert agree_digits(ref, mpmath.sqrt(2)) > 50
+
+
+def test_a_cached_derivation_still_counts_its_mutant_as_applied():
+    """A mutated derivation built once and reused from the cache (a second claim, a second
+    run) must still record that the mutated step was reached."""
+    import sympy as sp
+
+    from derivations.core import APPLIED, derivation, mutant, mutated, step
+
+    x = sp.Symbol("x")
+
+    @derivation
+    def build():
+        return step("T.engine.cached", x + 1)
+
+    m = mutant("T.engine.cached:sign", "T.engine.cached", "toy", lambda e: -e, register=False)
+    for _ in range(2):
+        before = APPLIED.get(m.name, 0)
+        with mutated(m):
+            assert build() == -x - 1
+        assert APPLIED.get(m.name, 0) == before + 1
+    assert build() == x + 1

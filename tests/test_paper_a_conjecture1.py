@@ -57,10 +57,11 @@ def test_evaluate_lower_counterexample():
 
 
 def test_finite_size_constants_come_from_the_recorded_fits():
-    """FINITE_SIZE (delta, u) of the new settings = the theory-free fit of the recorded study
-    points (c1.FINITE_SIZE_STUDY), u = 2 se(delta) rounded up; and the allowance shrinks like
+    """FINITE_SIZE (delta, u) of every setting = the theory-free fit of the recorded study
+    points (cap.FINITE_SIZE_STUDY), u = 2 se(delta) rounded up; and the allowance shrinks like
     1/(D + 1 + delta)."""
-    for key, study in c1.FINITE_SIZE_STUDY.items():
+    assert set(cap.FINITE_SIZE) == set(cap.FINITE_SIZE_STUDY)
+    for key, study in cap.FINITE_SIZE_STUDY.items():
         pts = np.array([p[:4] for p in study["points"]], dtype=float)
         a, a_se, dl, dl_se, chi2 = fit_finite_size(pts[:, 1], pts[:, 2], pts[:, 3])
         delta, u = cap._fs(*key)
@@ -69,10 +70,18 @@ def test_finite_size_constants_come_from_the_recorded_fits():
         assert chi2 == pytest.approx(study["chi2"], abs=0.01)
         assert (a, a_se) == pytest.approx(study["alpha_inf"], rel=3e-3)
         assert (dl, dl_se) == pytest.approx(study["delta"], abs=2e-3)
-        kind, query, theta = key
-        alpha = 10.0
-        al = [cap._allowance(kind, alpha, D, query, theta) * (D + 1 + delta) for D in (10, 40, 160)]
-        assert np.allclose(al, alpha * u)
+        al = [cap._relative_allowance(key[0], D, *key[1:]) * (D + 1 + delta) for D in (10, 40, 160)]
+        assert np.allclose(al, u)
+
+
+def test_allowance_does_not_depend_on_the_theory_value():
+    """A row's tolerance is the same whatever theory value it judges (the allowance is
+    alpha_hat u/(D + 1 + delta) with the experiment's alpha_hat)."""
+    from types import SimpleNamespace
+
+    cross = SimpleNamespace(n_c=np.array([70.0, 80.0, 75.0, 72.0]), D=25, d=25)
+    r1, r2 = cap.row("x", "pool", 2.95, cross), cap.row("x", "pool", 3.5, cross)
+    assert (r1.mean, r1.se, r1.allowance) == (r2.mean, r2.se, r2.allowance)
 
 
 def test_difference_row_combines_rows():

@@ -1,10 +1,11 @@
 """Separability threshold (capacity) alpha* of pooled, vectorised and attention features.
 
 Paper A, Eq. (18) / Conjecture 1 (alpha*_vec > alpha*_A > alpha*_pool, alpha*_pool =
-alpha*_vec / L).  The paper's Eq. (18) has a heuristic step; this module is OUR derivation,
-docs/paper_a_capacity.md, written as a chain of named steps.
+alpha*_vec / L).  The paper's Eq. (18) has a heuristic step; this module is OUR derivation
+(docs/paper_a_capacity.md §2), written as a chain of named steps (``derivations.core.step``);
+every theory value of the capacity claims is compiled from these steps.
 
-Setting.  n = alpha d samples with features (docs/paper_a_capacity.md §1)
+Setting.  n = alpha d samples with features
 
     f = a qhat + c e_2 + sigma P_perp eps,    eps ~ N(0, I_d) independent of (y, a, c, sigma),
 
@@ -26,7 +27,6 @@ Step 3 (integrate eps_2).  rho eps_2 / sqrt(1-rho^2) + zeta ~ N(0, 1/(1-rho^2)),
             E[(kappa - zeta)_+^2] = E[F(T)] / (1 - rho^2),   T = y (rho c + w1 a + b) / sigma,
         F(t) = E[(zeta - t)_+^2] = (1 + t^2) Phi(-t) - t phi(t).
 Step 4 (capacity).  alpha*(w) = (1 - rho^2) / E[F(T)], and alpha* = sup over (rho, w1, b).
-        This is the notes' §6 [derived] candidate; we confirm it.
 
 Specialisations (all exact, SymPy-checked below):
 * pure noise, balanced labels:  F(b) + F(-b) = 1 + b^2  =>  alpha* = 2 (Cover), with or
@@ -41,13 +41,23 @@ Specialisations (all exact, SymPy-checked below):
   position laws, although the vectorised data set is not the pooled one (different law,
   dimension Ld, an L-dim signal subspace instead of 1).  For a privileged (fixed) position law
   the optimum puts m on the R signal tokens: T_+ = rho theta sqrt(R) + b, and
-  alpha*_vec > L alpha*_pool strictly (theta > 0, R < L).
+  alpha*_vec > L alpha*_pool strictly (theta > 0, R < L);
+* attention at a fixed query: (a, c, sigma^2) are functions of z ~ N(0, I_L) through the
+  explicit softmax (attention_reduction.explicit_softmax); E[F(T)] is an L-dimensional
+  Gaussian integral (numerics: randomised QMC).
+
+For float64 the functions F, F', F'' are rewritten (``stable``) with the scaled complementary
+error function erfcx(x) = exp(x^2) erfc(x) for t > 0: the same functions (``stable_residual``
+is 0), without the underflow of erfc at large t.
 """
 from __future__ import annotations
 
+from itertools import combinations
+
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, drop, mutant, replace, step
+from derivations.paper_a import attention_reduction as red
 
 REFERENCE = "Paper A Eq. (18), Conjecture 1; docs/paper_a_capacity.md"
 
@@ -61,20 +71,61 @@ w1 = sp.Symbol("w_1", real=True)
 b = sp.Symbol("b", real=True)
 a_sym, c_sym = sp.symbols("a c", real=True)
 sigma = sp.Symbol("sigma", positive=True)
+s2 = sp.Symbol("sigma^2", positive=True)
 y = sp.Symbol("y", real=True)
 theta = sp.Symbol("theta", nonnegative=True)
 pi_ = sp.Symbol("pi_+", positive=True)  # P(y = +1); not "pi" (would shadow pi in lambdify)
 L = sp.Symbol("L", positive=True, integer=True)
 R = sp.Symbol("R", positive=True, integer=True)
+gamma = sp.Symbol("gamma", nonnegative=True)  # beta ||q||, the softmax scale of the fixed query
+s_q = red.s_q                                 # cos(q, xi)
+D = sp.Symbol("D", positive=True)             # E[F(T)], the denominator of Step 4
+U = sp.Symbol("U", positive=True)             # units of alpha (n/d per feature dimension)
 alpha_sym = sp.Symbol("alpha^*", positive=True)
+alpha_pool_sym = sp.Symbol("alpha^*_pool", positive=True)
+alpha_vec_sym = sp.Symbol("alpha^*_vec", positive=True)
+
+#: the variables of the maximisation (Step 4); without an along-qhat component (a = 0:
+#: pooled, vectorised) w1 does not enter
+VARIABLES = (rho, w1, b)
+VARIABLES_NO_A = (rho, b)
+#: the arguments of the closed-form objectives
+CLOSED_FORM_ARGS = (rho, b, theta, R, L, pi_)
+MODELS = ("pool", "vec", "vec_fixed")
 
 # ---- Gaussian building blocks ---------------------------------------------------------------
 phi = sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)            # standard normal density at t
 Phi_minus = sp.erfc(t / sp.sqrt(2)) / 2                  # Phi(-t)
 gauss_density = sp.exp(-zeta**2 / 2) / sp.sqrt(2 * sp.pi)
 
-#: F(t) = E[(zeta - t)_+^2], the closed form (notes §6 candidate).
-F_closed = (1 + t**2) * Phi_minus - t * phi
+
+class erfcx(sp.Function):
+    """The scaled complementary error function erfcx(x) = exp(x^2) erfc(x)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sp.Integer(1)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return 2 * x * erfcx(x) - 2 / sp.sqrt(sp.pi)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.exp(x**2) * sp.erfc(x)
+
+
+# ---- Step 3: F(t) = E[(zeta - t)_+^2] -------------------------------------------------------
+@derivation
+def F() -> sp.Expr:
+    """F(t) = E[(zeta - t)_+^2] = (1 + t^2) Phi(-t) - t phi(t) (``F_by_integration`` derives it)."""
+    return step("A.capacity.F", (1 + t**2) * Phi_minus - t * phi)
+
+
+mutant("A.capacity.F:sign_tphi", "A.capacity.F", "sign of the t phi(t) term of F flipped",
+       lambda e: e + 2 * t * phi)
+mutant("A.capacity.F:t2", "A.capacity.F", "(1 + t^2) Phi(-t) written t^2 Phi(-t) in F",
+       replace(1 + t**2, t**2))
 
 
 def F_by_integration() -> sp.Expr:
@@ -84,15 +135,44 @@ def F_by_integration() -> sp.Expr:
 
 
 def F_of(x: sp.Expr) -> sp.Expr:
-    return F_closed.subs(t, x)
+    return F().subs(t, x)
 
 
-#: F'(t) = -2 E[(zeta - t)_+] = -2 (phi(t) - t Phi(-t)),  F''(t) = 2 Phi(-t) > 0 (F convex,
-#: strictly decreasing).  Derived by differentiating F_closed.
-F_prime = sp.simplify(sp.diff(F_closed, t))
-F_second = sp.simplify(sp.diff(F_closed, t, 2))
+@derivation
+def F_derivatives() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(F, F', F''), F' = -2 E[(zeta - t)_+] = -2 (phi - t Phi(-t)), F'' = 2 Phi(-t) > 0 (F convex,
+    strictly decreasing): derived by differentiating F."""
+    F0 = F()
+    F1 = sp.simplify(sp.diff(F0, t))
+    return F0, F1, sp.simplify(sp.diff(F1, t))
+
+
 F_prime_expected = -2 * (phi - t * Phi_minus)
 F_second_expected = 2 * Phi_minus
+
+
+def _erfc_to_erfcx(expr: sp.Expr) -> sp.Expr:
+    """erfc(u) = exp(-u^2) erfcx(u), with the common Gaussian factor pulled out."""
+    return sp.factor_terms(expr.replace(sp.erfc, lambda u: sp.exp(-u**2) * erfcx(u)))
+
+
+def stable(expr: sp.Expr) -> sp.Expr:
+    """The same function of t written for float64: for t > 0 each erfc(u) as exp(-u^2) erfcx(u)
+    and exp(-t^2/2) factored out (no underflow of erfc before the Gaussian factor, no sum of
+    subnormal numbers); unchanged for t <= 0 (no cancellation there)."""
+    return sp.Piecewise((_erfc_to_erfcx(expr), t > 0), (expr, True))
+
+
+def stable_residual(expr: sp.Expr) -> sp.Expr:
+    """The t > 0 branch of ``stable(expr)`` minus ``expr``: zero (an identity, not an
+    approximation)."""
+    return sp.simplify(_erfc_to_erfcx(expr).rewrite(sp.erfc) - expr)
+
+
+@derivation
+def F_stable() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(F, F', F'') in the float64 form of :func:`stable`."""
+    return tuple(stable(e) for e in F_derivatives())
 
 
 def scaling_lemma_residual() -> sp.Expr:
@@ -102,59 +182,225 @@ def scaling_lemma_residual() -> sp.Expr:
     return sp.simplify(lhs - s_scale**2 * F_of(-k_sym / s_scale))
 
 
-# Step 1-3: the margin kappa and T.
-T_expr = y * (rho * c_sym + w1 * a_sym + b) / sigma
-kappa_mean = -T_expr / sp.sqrt(1 - rho**2)                 # kappa without the eps_2 part
-#: the eps_2 + zeta combination has variance 1/(1-rho^2) => s = 1/sqrt(1-rho^2)
-s_eff = 1 / sp.sqrt(1 - rho**2)
-step3_pointwise = sp.simplify(s_eff**2 * F_of(-kappa_mean / s_eff) - F_of(T_expr) / (1 - rho**2))
-
-#: the capacity functional at one (y, a, c, sigma): alpha*(w) = (1 - rho^2) / E[F(T)]
-GARDNER_DENOMINATOR = F_of(T_expr)
-
-# ---- pooled, vectorised --------------------------------------------------------------------
-def pooled_objective(rho_=rho, b_=b) -> sp.Expr:
-    """(1 - rho^2) / [pi F((rho theta R/L + b) sqrt L) + (1 - pi) F(-b sqrt L)]."""
-    den = pi_ * F_of((rho_ * theta * R / L + b_) * sp.sqrt(L)) + (1 - pi_) * F_of(-b_ * sp.sqrt(L))
-    return (1 - rho_**2) / den
+# ---- Steps 1-4: T, the margin moment, alpha*(w) ----------------------------------------------
+@derivation
+def T() -> sp.Expr:
+    """Steps 1-3: the normalised margin T = y (rho c + w1 a + b) / sigma."""
+    return step("A.capacity.T", y * (rho * c_sym + w1 * a_sym + b) / sigma)
 
 
-def vectorised_objective(rho_=rho, b_=b) -> sp.Expr:
-    """n/d threshold of the Ld-dim vectorised problem, symmetric signal coordinates:
-    L (1 - rho^2) / [pi F(rho theta R / sqrt L + b) + (1 - pi) F(-b)]."""
-    den = pi_ * F_of(rho_ * theta * R / sp.sqrt(L) + b_) + (1 - pi_) * F_of(-b_)
-    return L * (1 - rho_**2) / den
+mutant("A.capacity.T:variance", "A.capacity.T", "margin T normalised by sigma^2 instead of sigma",
+       lambda e: e / sigma)
 
 
-def vectorised_fixed_objective(rho_=rho, b_=b) -> sp.Expr:
-    """Privileged positions (always tokens 1..R): m on the signal tokens, T_+ = rho theta sqrt R + b."""
-    den = pi_ * F_of(rho_ * theta * sp.sqrt(R) + b_) + (1 - pi_) * F_of(-b_)
-    return L * (1 - rho_**2) / den
+@derivation
+def margin_moment() -> sp.Expr:
+    """Step 3: E[(kappa - zeta)_+^2] = E[F(T)] / (1 - rho^2) with D = E[F(T)] (the eps_2
+    integration: ``step3_pointwise`` is 0)."""
+    return step("A.capacity.margin_moment", D / (1 - rho**2))
 
 
-POOL_OBJ = pooled_objective()
-VEC_OBJ = vectorised_objective()
-VEC_FIXED_OBJ = vectorised_fixed_objective()
+mutant("A.capacity.margin_moment:no_eps2", "A.capacity.margin_moment",
+       "the 1/(1 - rho^2) from integrating out eps_2 dropped", lambda e: e * (1 - rho**2))
 
 
-def vec_equals_L_pool_residual() -> sp.Expr:
-    """vec objective at (rho, b sqrt L) minus L * pooled objective at (rho, b): zero."""
-    return sp.simplify(vectorised_objective(rho, b * sp.sqrt(L)) - L * pooled_objective(rho, b))
+def step3_pointwise() -> sp.Expr:
+    """s^2 F(-kappa_mean/s) - E[F(T)]/(1 - rho^2) pointwise (D -> F(T)), s^2 = 1/(1 - rho^2) the
+    variance of rho eps_2/sqrt(1 - rho^2) + zeta: zero."""
+    kappa_mean = -T() / sp.sqrt(1 - rho**2)
+    s_eff = 1 / sp.sqrt(1 - rho**2)
+    return sp.simplify(s_eff**2 * F_of(-kappa_mean / s_eff) - margin_moment().subs(D, F_of(T())))
 
 
-def stationarity(objective: sp.Expr, variables=(rho, b)) -> tuple[sp.Expr, ...]:
+@derivation
+def alpha_w() -> sp.Expr:
+    """Step 4 (Gardner / CGMT): alpha*(w) = 1 / E[(kappa - zeta)_+^2] = (1 - rho^2) / D."""
+    return step("A.capacity.alpha", 1 / margin_moment())
+
+
+@derivation
+def alpha_in_units() -> sp.Expr:
+    """U alpha*(w): the threshold n/d for features whose dimension is U d (U = L vectorised)."""
+    return U * alpha_w()
+
+
+@derivation
+def label_prior() -> tuple[sp.Expr, sp.Expr]:
+    """(P(y = +1), P(y = -1)) = (pi, 1 - pi)."""
+    return step("A.capacity.prior", (pi_, 1 - pi_))
+
+
+# (no mutant: swapping pi and 1 - pi leaves the capacity of a two-atom law unchanged -- the bias
+# b -> -b - rho c_+ maps one objective onto the other -- so such an error is not detectable here)
+
+
+# ---- the summand of E[F(T)] and its derivatives (float64 form) ------------------------------
+@derivation
+def summand(variables: tuple = VARIABLES) -> tuple:
+    """h = F(T) as a function of the latents (y, a, c, sigma^2) and ``variables``, with its
+    gradient and Hessian by the chain rule (F'(T) dT, F''(T) dT dT^T + F'(T) d2T), each in
+    the float64 form of :func:`stable`.  Returns (h, [dh_i], [[d2h_ij]])."""
+    absent = {v: 0 for v in VARIABLES if v not in variables}  # w1 = 0 when a = 0
+    Tx = T().subs(sigma, sp.sqrt(s2)).subs(absent)
+    F0, F1, F2 = (e.subs(t, Tx) for e in F_stable())
+    dT = [sp.diff(Tx, v) for v in variables]
+    grad = [F1 * dTi for dTi in dT]
+    hess = [[F2 * dT[i] * dT[j] + F1 * sp.diff(Tx, variables[i], variables[j])
+             for j in range(len(variables))] for i in range(len(variables))]
+    return F0, grad, hess
+
+
+@derivation
+def log_alpha_w(variables: tuple = VARIABLES) -> tuple:
+    """g = log(U alpha*(w)) as a function of (variables, D, U) with its gradient and Hessian in
+    (variables..., D): the outer function of the sample-average objective (U the units of
+    alpha, ``model_latents``)."""
+    g = sp.log(alpha_in_units())
+    allv = tuple(variables) + (D,)
+    grad = [sp.diff(g, v) for v in allv]
+    return g, grad, [[sp.diff(gi, v) for v in allv] for gi in grad]
+
+
+# ---- the model specialisations --------------------------------------------------------------
+@derivation
+def model_latents(model: str) -> dict:
+    """Per label, (a, c, sigma^2) of the pooled / vectorised features, and the units of alpha
+    (n/d per feature dimension: L for the Ld-dimensional vectorised problem).
+
+    * pooled (q = 0 of the attention reduction, ``attention_reduction.pooled_limit``):
+      a = 0, c = theta_y R / L, sigma^2 = 1/L;
+    * vectorised, exchangeable positions (symmetric optimum m = rho 1/sqrt L): c = theta_y R/sqrt L,
+      sigma^2 = 1, units L;
+    * vectorised, fixed positions (m on the R signal tokens): c = theta_y sqrt R, sigma^2 = 1, units L.
+    """
+    if model == "pool":
+        c_pos = step("A.capacity.pool.c", theta * R / L)
+        var = step("A.capacity.pool.s2", 1 / L)
+        units = sp.Integer(1)
+    elif model == "vec":
+        c_pos = step("A.capacity.vec.c", theta * R / sp.sqrt(L))
+        var = sp.Integer(1)
+        units = step("A.capacity.vec.units", L)
+    elif model == "vec_fixed":
+        c_pos = step("A.capacity.vec_fixed.c", theta * sp.sqrt(R))
+        var = sp.Integer(1)
+        units = step("A.capacity.vec.units", L)
+    else:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    return {"pos": (sp.Integer(0), c_pos, var), "neg": (sp.Integer(0), sp.Integer(0), var), "units": units}
+
+
+mutant("A.capacity.pool.c:sqrtL", "A.capacity.pool.c", "pooled signal mean theta R/sqrt(L) instead of theta R/L",
+       lambda e: e * sp.sqrt(L))
+mutant("A.capacity.pool.s2:one", "A.capacity.pool.s2", "pooled noise variance 1 instead of 1/L",
+       lambda e: sp.Integer(1))
+mutant("A.capacity.vec.c:L", "A.capacity.vec.c", "vectorised signal theta R/L instead of theta R/sqrt(L)",
+       lambda e: e / sp.sqrt(L))
+mutant("A.capacity.vec.units:one", "A.capacity.vec.units",
+       "vectorised threshold left in units of the Ld-dimensional problem (factor L missing)",
+       lambda e: sp.Integer(1))
+
+
+def _F_at(label_latents, yv) -> sp.Expr:
+    a_, c_, var = label_latents
+    return F().subs(t, T().subs({y: yv, a_sym: a_, c_sym: c_, sigma: sp.sqrt(var)}))
+
+
+@derivation
+def closed_form_objective(model: str) -> sp.Expr:
+    """alpha*(rho, b) of a two-atom latent law (pooled / vectorised), units included: the
+    expectation E[F(T)] over the label is the sum pi F(T_+) + (1 - pi) F(T_-)."""
+    lat = model_latents(model)
+    p_pos, p_neg = label_prior()
+    den = p_pos * _F_at(lat["pos"], 1) + p_neg * _F_at(lat["neg"], -1)
+    return alpha_in_units().subs({U: lat["units"], D: den})
+
+
+def stationarity(objective: sp.Expr, variables=VARIABLES_NO_A) -> tuple[sp.Expr, ...]:
     """Gradient of log(objective): the stationarity conditions solved by Newton (exact
     derivatives; log keeps the (1 - rho^2) and denominator terms separate)."""
     logobj = sp.log(objective)
     return tuple(sp.diff(logobj, v) for v in variables)
 
 
-def hessian(objective: sp.Expr, variables=(rho, b)) -> sp.Matrix:
+def hessian(objective: sp.Expr, variables=VARIABLES_NO_A) -> sp.Matrix:
     grad = stationarity(objective, variables)
     return sp.Matrix([[sp.diff(g, v) for v in variables] for g in grad])
 
 
-# ---- sanity limits ----------------------------------------------------------------------------
+@derivation
+def closed_form_system(model: str) -> tuple:
+    """(objective, grad log objective, Hessian of log objective) in (rho, b) of a closed form."""
+    obj = closed_form_objective(model)
+    return obj, stationarity(obj), hessian(obj)
+
+
+@derivation
+def pool_vec_ratio() -> sp.Expr:
+    """The claimed ratio alpha*_pool / alpha*_vec (= 1/L exactly: ``vec_equals_L_pool_residual``)."""
+    return step("A.capacity.ratio", alpha_pool_sym / alpha_vec_sym)
+
+
+def vec_equals_L_pool_residual() -> sp.Expr:
+    """vec objective at (rho, b sqrt L) minus L * pooled objective at (rho, b): zero."""
+    vec = closed_form_objective("vec").subs(b, b * sp.sqrt(L))
+    return sp.simplify(vec - L * closed_form_objective("pool"))
+
+
+@derivation
+def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> tuple:
+    """The vectorised threshold for a GENERAL signal-coordinate vector m in R^L (||m|| < 1),
+    before the symmetric reduction: per signal position set S, T_+ = theta sum_S m + b (rho c =
+    theta v.m, rho = ||m||), the expectation over positions exact (all R-subsets for
+    'uniform', the first R tokens for 'fixed').  Returns (m symbols, objective in (m, b, theta,
+    pi))."""
+    m = sp.symbols(f"m_1:{Lval + 1}", real=True)
+    sets = list(combinations(range(Lval), Rval)) if positions == "uniform" else [tuple(range(Rval))]
+    norm = sp.sqrt(sum(mi**2 for mi in m))
+    units = model_latents("vec")["units"].subs(L, Lval)
+    p_pos, p_neg = label_prior()
+    pos = sum(_F_at((0, theta * sum(m[i] for i in S) / rho, 1), 1) for S in sets) / len(sets)
+    den = p_pos * pos + p_neg * _F_at((0, 0, 1), -1)
+    return m, alpha_in_units().subs({U: units, D: den}).subs(rho, norm)
+
+
+# ---- attention at a fixed query -------------------------------------------------------------
+@derivation
+def attention_components() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(a, c, sigma^2) of the attention feature in terms of <v, s>, <z, s>, ||s||
+    (attention_reduction, Step 4)."""
+    a = step("A.capacity.att.a", red.a_expr)
+    c = step("A.capacity.att.c", red.c_expr)
+    var = step("A.capacity.att.s2", red.sigma_expr**2)
+    return a, c, var
+
+
+mutant("A.capacity.att.a:no_zs", "A.capacity.att.a", "the noise part z^T s of the attention a dropped",
+       drop(red.zs))
+mutant("A.capacity.att.c:s_q", "A.capacity.att.c", "attention c with s_q in place of sqrt(1 - s_q^2)",
+       replace(sp.sqrt(1 - red.s_q**2), red.s_q))
+mutant("A.capacity.att.s2:norm", "A.capacity.att.s2", "attention noise variance ||s||_2 instead of ||s||_2^2",
+       lambda e: sp.sqrt(e))
+
+
+@derivation
+def attention_latent_map(Lval: int, Rval: int) -> tuple:
+    """The map z -> (a, c, sigma^2) of the attention feature for an explicit L (signal on tokens
+    1..R, WLOG by exchangeability), per label: the components of ``attention_components`` with
+    <v, s>, <z, s>, ||s|| of the explicit softmax s = softmax(gamma (theta_y s_q v + z)).
+    Returns (z symbols, {"pos": (a, c, s2), "neg": (a, c, s2)}) in (z, theta, s_q, gamma)."""
+    z, s, _, _, _ = red.explicit_softmax(Lval, Rval)
+    explicit = {red.vs: sum(s[:Rval]), red.zs: sum(zi * si for zi, si in zip(z, s)),
+                red.s_norm: sp.sqrt(sum(si**2 for si in s))}
+    comps = attention_components()
+    out = {}
+    for label, indicator in (("pos", 1), ("neg", 0)):
+        fix = {red.y_plus: indicator, red.qn: 1, red.beta: gamma, red.theta: theta}
+        out[label] = tuple(sp.sympify(e).subs(explicit).subs(fix) for e in comps)
+    return z, out
+
+
+# ---- sanity limits --------------------------------------------------------------------------
 def cover_symmetry_residual() -> sp.Expr:
     """F(b) + F(-b) - (1 + b^2): zero, so pure noise with balanced labels gives
     alpha(b) = 2 / (1 + b^2), maximal (= 2, Cover) at b = 0."""
@@ -164,33 +410,33 @@ def cover_symmetry_residual() -> sp.Expr:
 def pure_noise_objective() -> sp.Expr:
     """No signal (theta = 0), label prior pi, bias b: 1 / [pi F(b) + (1 - pi) F(-b)] (rho = 0 is
     optimal: rho only enters through 1 - rho^2)."""
-    return 1 / (pi_ * F_of(b) + (1 - pi_) * F_of(-b))
+    p_pos, p_neg = label_prior()
+    return alpha_w().subs(D, p_pos * F_of(b) + p_neg * F_of(-b)).subs(rho, 0)
 
 
 COVER_VALUE = sp.Integer(2)
 
 # ---- Equations (for `attncheck latex`) -------------------------------------------------------
-F_EQ = Equation(
-    "A.capacity.F", sp.Function("F")(t), F_closed, REFERENCE, (t,),
-    "F(t) = E[(zeta - t)_+^2] in closed form (derived by integration)", status="derived")
-GARDNER_EQ = Equation(
-    "A.capacity.gardner", alpha_sym,
-    (1 - rho**2) / sp.Function("E")(sp.Function("F")(T_expr)),
-    REFERENCE, (rho, y, c_sym, w1, a_sym, b, sigma),
-    "alpha* = sup over (rho, w1, b) of (1 - rho^2)/E[F(y(rho c + w1 a + b)/sigma)] (notes §6, "
-    "re-derived by CGMT)", status="derived")
 _F = sp.Function("F")  # unevaluated, for readable LaTeX; F_EQ gives its closed form
-POOL_EQ = Equation(
-    "A.capacity.pool", sp.Symbol("alpha^*_pool", positive=True),
-    (1 - rho**2) / (pi_ * _F((rho * theta * R / L + b) * sp.sqrt(L)) + (1 - pi_) * _F(-b * sp.sqrt(L))),
-    REFERENCE,
-    (rho, b, theta, R, L, pi_),
-    "pooled capacity = max over (rho, b) of this objective (ours)", status="derived")
-VEC_EQ = Equation(
-    "A.capacity.vec", sp.Symbol("alpha^*_vec", positive=True),
-    L * (1 - rho**2) / (pi_ * _F(rho * theta * R / sp.sqrt(L) + b) + (1 - pi_) * _F(-b)),
-    REFERENCE,
-    (rho, b, theta, R, L, pi_),
-    "vectorised capacity (exchangeable positions) = max over (rho, b); equals L alpha*_pool "
-    "exactly (paper's Conjecture 1 identity)", status="derived")
-EQUATIONS = (F_EQ, GARDNER_EQ, POOL_EQ, VEC_EQ)
+#: the paper-style forms of the pooled / vectorised objectives (display; the test checks they
+#: equal ``closed_form_objective``)
+POOL_DISPLAY = (1 - rho**2) / (pi_ * _F((rho * theta * R / L + b) * sp.sqrt(L)) + (1 - pi_) * _F(-b * sp.sqrt(L)))
+VEC_DISPLAY = L * (1 - rho**2) / (pi_ * _F(rho * theta * R / sp.sqrt(L) + b) + (1 - pi_) * _F(-b))
+
+
+def equations() -> tuple[Equation, ...]:
+    sig_T = T()
+    return (
+        Equation("A.capacity.F", _F(t), F(), REFERENCE, (t,),
+                 "F(t) = E[(zeta - t)_+^2] in closed form (derived by integration)", status="derived"),
+        Equation("A.capacity.gardner", alpha_sym,
+                 alpha_w().subs(D, sp.Function("E")(_F(sig_T))),
+                 REFERENCE, (rho, y, c_sym, w1, a_sym, b, sigma),
+                 "alpha* = sup over (rho, w1, b) of (1 - rho^2)/E[F(y(rho c + w1 a + b)/sigma)] "
+                 "(derived by CGMT)", status="derived"),
+        Equation("A.capacity.pool", alpha_pool_sym, POOL_DISPLAY, REFERENCE, CLOSED_FORM_ARGS,
+                 "pooled capacity = max over (rho, b) of this objective (ours)", status="derived"),
+        Equation("A.capacity.vec", alpha_vec_sym, VEC_DISPLAY, REFERENCE, CLOSED_FORM_ARGS,
+                 "vectorised capacity (exchangeable positions) = max over (rho, b); equals L alpha*_pool "
+                 "exactly (paper's Conjecture 1 identity)", status="derived"),
+    )

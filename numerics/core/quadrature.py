@@ -4,6 +4,7 @@
 no truncation of the real line — at ``dps`` digits, with the quadrature's own error estimate
 (``expect_mp_err``).  ``expect_np``: Gauss-Hermite (probabilists' weight) in numpy,
 vectorised over mu and sigma; exact for polynomials of degree < 2 n_nodes.
+``sobol_normal``: randomised quasi-Monte Carlo points for expectations over N(0, I_dim).
 """
 from __future__ import annotations
 
@@ -54,3 +55,16 @@ def expect_np(f, mu, sigma, n_nodes: int = 80):
     mu = np.asarray(mu, dtype=float)[..., None]
     sigma = np.asarray(sigma, dtype=float)[..., None]
     return np.sum(w * f(mu + sigma * x), axis=-1)
+
+
+def sobol_normal(dim: int, log2_points: int, ss: np.random.SeedSequence) -> np.ndarray:
+    """(2^log2_points, dim) standard Gaussian points: one scrambled Sobol sequence (seeded by
+    ``ss``) mapped coordinate-wise by the normal quantile.  Independent scramblings (different
+    ``ss``) give independent randomised-QMC estimates, whose spread is the standard error."""
+    from scipy.special import ndtri
+    from scipy.stats import qmc
+
+    u = qmc.Sobol(dim, scramble=True, seed=np.random.default_rng(ss)).random_base2(log2_points)
+    # scrambled Sobol points lie in (0, 1) with probability 1; the clip only guards the
+    # measure-zero endpoints
+    return ndtri(np.clip(u, 1e-300, 1.0 - 2.0**-53))

@@ -2,33 +2,33 @@
 claim with evidence (docs/paper_a_capacity.md §7).
 
 * upper inequality: at theta = 6 (else the Figure-1 setting L = 10, R = 1, pi = 1/2) and a fixed
-  query with s_q = 0.9, gamma = beta ||q|| = 1, alpha*_A (~88, RQMC) exceeds alpha*_vec (= 34.85,
+  query with s_q = 0.9, gamma = beta ||q|| = 1, alpha*_A (~86, RQMC) exceeds alpha*_vec (= 34.85,
   closed form) -- in theory and in the exact-LP separability experiment;
 * lower inequality: at the Figure-1 setting (theta = 5) a misaligned query (s_q = 0, gamma = 2)
   gives alpha*_A (~2.14) < alpha*_pool (= 2.95), again in theory and in simulation.
 
-Everything is reused from the capacity claims (numerics/claims/paper_a_capacity.py): the theory
-(numerics.theory.paper_a.capacity: closed forms to dps digits, RQMC for attention with its standard error), the
-simulated crossings (numerics.experiments.simulators.separability: per-trial exact critical size n_c), the
-estimator alpha_hat = n_c (D/d)/(D + 1 + delta) and the allowance alpha* u/(D + 1 + delta).  The
-pooled crossing of the lower row IS the capacity claims' one (same cache, same seed).  The
-finite-size shifts delta of the three new settings (FINITE_SIZE in paper_a_capacity.py, keyed
-by kind and theta) come from theory-free two-parameter fits over several d (docs §7,
-numerics.experiments.capacity_finite_size.finite_size_study; reproduced by the slow test
-tests/test_paper_a_conjecture1.py::test_finite_size_delta_low_setting).
+Everything is reused from the capacity claims (numerics/claims/paper_a/capacity.py): the theory
+(numerics.theory.paper_a.capacity: closed forms to dps digits, RQMC for attention with its
+standard error), the memoised simulated crossings (exact critical size n_c per trial), the
+estimator alpha_hat = n_c (D/d)/(D + 1 + delta) and the allowance alpha_hat u/(D + 1 + delta).  The
+pooled crossing of the lower row IS the capacity claims' one (same memo, same seed).  The
+finite-size shifts delta of the three settings come from theory-free two-parameter fits over
+several d (cap.FINITE_SIZE_STUDY; numerics.experiments.capacity_finite_size.finite_size_study;
+re-measured by the slow test tests/test_paper_a_conjecture1.py::test_finite_size_delta_low_setting).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import mpmath
 
 from derivations.paper_a import capacity as dcap
-from numerics.theory.paper_a import capacity as ncap
-from numerics.claims.paper_a import capacity as cap
 from numerics.claims.base import Claim, Comparison, z_critical
-from numerics.core.params import ParameterError, ParamSpace, r_le_l
+from numerics.claims.paper_a import capacity as cap
+from numerics.core.params import ParamSpace, r_le_l
+from numerics.core.results import SolveError
+from numerics.core.seeding import seed_sequence
+from numerics.theory.paper_a import capacity as ncap
 
 BASE = {"L": 10, "R": 1, "pi": 0.5}
 #: the upper-inequality counterexample: a strong signal and a well-aligned query
@@ -41,28 +41,6 @@ SIZES = {
     "quick": {"upper attention": (12, 200), "upper vec": (4, 150), "lower attention": (25, 800)},
     "full": {"upper attention": (24, 300), "upper vec": (8, 300), "lower attention": (60, 1000)},
 }
-#: The finite-size studies behind the new FINITE_SIZE entries (cap.FINITE_SIZE; (delta, u) with
-#: u = 2 se(delta) rounded up): numerics.experiments.capacity_finite_size.finite_size_study(kind, ds,
-#: trials, hint, theta, query, seed) -- free fit alpha_hat(d) = alpha_inf (1 + delta/(D+1)), no
-#: theory input.  Key: (kind, query, theta) as cap._fs takes them; points (d, D, mean of
-#: n_c (D/d)/(D+1), se, trials).  Recorded 2026-11-29 (CPU 157 s, 154 s, 247 s).
-FINITE_SIZE_STUDY = {
-    ("attention", (0.0, 2.0), 5.0): {
-        "seed": 101, "hint": 2.14, "alpha_inf": (2.1412, 0.0080), "delta": (-0.035, 0.080),
-        "chi2": 1.61, "dof": 2,
-        "points": ((12, 12, 2.131846, 0.008121, 3000), (25, 25, 2.145942, 0.007433, 2000),
-                   (50, 50, 2.136789, 0.008309, 800), (100, 100, 2.135099, 0.010979, 200))},
-    ("vec", None, 6.0): {
-        "seed": 102, "hint": 34.85, "alpha_inf": (34.913, 0.273), "delta": (0.743, 0.242),
-        "chi2": 1.48, "dof": 2,
-        "points": ((2, 20, 36.05452, 0.18329, 2000), (3, 30, 35.91957, 0.17694, 1500),
-                   (4, 40, 35.54537, 0.18977, 1000), (6, 60, 35.22689, 0.20318, 500))},
-    ("attention", (0.9, 1.0), 6.0): {
-        "seed": 103, "hint": 87.6, "alpha_inf": (86.18, 2.12), "delta": (1.920, 0.397),
-        "chi2": 3.95, "dof": 2,
-        "points": ((8, 8, 105.99537, 1.99196, 600), (12, 12, 95.99708, 1.86184, 500),
-                   (20, 20, 95.71262, 1.68456, 400), (32, 32, 90.89079, 1.73904, 250))},
-}
 #: rows whose simulated difference must be positive beyond its tolerance (z >= z_crit)
 DIFF_ROWS = ("upper: alpha*_A - alpha*_vec (theta=6)", "lower: alpha*_pool - alpha*_A (theta=5)")
 
@@ -73,10 +51,10 @@ PARAM_SPACE = ParamSpace(
 )
 
 
-def _sim(kind, setting, mode, seed, hint, size_key):
+def _sim(settings, kind, setting, size_key):
     q = (setting["s_q"], setting["gamma"]) if kind == "attention" else (0.0, 0.0)
-    return cap._crossing(kind, mode, seed, setting["L"], setting["R"], setting["pi"],
-                         setting["theta"], float(hint), *q, size=SIZES[mode][size_key])
+    return cap.crossing(settings, kind, setting["L"], setting["R"], setting["pi"], setting["theta"], *q,
+                        size=settings.pick(SIZES["quick"][size_key], SIZES["full"][size_key]))
 
 
 def _diff_row(label, plus, minus, extra_se=0.0):
@@ -87,53 +65,58 @@ def _diff_row(label, plus, minus, extra_se=0.0):
 
 
 def _experiment(settings, claim):
-    mode, dps = settings.mode, settings.dps
-    seed = int(settings.seed_sequence(claim.id, "rqmc").generate_state(1)[0])
+    dps = settings.dps
     U, W = UPPER, LOWER
     # ---- upper inequality: alpha*_A > alpha*_vec at theta = 6 --------------------------------
-    vec = cap._theory_closed("vec", U["L"], U["R"], U["pi"], U["theta"], dps)
-    att_u = cap._theory_attention(U["L"], U["R"], U["pi"], U["theta"], U["s_q"], U["gamma"], mode, seed)
     qu = (U["s_q"], U["gamma"])
-    cv = _sim("vec", U, mode, settings.seed, vec.alpha, "upper vec")
-    ca = _sim("attention", U, mode, settings.seed, att_u.alpha, "upper attention")
-    r_att_u = cap._row(f"upper: alpha*_A(theta=6, s_q={U['s_q']}, gamma={U['gamma']})", "attention",
-                       att_u.alpha, ca, att_u.se, qu, U["theta"])
-    r_vec = cap._row("upper: alpha*_vec(theta=6)", "vec", vec.alpha, cv, theta=U["theta"])
+    vec = cap.closed_form("vec", U, dps)
+    att_u = cap.attention(settings, claim, U, *qu)
+    cv = _sim(settings, "vec", U, "upper vec")
+    ca = _sim(settings, "attention", U, "upper attention")
+    r_att_u = cap.row(f"upper: alpha*_A(theta=6, s_q={U['s_q']}, gamma={U['gamma']})", "attention",
+                      att_u.alpha, ca, att_u.se, qu, U["theta"])
+    r_vec = cap.row("upper: alpha*_vec(theta=6)", "vec", vec.alpha, cv, theta=U["theta"])
     # the RQMC se of alpha*_A enters the difference once (it is in r_att_u.se already)
     r_up = _diff_row(DIFF_ROWS[0], r_att_u, r_vec)
     # ---- lower inequality: alpha*_A < alpha*_pool at theta = 5, misaligned q -----------------
-    pool = cap._theory_closed("pool", W["L"], W["R"], W["pi"], W["theta"], dps)
-    att_l = cap._theory_attention(W["L"], W["R"], W["pi"], W["theta"], W["s_q"], W["gamma"], mode, seed)
     ql = (W["s_q"], W["gamma"])
-    cp = cap._crossing("pool", mode, settings.seed, W["L"], W["R"], W["pi"], W["theta"], float(pool.alpha))
-    cl = _sim("attention", W, mode, settings.seed, att_l.alpha, "lower attention")
-    r_att_l = cap._row(f"lower: alpha*_A(theta=5, s_q={W['s_q']}, gamma={W['gamma']})", "attention",
-                       att_l.alpha, cl, att_l.se, ql)
-    r_pool = cap._row("lower: alpha*_pool(theta=5)", "pool", pool.alpha, cp)
+    pool = cap.closed_form("pool", W, dps)
+    att_l = cap.attention(settings, claim, W, *ql)
+    cp = cap.crossing(settings, "pool", W["L"], W["R"], W["pi"], W["theta"])
+    cl = _sim(settings, "attention", W, "lower attention")
+    r_att_l = cap.row(f"lower: alpha*_A(theta=5, s_q={W['s_q']}, gamma={W['gamma']})", "attention",
+                      att_l.alpha, cl, att_l.se, ql)
+    r_pool = cap.row("lower: alpha*_pool(theta=5)", "pool", pool.alpha, cp)
     r_low = _diff_row(DIFF_ROWS[1], r_pool, r_att_l)
     rows = [r_att_u, r_vec, r_up, r_att_l, r_pool, r_low]
 
-    # ---- the failure itself, as measured --------------------------------------------------------
+    # ---- the failure itself, as measured (experiment only: no theory value enters) ------------
     zc = z_critical(len(rows))
     failures = {}
-    for r in (r_up, r_low):
-        tol = zc * r.se + r.allowance
-        failures[r.label] = {"theory": r.theory, "simulated": r.mean, "se": r.se,
-                             "allowance": r.allowance, "z (simulated / se)": r.mean / r.se,
-                             "margin above tolerance": r.mean - tol}
-        if not r.mean > tol:
-            raise AssertionError(  # the simulation does not show the failure: report, don't hide
-                f"{r.label}: simulated difference {r.mean:.4g} +- {r.se:.3g} is not > 0 beyond "
-                f"the tolerance {tol:.3g} (z_crit = {zc:.3f})")
-        if not r.theory > 0:
-            raise AssertionError(f"{r.label}: theory difference {r.theory:.4g} is not > 0")
+
+    def estimate(kind, cross, query=None, theta=None):
+        """(corrected mean, se, finite-size allowance) of one simulated crossing."""
+        mean, se = cap._estimate(kind, cross, query, theta)
+        return mean, se, mean * cap._relative_allowance(kind, cross.D, query, theta)
+
+    for label, plus, minus in ((r_up.label, estimate("attention", ca, qu, U["theta"]),
+                                estimate("vec", cv, theta=U["theta"])),
+                               (r_low.label, estimate("pool", cp), estimate("attention", cl, ql))):
+        gap, se, allow = plus[0] - minus[0], math.hypot(plus[1], minus[1]), plus[2] + minus[2]
+        tol = zc * se + allow
+        failures[label] = {"simulated": gap, "se": se, "allowance": allow, "z (simulated / se)": gap / se,
+                           "margin above tolerance": gap - tol}
+        if not gap > tol:
+            raise RuntimeError(  # the simulation does not show the failure: report, don't hide
+                f"{label}: simulated difference {gap:.4g} +- {se:.3g} is not > 0 beyond the "
+                f"tolerance {tol:.3g} (z_crit = {zc:.3f})")
     sizes = {"upper attention": (ca.d, int(ca.n_c.size)), "upper vec": (cv.d, int(cv.n_c.size)),
              "lower attention": (cl.d, int(cl.n_c.size)), "lower pool": (cp.d, int(cp.n_c.size)),
-             "rqmc (log2 points, scramblings)": cap.RQMC[mode]}
+             "rqmc (log2 points, scramblings)": settings.pick(cap.RQMC["quick"], cap.RQMC["full"])}
     details = {
-        "upper setting": dict(U), "lower setting": dict(W), "rqmc_seed": seed,
+        "upper setting": dict(U), "lower setting": dict(W),
         "simulation seeds": f"SeedSequence({settings.seed}, spawn_key=(stable_key('A.capacity.sim."
-                            "{kind}.{L}.{R}.{pi}.{theta}.{s_q}.{gamma}'),)) (cap._crossing)",
+                            "{kind}.{L}.{R}.{pi}.{theta}.{s_q}.{gamma}'),)) (cap.crossing)",
         "theory": {
             "alpha_vec(theta=6)": mpmath.nstr(vec.alpha, dps),
             "alpha_pool(theta=5)": mpmath.nstr(pool.alpha, dps),
@@ -141,12 +124,13 @@ def _experiment(settings, claim):
                               "newton_residual": att_u.residual},
             "alpha_A lower": {"alpha": att_l.alpha, "rqmc_se": att_l.se, "argmax": att_l.argmax,
                               "newton_residual": att_l.residual},
+            "both gaps positive": bool(r_up.theory > 0 and r_low.theory > 0),
         },
         "simulated failure (difference > z_crit se + allowance)": failures,
-        "upper attention": cap._crossing_details(ca, "attention", qu, U["theta"]),
-        "upper vec": cap._crossing_details(cv, "vec", theta=U["theta"]),
-        "lower attention": cap._crossing_details(cl, "attention", ql),
-        "lower pool": cap._crossing_details(cp, "pool"),
+        "upper attention": cap.crossing_details(ca, "attention", qu, U["theta"]),
+        "upper vec": cap.crossing_details(cv, "vec", theta=U["theta"]),
+        "lower attention": cap.crossing_details(cl, "attention", ql),
+        "lower pool": cap.crossing_details(cp, "pool"),
     }
     return rows, sizes, details
 
@@ -154,17 +138,15 @@ def _experiment(settings, claim):
 def _evaluate(params: dict, dps: int) -> dict:
     """Closed-form alpha*_pool and alpha*_vec to dps digits and alpha*_A (RQMC 2^13 x 16, with
     its standard error) at the user's setting, and the two gaps of Conjecture 1."""
-    args = (params["L"], params["R"], params["pi"], params["theta"])
     try:
-        pool = ncap.closed_form_capacity("pool", *args, dps)
-        vec = ncap.closed_form_capacity("vec", *args, dps)
-        att = ncap.attention_capacity(*args, params["s_q"], params["gamma"], m=13, n_rep=16, seed=0)
-    except (ncap.CapacityError, ValueError, ArithmeticError) as e:
-        # e.g. theta >~ 10 with an aligned query: E F(T) underflows, rho -> 1 (docs §7)
-        raise ParameterError(
-            f"parameters theta={params['theta']}, s_q={params['s_q']}, gamma={params['gamma']}: "
-            f"capacity solve failed ({type(e).__name__}: {e}); alpha*_A is beyond what the RQMC "
-            f"rule resolves there") from None
+        pool = cap.closed_form("pool", params, dps)
+        vec = cap.closed_form("vec", params, dps)
+        att = ncap.attention_capacity(params["L"], params["R"], params["pi"], params["theta"],
+                                      params["s_q"], params["gamma"], log2_points=13, n_rep=16,
+                                      ss=seed_sequence(0, "A.capacity.eval", "rqmc"))
+    except (SolveError, ValueError, ArithmeticError) as e:
+        # e.g. theta >~ 10 with an aligned query: E F(T) underflows (docs §7)
+        raise cap._theory_error(params, e) from None
     a, se = mpmath.mpf(att.alpha), mpmath.mpf(att.se)
     with mpmath.workdps(dps + 10):
         up, low = a - vec.alpha, pool.alpha - a
@@ -177,12 +159,12 @@ def _evaluate(params: dict, dps: int) -> dict:
 
 _ALLOW_NOTE = (
     "As A.capacity.*: E n_c = alpha* (D + 1 + delta) + o(1); the estimator divides by D + 1 + delta "
-    "and the allowance is alpha* u/(D + 1 + delta) (u = 2 se(delta)), shrinking like 1/d. delta "
-    "for the three new settings (attention theta=6 s_q=0.9 gamma=1; vectorised theta=6; attention "
-    "theta=5 s_q=0 gamma=2) comes from theory-free two-parameter fits alpha_hat(d) = alpha_inf "
-    "(1 + delta/(D+1)) over four d each (docs/paper_a_capacity.md §7, own seeds); the pooled row "
-    "reuses the capacity claims' delta. Attention rows add the RQMC se of the theory value in "
-    "quadrature; difference rows add the se in quadrature and the two allowances.")
+    "and the allowance is alpha_hat u/(D + 1 + delta) (u = 2 se(delta), alpha_hat the experiment's own "
+    "estimate), shrinking like 1/d. delta for the three settings (attention theta=6 s_q=0.9 gamma=1; "
+    "vectorised theta=6; attention theta=5 s_q=0 gamma=2) comes from theory-free two-parameter fits "
+    "alpha_hat(d) = alpha_inf (1 + delta/(D+1)) over four d each (docs/paper_a_capacity.md §7, own "
+    "seeds); the pooled row reuses the capacity claims' delta. Attention rows add the RQMC se of the "
+    "theory value in quadrature; difference rows add the se in quadrature and the two allowances.")
 
 CLAIMS = [
     Claim(
@@ -194,11 +176,15 @@ CLAIMS = [
                   "alpha*_A < alpha*_pool (L = 10, R = 1, pi = 1/2): Gardner/CGMT theory and "
                   "exact-LP separability crossings agree on all four thresholds and both gaps",
         experiment=_experiment,
-        equations=(dcap.GARDNER_EQ, dcap.POOL_EQ, dcap.VEC_EQ),
+        equations=dcap.equations,
         evaluate=_evaluate,
         param_space=PARAM_SPACE,
         status="erratum",
         allowance_note=_ALLOW_NOTE,
         doc="docs/paper_a_capacity.md",
+        # (not att.s2:norm: at these queries it moves alpha*_A by ~1 tolerance only)
+        mutants=cap.F_MUTANTS + ("A.capacity.att.a:no_zs", "A.capacity.att.c:s_q", "A.capacity.vec.c:L",
+                                 "A.capacity.pool.s2:one"),
+        outputs=("A.capacity.alpha",),
     ),
 ]
