@@ -153,7 +153,9 @@ def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
     The true derivation is built once; under a mutant it is rebuilt (and cached separately), so
-    a mutant never leaks into the true derivation and the true one never masks a mutant."""
+    a mutant never leaks into the true derivation and the true one never masks a mutant.  A
+    cache hit re-counts the mutant applications of the build in ``APPLIED``, so a second claim
+    that reaches a mutated step through a cached builder is seen to reach it."""
     def wrap(f):
         cache: dict = {}
 
@@ -161,13 +163,19 @@ def derivation(fn=None, *, maxsize: int = 64):
         def inner(*args, **kwargs):
             key = (active_mutants(), args, tuple(sorted(kwargs.items())))
             try:
-                return cache[key]
+                out, applied = cache[key]
             except KeyError:
                 pass
+            else:
+                for name, count in applied.items():
+                    APPLIED[name] = APPLIED.get(name, 0) + count
+                return out
+            before = dict(APPLIED)
             out = f(*args, **kwargs)
+            applied = {n: v - before.get(n, 0) for n, v in APPLIED.items() if v != before.get(n, 0)}
             if len(cache) >= maxsize:
                 cache.pop(next(iter(cache)))
-            cache[key] = out
+            cache[key] = (out, applied)
             return out
 
         inner.cache_clear = cache.clear
