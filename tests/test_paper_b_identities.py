@@ -22,7 +22,7 @@ from numerics.claims.paper_b import identities as claims_mod
 from numerics.core.params import ParameterError
 from numerics.experiments.simulators import interacting_particles as sim
 
-# this module's claims directly (registry.claims() would import every helper's claims)
+# this module's claims directly (registry.claims() would import every paper's claims)
 CLAIM = {c.id: c for c in claims_mod.CLAIMS}
 
 
