@@ -252,3 +252,36 @@ def test_vector_moments_against_hand_wick_formulas():
     m2, c = co.pair_moments_vector(co.H_VEC3, 3, "gaussian_dim")
     assert m2 == (co.A_VEC3.T * co.A_VEC3).trace() / 9 + sp.Rational(15, 9) + sp.Rational(1, 3)
     assert c == 1 + sp.Rational(1, 3)
+
+
+# --- mutants of the derivations -------------------------------------------------------------
+def test_exponent_mutants_are_the_wrong_exponents():
+    """The rate claims must fail for -2/3 instead of -4/5 (beta = 2): the mutant gives it."""
+    from derivations.core import MUTANTS, mutated
+
+    assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-4, 5)
+    with mutated(MUTANTS["B.rate.exponent:beta/(beta+1)"]):
+        assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-2, 3)
+    with mutated(MUTANTS["B.rate.exponent:beta-1/2"]):
+        assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-3, 4)
+    assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-4, 5)  # the true one is not touched
+
+
+def test_coercivity_mutants_change_the_identity():
+    from derivations.core import MUTANTS, mutated
+
+    with mutated(MUTANTS["B.coercivity.off_diagonal:diagonal_kept"]):
+        assert sp.simplify(co.identity() - (co.m2 / (co.N - 1) + co.c)) == 0
+    with mutated(MUTANTS["B.forward.weight:1/N"]):
+        assert sp.simplify(co.coefficients()[0] - (co.N - 1) / co.N**2) == 0
+    assert co.coefficients() == (1 / (co.N - 1), (co.N - 2) / (co.N - 1))
+
+
+def test_successive_difference_gap_vanishes_for_a_function_of_u():
+    """The Lemma 4.1 experiment's gap estimator: for g = f(U) the gap E[Var(g|U)] is 0, and
+    the estimate over adjacent pairs in U is ~ the spacing bias only."""
+    rng = np.random.default_rng(0)
+    U = np.sort(rng.uniform(-1, 1, 200_000) * rng.uniform(-1, 1, 200_000))
+    g = U**2 - U
+    half_sq = (g[0::2] - g[1::2]) ** 2 / 2
+    assert half_sq.mean() < 1e-8  # against a gap of 0.2 in the claim
