@@ -14,7 +14,8 @@ the analysis is a chain of named steps (``step`` names in brackets):
 2. [``B.rate.B_star``] at the stationary point L/M = 2β K^{-2β-1}, so K L/M = 2β K^{-2β} and
    B_np(K*) = (1 + 2β) K*^{-2β} = (1 + 2β) (2β)^{-2β/(2β+1)} (M / log M)^{-2β/(2β+1)}.
 3. [``B.rate.exponent``] lim_{M→∞} log B_np(K*) / log M = -2β/(2β+1) (SymPy limit with
-   M = e^L; the log M factor only changes the rate by a power of log M).
+   M = e^t and L = t in every occurrence; the log M factor only changes the rate by a power of
+   log M).
 4. The paper's scaling K_M = (M / log M)^{1/(2β+1)} (no constant) balances the two
    nonparametric terms exactly (``balance_residual`` = 0); each equals K_M^{-2β}.
 5. [``B.rate.threshold``] the parametric term is at most the nonparametric one,
@@ -82,11 +83,14 @@ def closed_form_residual():
 
 
 # --- step 3: the exponent ------------------------------------------------------------------------
+_T = sp.Symbol("t", positive=True)  # log M as the limit variable
+
+
 @derivation
 def exponent():
-    """lim log B_np(K*) / log M as M -> oo (M = e^L, L -> oo)."""
-    logB = sp.expand_log(sp.log(b_star()), force=True).subs(sp.log(M), L)
-    return step("B.rate.exponent", sp.simplify(sp.limit(logB / L, L, sp.oo)))
+    """lim log B_np(K*) / log M as M -> oo: M = e^t and L = log M = t everywhere, t -> oo."""
+    logB = sp.expand_log(sp.log(b_star().subs({M: sp.exp(_T), L: _T})), force=True)
+    return step("B.rate.exponent", sp.simplify(sp.limit(logB / _T, _T, sp.oo)))
 
 
 mutant("B.rate.exponent:beta/(beta+1)", "B.rate.exponent",
