@@ -171,8 +171,9 @@ def test_bootstrap_slope_exact_power_law(slope, seed):
 
 def test_pieces_for_and_schedule_derivation():
     assert pieces_for(32768, 2, 3.0, 3) == 21
-    assert sp.simplify(RS.VAR_SLOPE_OURS - RS.EXPONENT) == 0
-    assert sp.simplify(RS.BIAS_SLOPE_OURS - RS.EXPONENT) == 0
+    theta = RS.RE.exponent()
+    assert sp.simplify(RS.var_slope_ours() - theta) == 0
+    assert sp.simplify(RS.bias_slope_ours() - theta) == 0
     v, b = RS.corrections()
     assert sp.simplify(v + 1 / (RS.L * (2 * RS.beta + 1))) == 0
     assert sp.simplify(b - 2 * RS.beta / (RS.L * (2 * RS.beta + 1))) == 0
@@ -188,7 +189,7 @@ def test_rate_claim_evaluate_mpmath_agrees_with_sympy():
     out = claim.evaluate(vals, 40)
     mpmath.mp.dps = 40
     assert mpmath.almosteq(out["exponent"], mpmath.mpf(-14) / 15, 1e-38)
-    ref = sp.N(RS.VAR_SLOPE_PAPER.subs({RS.beta: 7, RS.L: sp.log(10**4)}), 45)
+    ref = sp.N(RS.var_slope_paper().subs({RS.beta: 7, RS.L: sp.log(10**4)}), 45)
     assert mpmath.almosteq(out["variance_slope_paper_schedule"], mpmath.mpf(str(ref)), 1e-36)
     with pytest.raises(ParameterError, match="parameter P"):
         claim.param_space.validate({"P": "1"})

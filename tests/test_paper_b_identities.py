@@ -22,7 +22,7 @@ from numerics.claims.paper_b import identities as claims_mod
 from numerics.core.params import ParameterError
 from numerics.experiments.simulators import interacting_particles as sim
 
-# this module's claims directly (registry.claims() would import every helper's claims)
+# this module's claims directly (registry.claims() would import every paper's claims)
 CLAIM = {c.id: c for c in claims_mod.CLAIMS}
 
 
@@ -59,7 +59,7 @@ def test_coefficients_and_counts():
     for n in range(2, 9):
         assert tuple(co.pair_counts(n)) == co.pair_counts_enumerated(n)
     general, reduced = co.risk_difference()
-    assert reduced == sp.Symbol("ER2_1")
+    assert reduced == co.ER2_1
     assert sp.simplify(co.lemma_gap() - co.c * (co.N - 2) / (co.N - 1)) == 0
 
 
@@ -70,7 +70,7 @@ def test_identity_exact_for_a_permutation_law_by_enumeration():
     hv = lambda a, b: h.subs({co.x1: a, co.x2: b}, simultaneous=True)
     perms = list(itertools.permutations(vals))
     ER2 = sum((sum(hv(p[0], p[j]) for j in range(1, 4)) / 3) ** 2 for p in perms) / len(perms)
-    m2, c = co.pair_moments_finite(h, vals)
+    m2, c = co.pair_moments_finite(h, tuple(vals))
     assert sp.simplify(ER2 - co.identity_value(4, m2, c)) == 0
 
 
@@ -95,7 +95,7 @@ def test_identity_evaluator_agrees_with_evalf(N, m2, frac, dps):
     claim = CLAIM["B.coercivity.identity"]
     values = claim.param_space.validate({"N": N, "m2": m2, "c": frac * m2})
     out = claim.evaluate(values, dps)
-    ref = evalf_reference(co.IDENTITY_RHS, {co.N: N, co.m2: values["m2"], co.c: values["c"]}, dps)
+    ref = evalf_reference(co.identity(), {co.N: N, co.m2: values["m2"], co.c: values["c"]}, dps)
     assert agree_digits(out["E|R_h|^2"], ref) >= dps - 1 or abs(out["E|R_h|^2"] - ref) < mpmath.mpf(10) ** (-dps)
     assert abs(out["coef_m2"] + out["coef_cross"] - 1) < mpmath.mpf(10) ** (-dps)  # 1/(N-1) + (N-2)/(N-1) = 1
 
@@ -109,8 +109,8 @@ def test_identity_param_space_rejects_bad_input():
 
 
 # --- counterexample -------------------------------------------------------------------------
-def test_notes_counterexample_exact():
-    ex = ce.notes_example()
+def test_permutation_counterexample_exact():
+    ex = ce.permutation_example()
     assert ex["E|R_h|^2"] == sp.Rational(1, 6)
     assert ex["||h||^2"] == sp.Rational(2, 3)
     assert ex["cross"] == sp.Rational(-1, 3)
@@ -141,7 +141,7 @@ def test_counterexample_evaluator(N, extra, dps):
     if extra == 0:
         assert out["min_ratio"] == 0 and out["null_dimension"] == N * (N - 2)
     else:
-        ref = evalf_reference(ce.RATIO_MIN, {ce.N: N, ce.k: N + extra}, dps)
+        ref = evalf_reference(ce.ratio_min(), {ce.N: N, ce.k: N + extra}, dps)
         assert agree_digits(out["min_ratio"], ref) >= dps - 1
         assert 0 < out["min_ratio"] < 1
 
@@ -165,10 +165,11 @@ def test_projection_density_and_tower_property():
 def test_projection_pythagoras_to_25_digits():
     th = {}
     with mpmath.workdps(30):
-        for name, expr in (("proj", pl.projected_error_integrand()), ("psi2", pl.gap_integrand())):
+        proj_int, Eg2, psi2_int = pl.pythagoras()
+        for name, expr in (("proj", proj_int), ("psi2", psi2_int)):
             th[name] = mpmath.quad(sp.lambdify(pl.tau, expr, "mpmath"), [0, 1])
         lhs = mpmath.mpf(sp.N(pl.total_error(), 40))
-        rhs = th["proj"] + mpmath.mpf(sp.N(pl.uniform_pair_mean(pl.G_HAT**2), 40)) - th["psi2"]
+        rhs = th["proj"] + mpmath.mpf(sp.N(Eg2, 40)) - th["psi2"]
         assert abs(lhs - rhs) < mpmath.mpf(10) ** -25
         assert th["proj"] < lhs  # the lemma's inequality is strict for this g_hat
 
@@ -187,9 +188,9 @@ def test_kl_steps():
 
 # --- rate exponent ------------------------------------------------------------------------------
 def test_rate_symbolic_steps():
-    assert re_.EXPONENT == -2 * re_.beta / (2 * re_.beta + 1)
+    assert re_.exponent() == -2 * re_.beta / (2 * re_.beta + 1)
     assert re_.balance_residual() == 0
-    assert sp.simplify(re_.THRESHOLD - re_.K_M) == 0
+    assert sp.simplify(re_.threshold() - re_.K_M) == 0
     for b in (sp.Rational(1, 2), sp.Integer(2), sp.Integer(7)):
         for m in (10, 10**6):
             vals = {re_.beta: b, re_.M: m, re_.L: sp.log(m)}
@@ -205,10 +206,10 @@ def test_rate_evaluator_agrees_with_evalf(beta, M, dps):
     claim = CLAIM["B.rate.exponent"]
     values = claim.param_space.validate({"beta": beta, "M": M})
     out = claim.evaluate(values, dps)
-    assert agree_digits(out["exponent"], evalf_reference(re_.EXPONENT, {re_.beta: beta}, dps)) >= dps - 1
+    assert agree_digits(out["exponent"], evalf_reference(re_.exponent(), {re_.beta: beta}, dps)) >= dps - 1
     # evalf_reference substitutes high-precision Floats (not Rationals: Pow(huge Rational, p/q)
     # makes SymPy factor integers) and keeps the result's precision
-    for key, expr in (("K_star", re_.K_STAR), ("rd_threshold", re_.THRESHOLD), ("B_star", re_.B_STAR_CLOSED)):
+    for key, expr in (("K_star", re_.optimal_K()), ("rd_threshold", re_.threshold()), ("B_star", re_.b_star())):
         ref = evalf_reference(expr.subs(re_.L, sp.log(re_.M)), {re_.beta: beta, re_.M: M}, dps)
         assert agree_digits(out[key], ref) >= dps - 2, key
     assert out["K_M"] == out["rd_threshold"]
@@ -229,7 +230,7 @@ def test_claims_have_lazy_equations():
     for cid in ids:
         eqs = table[cid].get_equations()
         assert eqs and all(e.latex() for e in eqs)
-    assert mp_eval(co.COEF_CROSS, {co.N: 5}, 20) == mpmath.mpf(3) / 4
+    assert mp_eval(co.coefficients()[1], {co.N: 5}, 20) == mpmath.mpf(3) / 4
 
 
 def test_null_directions_lie_in_the_linear_link_class():
@@ -251,3 +252,36 @@ def test_vector_moments_against_hand_wick_formulas():
     m2, c = co.pair_moments_vector(co.H_VEC3, 3, "gaussian_dim")
     assert m2 == (co.A_VEC3.T * co.A_VEC3).trace() / 9 + sp.Rational(15, 9) + sp.Rational(1, 3)
     assert c == 1 + sp.Rational(1, 3)
+
+
+# --- mutants of the derivations -------------------------------------------------------------
+def test_exponent_mutants_are_the_wrong_exponents():
+    """The rate claims must fail for -2/3 instead of -4/5 (beta = 2): the mutant gives it."""
+    from derivations.core import MUTANTS, mutated
+
+    assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-4, 5)
+    with mutated(MUTANTS["B.rate.exponent:beta/(beta+1)"]):
+        assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-2, 3)
+    with mutated(MUTANTS["B.rate.exponent:beta-1/2"]):
+        assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-3, 4)
+    assert re_.exponent().subs(re_.beta, 2) == sp.Rational(-4, 5)  # the true one is not touched
+
+
+def test_coercivity_mutants_change_the_identity():
+    from derivations.core import MUTANTS, mutated
+
+    with mutated(MUTANTS["B.coercivity.off_diagonal:diagonal_kept"]):
+        assert sp.simplify(co.identity() - (co.m2 / (co.N - 1) + co.c)) == 0
+    with mutated(MUTANTS["B.forward.weight:1/N"]):
+        assert sp.simplify(co.coefficients()[0] - (co.N - 1) / co.N**2) == 0
+    assert co.coefficients() == (1 / (co.N - 1), (co.N - 2) / (co.N - 1))
+
+
+def test_successive_difference_gap_vanishes_for_a_function_of_u():
+    """The Lemma 4.1 experiment's gap estimator: for g = f(U) the gap E[Var(g|U)] is 0, and
+    the estimate over adjacent pairs in U is ~ the spacing bias only."""
+    rng = np.random.default_rng(0)
+    U = np.sort(rng.uniform(-1, 1, 200_000) * rng.uniform(-1, 1, 200_000))
+    g = U**2 - U
+    half_sq = (g[0::2] - g[1::2]) ** 2 / 2
+    assert half_sq.mean() < 1e-8  # against a gap of 0.2 in the claim

@@ -8,13 +8,14 @@ from scipy.integrate import dblquad, quad
 
 from derivations.paper_b import coercivity as CO
 from derivations.paper_b import parametric_excess as PE
-from numerics.claims.paper_b.rates import link_integrals, v_a_theory
+from numerics.theory.paper_b.rates import link_integrals, v_a
 from numerics.experiments.paper_b_rates import RateSetup, make_problem, parametric_prediction
 
 
 def test_direction_trace_comes_from_the_coercivity_identity():
     N, g, c = PE.N, PE.g, PE.c
-    assert sp.simplify(PE.direction_trace() - g / (CO.COEF_M2 * g + CO.COEF_CROSS * c)) == 0
+    cm, cc = CO.coefficients()
+    assert sp.simplify(PE.direction_trace() - g / (cm * g + cc * c)) == 0
     assert sp.simplify(PE.direction_trace(g, 0) - (N - 1)) == 0  # zero conditional mean
 
 
@@ -39,13 +40,26 @@ def test_v_a_closed_form_and_limits():
     assert sp.simplify(two - 2 * (PE.d - 1)) == 0  # N = 2: the tangent dimension
     assert sp.simplify(zero_c - 2 * (PE.N - 1) * (PE.d - 1)) == 0
     assert sp.simplify(big_c - (PE.N - 1) * (PE.d - 1)) == 0
-    assert PE.V_A.subs(PE.d, 1) == 0  # d = 1: nothing to learn on the sphere
+    assert PE.v_a().subs(PE.d, 1) == 0  # d = 1: nothing to learn on the sphere
 
 
 def _problem():
     from numerics.core.seeding import seed_sequence
 
     return make_problem(RateSetup(P=3, d=5), seed_sequence(20260429, "B.rate", "P3", "problem"))
+
+
+def test_link_integrands_are_the_gram_entries():
+    """g and c integrands (with densities) are the row-move Gram entries of gram_blocks."""
+    g_int, inner, outer, (x0, y0, m) = PE.link_integrands()
+    G, C = PE.gram_blocks()
+    s2 = PE.uniform_second_moment()
+    assert s2 == sp.Rational(1, 3)
+    assert sp.simplify(g_int - G["row1", "row1"].subs(PE.s2, s2) / 4) == 0
+    # c = s2 E_x0 (E_y0 phi'(x0 y0) y0)^2: C's entry is s2 phi'(x0 y0) y0 phi'(x0 y0b) y0b
+    y0b = sp.Symbol("y0b", real=True)
+    assert sp.simplify(C["row1", "row1"].subs(PE.s2, s2) - 2 * outer.subs(m, 1)
+                       * (2 * inner) * (2 * inner).subs(y0, y0b)) == 0
 
 
 def test_link_integrals_against_scipy():
@@ -60,7 +74,7 @@ def test_link_integrals_against_scipy():
 
 @pytest.mark.parametrize("d", [5, 30])
 def test_closed_form_matches_monte_carlo_trace(d):
-    """V_full - V_oracle of rate_experiments.parametric_prediction (numerical tangent basis,
+    """V_full - V_oracle of paper_b_rates.parametric_prediction (numerical tangent basis,
     populations of simulated tokens, no use of the closed form) agrees with V_A to within its
     Monte Carlo error (2 populations; 4 se, plus 2 % for the test-pair vs population Gram)."""
     setup = RateSetup(P=3, d=d, N=4, n_values=(14,), c=3.0, seeds=2)
@@ -68,8 +82,9 @@ def test_closed_form_matches_monte_carlo_trace(d):
 
     pred = parametric_prediction(setup, np.random.SeedSequence(3), M_pop=12_000, halves=2,
                                  problem=seed_sequence(20260429, "B.rate", "P3", "problem"))
-    theory = v_a_theory(_problem().phi, 4, d)
+    theory = v_a(_problem().phi, 4, d)
     assert pred.p == 2 * d - 2
     assert abs(pred.excess[0] - theory) <= 4 * pred.excess_se[0] + 0.02 * theory, (pred.excess, theory)
+    assert abs(pred.excess_pooled[0] - theory) <= 4 * pred.excess_se[0] + 0.02 * theory, (pred.excess_pooled, theory)
     # ... and rejects the naive parameter count and the zero-conditional-mean value
     assert abs(pred.p - theory) > 0.2 * theory and abs(3 * pred.p - theory) > 0.1 * theory

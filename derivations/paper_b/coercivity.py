@@ -1,20 +1,21 @@
-"""Paper B, Lemma 3.4 (coercivity) and the exact identity behind it (notes §3).
+"""Paper B, Lemma 3.4 (coercivity) and the exact identity behind it.
 
 Paper's statement [paper]:  (1/(N-1)) ||g - g*||²_ρ  <=  𝓔_∞(g) - 𝓔_∞(g*)   under A1.
 
-Our derivation, h = g - g*, exchangeable tokens:
+Our derivation, h = g - g*, exchangeable tokens (``step`` names in brackets):
 
-1. ``risk_difference``.  𝓔_∞(g) = E (1/N) Σ_i |Y_i - R_g[X]_i|², Y = R_{g*}[X] + η.
-   Then Y_i - R_g[X]_i = η_i - R_h[X]_i and
+1. [``B.coercivity.loss_normalisation``, ``B.coercivity.risk``] 𝓔_∞(g) = E (1/N) Σ_i
+   |Y_i - R_g[X]_i|², Y = R_{g*}[X] + η.  Then Y_i - R_g[X]_i = η_i - R_h[X]_i and
        𝓔_∞(g) - 𝓔_∞(g*) = (1/N) Σ_i ( E R_h[X]_i² - 2 E[η_i R_h[X]_i] ).
    With E[η_i | X] = 0 (zero-mean noise independent of X; correlation across tokens allowed)
    the cross term vanishes, and by exchangeability every E R_h[X]_i² equals E R_h[X]_1².
    The per-token normalisation (1/N) Σ_i of the loss is what makes the difference exactly
    E|R_h[X]_1|²; a loss summed over tokens (no 1/N) would give N E|R_h[X]_1|².
-2. ``coefficients``.  E|R_h[X]_1|² = (N-1)^{-2} Σ_{j,k ∈ {2..N}} E[h(X_1,X_j) h(X_1,X_k)].
-   By exchangeability the summand is m2 = E h(X_1,X_2)² when j = k and
-   c = E[h(X_1,X_2) h(X_1,X_3)] when j != k.  Counting: (N-1) diagonal pairs, (N-1)(N-2)
-   off-diagonal ones, so
+2. [``B.coercivity.off_diagonal``, ``B.coercivity.coefficients``] With the operator's weight
+   w = 1/(N-1) (``forward_operator.weight``),
+   E|R_h[X]_1|² = w² Σ_{j,k ∈ {2..N}} E[h(X_1,X_j) h(X_1,X_k)].  By exchangeability the
+   summand is m2 = E h(X_1,X_2)² when j = k and c = E[h(X_1,X_2) h(X_1,X_3)] when j != k.
+   Counting: (N-1) diagonal pairs, (N-1)(N-2) off-diagonal ones, so [``B.coercivity.identity``]
        E|R_h[X]_1|² = (1/(N-1)) m2 + ((N-2)/(N-1)) c.
 3. ``lemma_gap``.  E|R_h|² - (1/(N-1)) m2 = ((N-2)/(N-1)) c, so for N >= 3 Lemma 3.4 holds
    for every h  iff  the cross moment c is >= 0 for every h.  (N = 2: equality, c absent.)
@@ -22,10 +23,12 @@ Our derivation, h = g - g*, exchangeable tokens:
    given (X_1, Z), X_2 and X_3 are i.i.d., so
        c = E[ E[h(X_1,X_2) | X_1, Z]² ] = E[ m_h(X_1, Z)² ] >= 0,
    and the lemma holds with constant 1/(N-1), with equality iff m_h = 0 a.s.
-   ``conditional_mean`` and ``cross_term_ciid`` compute m_h and c exactly for the law of the
-   simulator (``Conditional``, d = 1): Z, W_j ~ U[-1, 1], s a rational shift; ``pair_moments``
-   computes (m2, c) by their definitions under the i.i.d. uniform, i.i.d. Gaussian and this
-   conditional law, and ``pair_moments_finite`` by enumeration for a permutation law.
+   [``B.coercivity.conditional_mean``, ``B.coercivity.cross_ciid``,
+   ``B.coercivity.cross_value``] ``conditional_mean`` and ``cross_term_ciid`` compute m_h and
+   c exactly for the law of the simulator (``Conditional``, d = 1): Z, W_j ~ U[-1, 1], s a
+   rational shift; ``pair_moments`` computes (m2, c) by their definitions under the i.i.d.
+   uniform, i.i.d. Gaussian and this conditional law, and ``pair_moments_finite`` by
+   enumeration for a permutation law.
 
 Pure SymPy; docs: docs/paper_b.md, "B.coercivity.*".
 """
@@ -36,39 +39,52 @@ import itertools
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, drop, mutant, step, times
+from derivations.paper_b import forward_operator as FO
 
-N = sp.Symbol("N", integer=True, positive=True)
+N = FO.N
 m2, c = sp.symbols("m_2 c", real=True)  # E h(X1,X2)², E h(X1,X2)h(X1,X3)
 x1, x2, x3, w, zz = sp.symbols("x1 x2 x3 w z", real=True)
 s = sp.Symbol("s", nonnegative=True)  # shift of the shared component
+ER2_1 = sp.Symbol("ER2_1")  # E R_h[X]_1²
 
 
 # --- step 1: the risk difference ------------------------------------------------------------
-def risk_difference():
+@derivation
+def risk_difference(n: int = 4):
     """(𝓔_∞(g) - 𝓔_∞(g*)) in terms of per-token moments, then reduced.
 
     Symbols: Eeta2_i = E η_i², EetaR_i = E[η_i R_h,i], ER2_i = E R_h,i².  Returns
-    (general, reduced) where reduced uses EetaR_i = 0 and ER2_i = ER2_1 (n = 4 tokens shown
-    explicitly; the reduction does not depend on n)."""
-    n = 4
+    (general, reduced) where reduced uses EetaR_i = 0 and ER2_i = ER2_1 (n tokens shown
+    explicitly; the reduction does not depend on n when the loss averages over tokens)."""
     Eeta2 = sp.symbols(f"Eeta2_1:{n + 1}")
     EetaR = sp.symbols(f"EetaR_1:{n + 1}")
-    ER2 = sp.symbols(f"ER2_1:{n + 1}")
-    loss_g = sum(Eeta2[k] - 2 * EetaR[k] + ER2[k] for k in range(n)) / n
-    loss_star = sum(Eeta2) / sp.Integer(n)  # h = 0
+    ER2 = (ER2_1,) + sp.symbols(f"ER2_2:{n + 1}")
+    norm = step("B.coercivity.loss_normalisation", sp.Rational(1, n))
+    loss_g = norm * sum(Eeta2[k] - 2 * EetaR[k] + ER2[k] for k in range(n))
+    loss_star = norm * sum(Eeta2)  # h = 0
     general = sp.expand(loss_g - loss_star)
-    reduced = general.subs({**{EetaR[k]: 0 for k in range(n)}, **{ER2[k]: ER2[0] for k in range(n)}})
-    return general, sp.simplify(reduced)
+    reduced = general.subs({**{EetaR[k]: 0 for k in range(n)}, **{ER2[k]: ER2_1 for k in range(n)}})
+    return general, step("B.coercivity.risk", sp.simplify(reduced))
+
+
+mutant("B.coercivity.loss_normalisation:summed", "B.coercivity.loss_normalisation",
+       "loss summed over tokens instead of averaged (no 1/N)", lambda e: sp.Integer(1))
 
 
 # --- step 2: the coefficients ------------------------------------------------------------------
 def pair_counts(n=N):
     """Numbers of (j, k) ∈ {2..n}² with j = k and with j != k."""
-    j = sp.Symbol("j", integer=True)
-    diagonal = sp.Sum(1, (j, 2, n)).doit()
+    jj = sp.Symbol("j", integer=True)
+    diagonal = sp.Sum(1, (jj, 2, n)).doit()
     total = diagonal**2
-    return sp.factor(diagonal), sp.factor(sp.expand(total - diagonal))
+    off = step("B.coercivity.off_diagonal", sp.expand(total - diagonal))
+    return sp.factor(diagonal), sp.factor(off)
+
+
+mutant("B.coercivity.off_diagonal:diagonal_kept", "B.coercivity.off_diagonal",
+       "off-diagonal count (N-1)^2 instead of (N-1)(N-2): the j = k pairs not removed",
+       lambda e: sp.expand(e + (N - 1)))
 
 
 def pair_counts_enumerated(n: int):
@@ -77,19 +93,38 @@ def pair_counts_enumerated(n: int):
     return sum(1 for p, q in pairs if p == q), sum(1 for p, q in pairs if p != q)
 
 
-def coefficients(n=N):
-    """(coefficient of m2, coefficient of c) in E|R_h[X]_1|²."""
-    diag, off = pair_counts(n)
-    return sp.simplify(diag / (n - 1) ** 2), sp.simplify(off / (n - 1) ** 2)
+@derivation
+def coefficients():
+    """(coefficient of m2, coefficient of c) in E|R_h[X]_1|² (symbolic N)."""
+    diag, off = pair_counts(N)
+    wt = FO.weight()
+    return step("B.coercivity.coefficients", (sp.simplify(diag * wt**2), sp.simplify(off * wt**2)))
 
 
-COEF_M2, COEF_CROSS = coefficients()
-IDENTITY_RHS = COEF_M2 * m2 + COEF_CROSS * c
+@derivation
+def identity():
+    """E|R_h[X]_1|² = coef_m2 m2 + coef_c c (symbolic N, m2, c)."""
+    cm, cc = coefficients()
+    return step("B.coercivity.identity", cm * m2 + cc * c)
+
+
+mutant("B.coercivity.identity:cross_dropped", "B.coercivity.identity",
+       "cross term dropped: E|R_h|^2 = m2/(N-1), the lemma's bound taken as the identity", drop(c))
 
 
 def lemma_gap():
     """E|R_h|² - (1/(N-1)) m2: the lemma holds iff this is >= 0."""
-    return sp.factor(IDENTITY_RHS - m2 / (N - 1))
+    return sp.factor(identity() - m2 / (N - 1))
+
+
+def identity_value(n, m2_value, c_value):
+    """The right-hand side of the identity at concrete N and moments."""
+    return sp.simplify(identity().subs({N: n, m2: m2_value, c: c_value}))
+
+
+def excess_risk_value(n, m2_value, c_value):
+    """𝓔_∞(g) - 𝓔_∞(g*) at concrete N and moments (steps 1 and 2)."""
+    return sp.simplify(risk_difference(int(n))[1].subs(ER2_1, identity_value(n, m2_value, c_value)))
 
 
 # --- step 4: moments under concrete laws (exact) --------------------------------------------
@@ -140,6 +175,7 @@ def _expect_base(expr, dists):
     return sp.simplify(expr)
 
 
+@derivation
 def pair_moments(h, law="uniform", shift=s):
     """(m2, c) = (E h(X1,X2)², E h(X1,X2)h(X1,X3)) exactly, h a SymPy expression in x1, x2."""
     (t1, t2, t3), dists = _tokens(law, shift)
@@ -148,17 +184,36 @@ def pair_moments(h, law="uniform", shift=s):
     return _expect_base(hm**2, dists), _expect_base(hm * hc, dists)
 
 
+@derivation
 def conditional_mean(h, shift=s):
     """m_h(x, z) = E[h(x, X_2) | Z = z] with X_2 = shift z + W, W ~ U[-1, 1] (step 4)."""
-    return sp.simplify(sp.integrate(sp.expand(h.subs(x2, shift * zz + w)), (w, -1, 1)) / 2)
+    integral = sp.integrate(sp.expand(h.subs(x2, shift * zz + w)), (w, -1, 1))
+    return step("B.coercivity.conditional_mean", sp.simplify(integral / 2))
 
 
+mutant("B.coercivity.conditional_mean:density", "B.coercivity.conditional_mean",
+       "conditional mean without the density 1/2 of W ~ U[-1, 1]", times(2))
+
+_W1_COPY = sp.Symbol("w1_copy", real=True)  # an independent copy of W_1 (used by a mutant)
+
+
+@derivation
 def cross_term_ciid(h, shift=s):
-    """c = E[m_h(X_1, Z)²] with X_1 = shift Z + W_1 (step 4) — exact."""
+    """c = E[m_h(X_1, Z) m_h(X_1, Z)] = E[m_h(X_1, Z)²] with X_1 = shift Z + W_1 (step 4) —
+    exact.  The second factor is a named step: given (X_1, Z), X_2 and X_3 are i.i.d. with the
+    same X_1 in both factors."""
     m = conditional_mean(h, shift).subs({x1: shift * _Z + _W[0], zz: _Z}, simultaneous=True)
-    return _expect_base(m**2, {_W[0]: "U", _Z: "U"})
+    second = step("B.coercivity.cross_ciid", m)
+    value = _expect_base(m * second, {_W[0]: "U", _W1_COPY: "U", _Z: "U"})
+    return step("B.coercivity.cross_value", value)
 
 
+mutant("B.coercivity.cross_ciid:given_Z_only", "B.coercivity.cross_ciid",
+       "cross moment conditioned on Z only: E[m_h(X_1, Z) m_h(X_1', Z)] (X_1 not held fixed)",
+       lambda e: e.subs(_W[0], _W1_COPY))
+
+
+@derivation
 def pair_moments_vector(h, d: int, law="uniform"):
     """(m2, c) for tokens in R^d with i.i.d. coordinates: ``law`` "uniform" (U[-1, 1]^d) or
     "gaussian_dim" (N(0, I_d/d), the simulator's default Gaussian).  ``h(x, y)`` is a Python
@@ -216,11 +271,6 @@ def cross_gram(basis, law="uniform", shift=s, values=None):
 MONOMIALS_2 = tuple(x1**p * x2**q for p in range(3) for q in range(3))
 
 
-def identity_value(n, m2_value, c_value):
-    """The right-hand side of the identity at concrete N and moments."""
-    return sp.simplify(IDENTITY_RHS.subs({N: n, m2: m2_value, c: c_value}))
-
-
 #: test functions of the claims (polynomials so that every moment is exact).
 #: H_CROSS has a large conditional mean; H_NULL has m_h = 0 for *every* shift, since
 #: ∫_{sz-1}^{sz+1} sin(π y) dy = 0 — the equality case of the lemma.
@@ -247,41 +297,42 @@ def H_VEC2(x, y):
     return _bilinear(x, A_VEC2, y) ** 2 + x[1] * y[0]
 
 
-EQUATIONS = (
-    Equation(
-        "B.coercivity.risk",
-        sp.Symbol(r"\mathcal{E}_\infty(g)-\mathcal{E}_\infty(g^*)"),
-        sp.Symbol(r"{E|R_h[X]_1|^2}"),
-        "Paper B, Lemma 3.4 proof (notes §3); our derivation",
-        (),
-        "risk difference with per-token loss (1/N) sum_i, E[eta|X] = 0, exchangeable tokens",
-        status="derived",
-    ),
-    Equation(
-        "B.coercivity.identity",
-        sp.Symbol(r"{E|R_h[X]_1|^2}"),
-        IDENTITY_RHS,
-        "Paper B, Lemma 3.4 (notes §3); identity ours",
-        (N, m2, c),
-        "m2 = E h(X1,X2)^2, c = E h(X1,X2)h(X1,X3); exchangeable tokens",
-        status="derived",
-    ),
-    Equation(
-        "B.coercivity.gap",
-        sp.Symbol(r"E|R_h[X]_1|^2-\frac{1}{N-1}\|h\|_\rho^2"),
-        lemma_gap(),
-        "Paper B, Lemma 3.4 (notes §3)",
-        (N, c),
-        "the lemma holds iff the cross moment c >= 0",
-        status="derived",
-    ),
-    Equation(
-        "B.coercivity.conditionally_iid",
-        sp.Symbol(r"{E[h(X_1,X_2)h(X_1,X_3)]}"),
-        sp.Symbol(r"{E[(E[h(X_1,X_2)\mid X_1,Z])^2]}"),
-        "Paper B, Lemma 3.4 under conditionally i.i.d. tokens (ours)",
-        (),
-        "cross moment is a conditional second moment, hence >= 0",
-        status="derived",
-    ),
-)
+def equations():
+    return (
+        Equation(
+            "B.coercivity.risk",
+            sp.Symbol(r"\mathcal{E}_\infty(g)-\mathcal{E}_\infty(g^*)"),
+            risk_difference()[1].subs(ER2_1, sp.Symbol(r"{E|R_h[X]_1|^2}")),
+            "Paper B, Lemma 3.4 proof; our derivation",
+            (),
+            "risk difference with per-token loss (1/N) sum_i, E[eta|X] = 0, exchangeable tokens",
+            status="derived",
+        ),
+        Equation(
+            "B.coercivity.identity",
+            sp.Symbol(r"{E|R_h[X]_1|^2}"),
+            identity(),
+            "Paper B, Lemma 3.4; identity ours",
+            (N, m2, c),
+            "m2 = E h(X1,X2)^2, c = E h(X1,X2)h(X1,X3); exchangeable tokens",
+            status="derived",
+        ),
+        Equation(
+            "B.coercivity.gap",
+            sp.Symbol(r"E|R_h[X]_1|^2-\frac{1}{N-1}\|h\|_\rho^2"),
+            lemma_gap(),
+            "Paper B, Lemma 3.4",
+            (N, c),
+            "the lemma holds iff the cross moment c >= 0",
+            status="derived",
+        ),
+        Equation(
+            "B.coercivity.conditionally_iid",
+            sp.Symbol(r"{E[h(X_1,X_2)h(X_1,X_3)]}"),
+            sp.Symbol(r"{E[(E[h(X_1,X_2)\mid X_1,Z])^2]}"),
+            "Paper B, Lemma 3.4 under conditionally i.i.d. tokens (ours)",
+            (),
+            "cross moment is a conditional second moment, hence >= 0",
+            status="derived",
+        ),
+    )

@@ -7,7 +7,8 @@ with realised test errors (quick: 4 seeds on the first five M; full: 10 seeds), 
 oracle fit on the same data dotted — the gap is the parametric excess of learning A (claim
 B.rate.d_independence), and the d = 30 line is not parallel.  Error bars: interquartile range
 over seeds; dashed lines: the theory slope -2beta/(2beta+1), anchored at each curve's first
-median.  Setup: numerics/rate_experiments.py.
+median (from the derived exponent, numerics.theory.paper_b.rates).  Setup:
+numerics/experiments/paper_b_rates.py.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from numerics.claims.paper_b.rates import SEED_PATH, setup_for, theory_slope  # noqa: E402
+from numerics.core.seeding import child  # noqa: E402
 from numerics.experiments.paper_b_rates import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
 
 

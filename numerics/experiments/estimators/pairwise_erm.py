@@ -1,6 +1,6 @@
 """ERM over g(x, y) = phi(x^T A y): phi a degree-s spline with K pieces, A = U V^T of rank r.
 
-Paper B, Theorem 3.1 (our notes §4, docs/paper_b.md "Estimator").  The empirical loss
+Paper B, Theorem 3.1 (docs/paper_b.md "The estimator").  The empirical loss
 
     E_M(g) = (1/(M N)) sum_m sum_i |Y_i^m - R_g[X^m]_i|^2
 
@@ -16,7 +16,7 @@ gradient (envelope theorem: at the inner optimum dF/dA is the partial derivative
 The size of A.  Theorem 3.1's class bounds A by a_bar; only g = phi(x^T A y) is identifiable
 (phi(c u) with A / c is the same g), and with knots fixed on [lo, hi] an unconstrained A can
 grow until most pairs fall outside the knots, where phi continues as the boundary cells'
-polynomials: in session 1 the fitted ||A|| ran away at d = 30 and phi_hat extrapolated to
+polynomials: unconstrained, the fitted ||A|| ran away at d = 30 and phi_hat extrapolated to
 errors ~1e8.  We therefore fit on the sphere ||A||_F = a_bar (``a_bar``, default 1): the
 optimiser sees free factors theta = (U0, V0) and the model uses A = a_bar U0 V0^T /
 ||U0 V0^T||_F (a smooth map away from U0 V0^T = 0; the loss is invariant under scaling of

@@ -5,7 +5,7 @@ A sample is N tokens X = (X_1..X_N), X_i in R^d; the M samples are i.i.d.; the o
     Y_i = R_{g*}[X]_i + eta_i,   R_g[X]_i = (1/(N-1)) sum_{j != i} g(X_i, X_j),
     g*(x, y) = phi*(x^T A* y),    eta_i i.i.d. N(0, sigma^2).
 
-(paper B, our notes §1; docs/paper_b.md "Rate experiments" for the choices fixed here.)
+(Paper B's model; docs/paper_b.md "Rate experiments" for the choices fixed here.)
 
 Token laws — each has ``sample(rng, M, N, d) -> X`` of shape (M, N, d):
 
@@ -17,7 +17,7 @@ Token laws — each has ``sample(rng, M, N, d) -> X`` of shape (M, N, d):
                     (``base="gaussian"``): exchangeable and conditionally i.i.d. given Z;
 * ``Permutation``   a uniformly random permutation of N fixed values (rows of ``values``):
                     finitely exchangeable but *not* conditionally i.i.d. (the counterexample
-                    law of the coercivity erratum, notes §3).
+                    law of the coercivity erratum, docs/paper_b.md).
 
 Interaction matrix A* = U V^T of rank r (``interaction_matrix``):
 
@@ -286,6 +286,16 @@ def forward(g: Callable, X: np.ndarray) -> np.ndarray:
 def forward_link(phi: Callable, A, X: np.ndarray) -> np.ndarray:
     """R_g[X] for g(x, y) = phi(x^T A y), through one batched X A X^T."""
     return average_off_diagonal(phi(pair_values(X, A)))
+
+
+def gaussian_log_likelihood(Y: np.ndarray, mean: np.ndarray, sigma: float) -> np.ndarray:
+    """log density of the outputs Y (M, N) under the model's noise, Y_i ~ N(mean_i, sigma^2)
+    independently over tokens: one value per sample, shape (M,)."""
+    sigma = SIGMA.parse(sigma)
+    if sigma <= 0:
+        raise ParameterError(f"parameter sigma: must be > 0 for a likelihood, got {sigma}")
+    r = np.asarray(Y, dtype=float) - np.asarray(mean, dtype=float)
+    return -np.sum(r**2, axis=-1) / (2 * sigma**2) - 0.5 * r.shape[-1] * np.log(2 * np.pi * sigma**2)
 
 
 # --- the model ----------------------------------------------------------------------------
