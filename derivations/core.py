@@ -161,13 +161,17 @@ def derivation(fn=None, *, maxsize: int = 64):
         def inner(*args, **kwargs):
             key = (active_mutants(), args, tuple(sorted(kwargs.items())))
             try:
-                return cache[key]
+                out, applied = cache[key]
             except KeyError:
-                pass
-            out = f(*args, **kwargs)
-            if len(cache) >= maxsize:
-                cache.pop(next(iter(cache)))
-            cache[key] = out
+                before = dict(APPLIED)
+                out = f(*args, **kwargs)
+                applied = {k: v - before.get(k, 0) for k, v in APPLIED.items() if v != before.get(k, 0)}
+                if len(cache) >= maxsize:
+                    cache.pop(next(iter(cache)))
+                cache[key] = (out, applied)
+                return out
+            for k, v in applied.items():  # a cached build still reaches its mutated steps
+                APPLIED[k] = APPLIED.get(k, 0) + v
             return out
 
         inner.cache_clear = cache.clear
