@@ -18,13 +18,13 @@ BACKENDS = ("mpmath", "numpy")
 
 
 @lru_cache(maxsize=512)
-def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...], module: str, extra: tuple = ()):
+def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...], module: str, extra: tuple = (), cse: bool = False):
     modules = [dict(extra), module] if extra else [module]
     # Rename the arguments first: a parameter Symbol named like a constant (the prior "pi")
     # would otherwise shadow that constant inside the generated code (sympy's dummify=True
     # still leaks the name into the namespace).
     safe = tuple(sp.Symbol(f"_arg{i}") for i in range(len(args)))
-    return sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules)
+    return sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules, cse=cse)
 
 
 def _rename(expr, mapping):
@@ -34,14 +34,16 @@ def _rename(expr, mapping):
     return sp.sympify(expr).xreplace(mapping)
 
 
-def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None):
+def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None,
+             cse: bool = False):
     """Compile ``expr`` once per (expr, args, backend).  ``extra`` maps SymPy function names
-    to backend implementations (for e.g. unevaluated Gaussian integrals)."""
+    to backend implementations (for e.g. unevaluated Gaussian integrals); ``cse``: share
+    common subexpressions (for a tuple of many related expressions)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     extra_t = tuple(sorted((extra or {}).items()))
     key = sp.Tuple(*expr) if isinstance(expr, (list, tuple)) else expr  # hashable for the cache
-    f = _lambdify(key, tuple(args), backend, extra_t)
+    f = _lambdify(key, tuple(args), backend, extra_t, cse)
     return f
 
 
