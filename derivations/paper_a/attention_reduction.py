@@ -14,6 +14,7 @@ Step 2.  g = X q = theta_y <xi, q> v + ||q|| z, so s = softmax(beta g) is a func
 Step 3.  f_q(X) = X^T s = theta_y (v^T s) xi + (z^T s) qhat + P_perp Z^T s.  Conditional on
          (y, v, z), P_perp Z^T s ~ N(0, ||s||^2 P_perp) (a fixed vector s times an independent
          Gaussian matrix), i.e. equals ||s||_2 P_perp eps with eps ~ N(0, I_d) independent.
+         The bulk variance is sigma^2 = ||s||_2^2.
 Step 4.  xi = s_q qhat + sqrt(1 - s_q^2) e_2 with s_q = <xi, qhat>, e_2 ⟂ qhat a unit vector:
              f_q(X) = a qhat + c e_2 + sigma P_perp eps,
              a = theta_y (v^T s) s_q + z^T s,  c = theta_y (v^T s) sqrt(1 - s_q^2),
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, mutant, replace, step
 
 REFERENCE = "Paper A Thm 4 (reduction); docs/paper_a_after_training.md §1"
 
@@ -42,54 +43,69 @@ y_plus = sp.Symbol(r"\mathbb{1}_{y=+1}", nonnegative=True)  # indicator, 0 or 1
 # Symbols for the scalars the softmax produces (functions of (y, v, z) only).
 vs = sp.Symbol(r"\langle v, s\rangle", nonnegative=True)  # mass of the softmax on the signal tokens
 zs = sp.Symbol(r"\langle z, s\rangle", real=True)
-s_norm = sp.Symbol(r"\|s\|_2", positive=True)
+s_sq = sp.Symbol(r"\|s\|_2^2", positive=True)
 
-a_expr = theta * y_plus * vs * s_q + zs
-c_expr = theta * y_plus * vs * sp.sqrt(1 - s_q**2)
-sigma_expr = s_norm
+a_sym, c_sym, sigma2_sym = sp.symbols("a c sigma2", real=True)
 
-a_sym, c_sym, sigma_sym = sp.symbols("a c sigma", real=True)
 
-A_COMPONENT = Equation(
-    "A.reduction.a", a_sym, a_expr, REFERENCE, (theta, y_plus, vs, s_q, zs),
-    "component of f_q(X) along qhat (ours)")
-C_COMPONENT = Equation(
-    "A.reduction.c", c_sym, c_expr, REFERENCE, (theta, y_plus, vs, s_q),
-    "component of the mean of f_q(X) along e_2 ⟂ qhat (ours)")
-SIGMA_COMPONENT = Equation(
-    "A.reduction.sigma", sigma_sym, sigma_expr, REFERENCE, (s_norm,),
-    "scale of the isotropic Gaussian bulk of f_q(X) (ours)")
+@derivation
+def components():
+    """(a, c, sigma^2) of Step 4 in terms of v^T s, z^T s and ||s||^2."""
+    a = step("A.reduction.a", theta * y_plus * vs * s_q + zs)
+    c = step("A.reduction.c", theta * y_plus * vs * sp.sqrt(1 - s_q**2))
+    sigma2 = step("A.reduction.sigma2", s_sq)
+    return a, c, sigma2
 
-EQUATIONS = (A_COMPONENT, C_COMPONENT, SIGMA_COMPONENT)
+
+def equations():
+    a, c, sigma2 = components()
+    return (
+        Equation("A.reduction.a", a_sym, a, REFERENCE, (theta, y_plus, vs, s_q, zs),
+                 "component of f_q(X) along qhat (ours)"),
+        Equation("A.reduction.c", c_sym, c, REFERENCE, (theta, y_plus, vs, s_q),
+                 "component of the mean of f_q(X) along e_2 ⟂ qhat (ours)"),
+        Equation("A.reduction.sigma2", sigma2_sym, sigma2, REFERENCE, (s_sq,),
+                 "variance of the isotropic Gaussian bulk of f_q(X) (ours)"),
+    )
 
 
 def signal_norm_identity() -> sp.Expr:
     """(a - z^T s)^2 + c^2 - (theta_y v^T s)^2: zero, i.e. the signal part of f_q(X) has the
     norm theta_y v^T s of theta_y (v^T s) xi — the decomposition is a rotation."""
-    return sp.simplify((a_expr - zs) ** 2 + c_expr**2 - (theta * y_plus * vs) ** 2)
+    a, c, _ = components()
+    return sp.simplify((a - zs) ** 2 + c**2 - (theta * y_plus * vs) ** 2)
 
 
+@derivation
 def explicit_softmax(Lval: int, Rval: int):
     """The reduction for an explicit L: symbols z_1..z_L, positions = first R tokens (WLOG by
-    exchangeability of the z's).  Returns (s, a, c, sigma) as SymPy expressions of
-    (z, y_plus, theta, beta, q_norm, s_q)."""
+    exchangeability of the z's).  The softmax is written s_i = 1 / sum_j exp(beta (g_j - g_i))
+    (the same number; it never divides inf by inf).  Returns (z, s, a, c, sigma2) as SymPy
+    expressions of (z, y_plus, theta, beta, q_norm, s_q)."""
     z = sp.symbols(f"z_1:{Lval + 1}", real=True)
     v = [1 if i < Rval else 0 for i in range(Lval)]
-    g = [theta * y_plus * qn * s_q * v[i] + qn * z[i] for i in range(Lval)]
-    ex = [sp.exp(beta * gi) for gi in g]
-    tot = sum(ex)
-    s = [e / tot for e in ex]
-    vts = sum(v[i] * s[i] for i in range(Lval))
-    zts = sum(z[i] * s[i] for i in range(Lval))
-    a = theta * y_plus * vts * s_q + zts
-    c = theta * y_plus * vts * sp.sqrt(1 - s_q**2)
-    sigma = sp.sqrt(sum(si**2 for si in s))
-    return z, s, a, c, sigma
+    g = step("A.reduction.logits", [theta * y_plus * qn * s_q * v[i] + qn * z[i] for i in range(Lval)])
+    s = [1 / sum(sp.exp(beta * (g[j] - g[i])) for j in range(Lval)) for i in range(Lval)]
+    values = {vs: sum(v[i] * s[i] for i in range(Lval)), zs: sum(z[i] * s[i] for i in range(Lval)),
+              s_sq: sum(si**2 for si in s)}
+    a, c, sigma2 = (e.xreplace(values) for e in components())
+    return z, s, a, c, sigma2
 
 
 def pooled_limit(Lval: int, Rval: int):
-    """q -> 0: (a, c, sigma) of the explicit reduction at q_norm = 0.  Returns the triple;
-    sigma = 1/sqrt(L), c = theta_y (R/L) sqrt(1 - s_q^2), a = theta_y (R/L) s_q + mean(z)
-    (i.e. the pooled feature, whose along-qhat part is the Gaussian mean(z) ~ N(0, 1/L))."""
-    z, s, a, c, sigma = explicit_softmax(Lval, Rval)
-    return tuple(sp.simplify(e.subs(qn, 0)) for e in (a, c, sigma))
+    """q -> 0: (a, c, sigma^2) of the explicit reduction at q_norm = 0.  sigma^2 = 1/L,
+    c = theta_y (R/L) sqrt(1 - s_q^2), a = theta_y (R/L) s_q + mean(z) (i.e. the pooled
+    feature, whose along-qhat part is the Gaussian mean(z) ~ N(0, 1/L))."""
+    z, s, a, c, sigma2 = explicit_softmax(Lval, Rval)
+    return tuple(sp.simplify(e.subs(qn, 0)) for e in (a, c, sigma2))
+
+
+# --- structural mutants of these steps ----------------------------------------------------------
+mutant("A.reduction.a:drop_zs", "A.reduction.a", "z^T s (the noise along qhat seen by the softmax) "
+       "dropped from a", replace(zs, 0))
+mutant("A.reduction.c:no_rotation", "A.reduction.c", "rotation factor sqrt(1 - s_q^2) dropped from c",
+       replace(sp.sqrt(1 - s_q**2), 1))
+mutant("A.reduction.sigma2:norm", "A.reduction.sigma2", "sigma^2 = ||s||_2 instead of ||s||_2^2",
+       sp.sqrt)
+mutant("A.reduction.logits:no_norm", "A.reduction.logits", "||q|| missing from the noise part of the "
+       "logits g = X q", replace(qn, 1))

@@ -2,6 +2,9 @@
 
 Paper A, Theorems 4 (attention at fixed q) and 5 (pooled / vectorised linear models),
 Corollary 2 (square loss, ridgeless).  Our derivation; docs/paper_a_after_training.md §2-§4.
+Every expression below is a named step (``derivations.core.step``) built inside a cached
+builder (``@derivation``), so a structural mutant of any step propagates to every theory
+value computed from it: the numerics compile these expressions and nothing else.
 
 Problem.  n = alpha d samples f_i = a_i qhat + c_i e_2 + sigma_i P_perp eps_i in R^d (see
 attention_reduction), labels y_i; minimise
@@ -12,9 +15,9 @@ Order parameters: w_1 = <w, qhat>, m = <w, e_2>, Q = ||P_perp w||^2 (includes m^
 the trace (over the bulk) of the inverse Hessian of the n-scaled objective, which is
 O(1/alpha).  Leave-one-out / cavity (derivation in the docs):
 
-  omega = w_1 a + m c + b + sigma sqrt(Q) zeta,       zeta ~ N(0, 1) independent,
-  h     = prox_{sigma^2 V ell(.; y)}(omega)   i.e.   h + sigma^2 V ell'(h; y) = omega,
-  d_omega h = 1 / (1 + sigma^2 V ell''(h; y)),
+  (field)        mu = w_1 a + m c + b,   omega = mu + sigma sqrt(Q) zeta,  zeta ~ N(0, 1),
+  (prox)         G(h, omega) = h + sigma^2 V ell'(h; y) - omega = 0   (h = training prediction),
+                 d_omega h = -G_omega / G_h = 1 / (1 + sigma^2 V ell''(h; y)),
 
   (b)    E[ell'(h; y)] = 0
   (w_1)  lam w_1 + E[a ell'(h; y)] = 0
@@ -22,19 +25,22 @@ O(1/alpha).  Leave-one-out / cavity (derivation in the docs):
   (m)    m + alpha V E[c ell'(h; y)] = 0
   (Q)    Q - m^2 - alpha V^2 E[sigma^2 ell'(h; y)^2] = 0
 
-E over the latent law of (y, a, c, sigma) and over zeta.  Test error E[Phi(-y mu / (sigma sqrt Q))]
-with mu = w_1 a + m c + b; training loss E[ell(h; y)]; training error P(y h < 0).
+E over the latent law of (y, a, c, sigma^2) and over zeta.  Outputs: test error
+E[Phi(-y mu / (sigma sqrt Q))]; training loss E[ell(h; y)]; training error P(y h < 0) =
+E[Phi(-y (mu - omega_0) / (sigma sqrt Q))], omega_0 the field whose prox is 0 (the prox is
+increasing in omega).  The solver's exact Jacobian comes from the implicit function theorem:
+dh/dx = -G_x / G_h, dr/dx = r_x + r_h dh/dx for every integrand r.
 
-Square loss ell = (h - y)^2 / 2: the prox is linear and the zeta-expectations are exact
-(Gaussian moments).  Everything below is SymPy; numerics lambdify it.
+Latent laws of the linear models (Theorem 5) are two atoms (``linear_law``); the square
+loss has a linear prox, so its zeta-expectations are exact Gaussian moments
+(``exact_channel``), which gives the closed forms of ``two_point_solution`` and Corollary 2
+(``ridgeless_expansion``).
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, drop, mutant, replace, step
 
 REFERENCE_T4 = "Paper A Thm 4; docs/paper_a_after_training.md §2"
 REFERENCE_T5 = "Paper A Thm 5; docs/paper_a_after_training.md §3"
@@ -45,19 +51,56 @@ w1, m, b = sp.symbols("w_1 m b", real=True)
 V, Q = sp.symbols("V Q", positive=True)
 alpha, lam = sp.symbols("alpha lambda", positive=True)
 a, c, y, zeta, h = sp.symbols("a c y zeta h", real=True)
+om = sp.Symbol("omega", real=True)  # the leave-one-out field, as the argument of the prox
 s2 = sp.Symbol("sigma2", positive=True)  # sigma^2 of the latent law
 UNKNOWNS = (w1, m, b, V, Q)
 LATENT = (a, c, s2, y)
+#: the five latent x zeta averages the equations see (named as they read in the docs)
+EBAR = sp.symbols(r"\mathbb{E}[\ell'] \mathbb{E}[a\ell'] \mathbb{E}[1-\partial_\omega{h}] "
+                  r"\mathbb{E}[c\ell'] \mathbb{E}[\sigma^2\ell'^2]", real=True)
+E_b, E_w1, E_V, E_m, E_Q = EBAR
+EQUATION_NAMES = ("b", "w1", "V", "m", "Q")
 
 pi_ = sp.Symbol("pi_+", positive=True)  # P(y = +1); not named "pi" (lambdify would shadow the constant)
 theta = sp.Symbol("theta", positive=True)
 L, R = sp.symbols("L R", positive=True, integer=True)
-mu_s = sp.Symbol("mu", positive=True)  # mean of the signal along e (two-point laws)
+mu_s = sp.Symbol("mu", positive=True)  # mean of the signal along e_2 (two-point laws)
 eps = sp.Symbol("epsilon", positive=True)  # 1/alpha
 
-ell = sp.Function("ell")
+
+# --- smooth functions of the logistic loss ----------------------------------------------------
+class softplus(sp.Function):
+    """softplus(x) = log(1 + e^x); numerics evaluate it stably (``numerics.core.special``)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x == 0:
+            return sp.log(2)
+
+    def fdiff(self, argindex=1):
+        return sigmoid(self.args[0])
+
+    def _eval_rewrite_as_exp(self, x, **kwargs):
+        return sp.log(1 + sp.exp(x))
 
 
+class sigmoid(sp.Function):
+    """sigmoid(x) = 1 / (1 + e^-x), with sigmoid' = sigmoid(x) sigmoid(-x) (no cancellation)."""
+
+    @classmethod
+    def eval(cls, x):
+        if x == 0:
+            return sp.Rational(1, 2)
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return sigmoid(x) * sigmoid(-x)
+
+    def _eval_rewrite_as_exp(self, x, **kwargs):
+        return 1 / (1 + sp.exp(-x))
+
+
+# --- Gaussian moments ----------------------------------------------------------------------------
 def gaussian_expectation(expr: sp.Expr, var: sp.Symbol = zeta) -> sp.Expr:
     """E over var ~ N(0,1) of a polynomial in var, by exact moments E[var^k] = (k-1)!!."""
     poly = sp.Poly(sp.expand(expr), var)
@@ -67,94 +110,119 @@ def gaussian_expectation(expr: sp.Expr, var: sp.Symbol = zeta) -> sp.Expr:
     return sp.factor(out)
 
 
-# --- general channel ---------------------------------------------------------------------
-mu_field = w1 * a + m * c + b
-omega = mu_field + sp.sqrt(s2 * Q) * zeta
-
-PROX_EQUATION = Equation(
-    "A.erm.prox", h, omega - s2 * V * sp.Derivative(ell(h), h), REFERENCE_T4,
-    note="training prediction h = prox of omega (implicit; ours)")
-
-# --- square loss ---------------------------------------------------------------------------
-ell_square = (h - y) ** 2 / 2
-h_square = sp.solve(sp.Eq(h + s2 * V * sp.diff(ell_square, h), omega), h)[0]
-kappa = 1 / (1 + s2 * V)  # d_omega prox for the square loss
-dl_square = sp.factor(sp.diff(ell_square, h).subs(h, h_square))  # = kappa (omega - y)
-
-# zeta-integrated integrands (exact)
-E_dl = gaussian_expectation(dl_square)
-E_dl2 = gaussian_expectation(dl_square**2)
-E_loss = gaussian_expectation(ell_square.subs(h, h_square))
-one_minus_dprox = sp.factor(1 - sp.diff(h_square, zeta) / sp.sqrt(s2 * Q))
-
-# residual integrands r_k(x; a, c, s2, y), and the outer map F(x, E[r])
-INTEGRANDS_SQUARE = (E_dl, a * E_dl, one_minus_dprox, c * E_dl, s2 * E_dl2)
-Ebar = sp.symbols("E_b E_w1 E_V E_m E_Q", real=True)
-OUTER = (
-    Ebar[0],
-    lam * w1 + Ebar[1],
-    lam * V + Ebar[2] - 1 / alpha,
-    m + alpha * V * Ebar[3],
-    Q - m**2 - alpha * V**2 * Ebar[4],
-)
+# --- losses --------------------------------------------------------------------------------------
+_LOSSES = {"square": (h - y) ** 2 / 2, "logistic": softplus(-y * h)}
+LOSS_NAMES = tuple(_LOSSES)
 
 
-@lru_cache(maxsize=1)
-def square_loss_jacobian():
-    """Exact Jacobian pieces: dF/dx = d_outer/dx + d_outer/dEbar . E[d r / dx].
-    Returns (dOuter_dx 5x5, dOuter_dE 5x5, dr_dx 5x5) as SymPy matrices."""
-    x = sp.Matrix(UNKNOWNS)
-    outer = sp.Matrix(OUTER)
-    r = sp.Matrix(INTEGRANDS_SQUARE)
-    return outer.jacobian(x), outer.jacobian(sp.Matrix(Ebar)), r.jacobian(x).applyfunc(sp.factor)
+@derivation
+def loss(name: str) -> dict:
+    """ell(h; y) (docs/conventions.md) and its first two h-derivatives."""
+    if name not in _LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(LOSS_NAMES)}, got {name!r}")
+    ell = step(f"A.erm.loss.{name}", _LOSSES[name])
+    dl = sp.diff(ell, h)
+    return {"ell": ell, "dl": dl, "d2l": sp.diff(dl, h)}
 
 
-# test error / training metrics integrands (over the latent law)
-TEST_ERROR_INTEGRAND = sp.erfc(y * mu_field / sp.sqrt(2 * s2 * Q)) / 2
-TRAIN_LOSS_SQUARE_INTEGRAND = E_loss
-# y h < 0  <=>  y omega < -sigma^2 V (square loss, y = +-1)
-TRAIN_ERROR_SQUARE_INTEGRAND = sp.erfc((y * mu_field + s2 * V) / sp.sqrt(2 * s2 * Q)) / 2
-
-# --- logistic loss (used by numerics with a stable vectorised Newton prox) ------------------
-ell_logistic = sp.log(1 + sp.exp(-y * h))
-dl_logistic = sp.simplify(sp.diff(ell_logistic, h))
-d2l_logistic = sp.simplify(sp.diff(ell_logistic, h, 2))
-
-# --- any loss: the channel in terms of h, and its exact Jacobian (high-precision polish) -----
-LOSSES = {"square": ell_square, "logistic": ell_logistic}
+# --- the channel: field, prox, integrands, outputs -----------------------------------------------
+@derivation
+def field():
+    """(mu, omega): the mean field of a fresh sample and the leave-one-out field."""
+    mu = step("A.erm.field", w1 * a + m * c + b)
+    omega = step("A.erm.cavity_field", mu + sp.sqrt(s2 * Q) * zeta)
+    return mu, omega
 
 
-@lru_cache(maxsize=2)
-def channel(loss: str):
-    """The prox equation and the five residual integrands of a loss as SymPy expressions of
-    (h, zeta, unknowns, latent), with their exact derivatives in the unknowns.
+@derivation
+def channel(loss_name: str) -> dict:
+    """The prox equation and the five residual integrands of a loss, as SymPy expressions of
+    (h, zeta, unknowns, latent), and the three output integrands.
 
-    The prox G(h, x) = h + sigma2 V ell'(h; y) - omega(x) = 0 defines h implicitly, so by the
-    implicit function theorem dh/dx = -G_x / G_h; an integrand r(h, x) then has
-    dr/dx = r_x + r_h dh/dx (exact; no finite differences).  Integrands:
-    (ell', a ell', 1 - d_omega h, c ell', sigma2 ell'^2) with d_omega h = 1/G_h.
-    Returns dict: G, G_h, omega0 (the omega with h = 0, for the training error), r (5-tuple),
-    dr_dx (5x5 Matrix), loss (ell(h; y))."""
-    ell_ = LOSSES[loss]
-    dl = sp.diff(ell_, h)
-    G = h + s2 * V * dl - omega
-    G_h = sp.diff(G, h)
-    dh = {x: -sp.diff(G, x) / G_h for x in UNKNOWNS}
-    r = (dl, a * dl, 1 - 1 / G_h, c * dl, s2 * dl**2)
-    J = sp.Matrix(5, 5, lambda i, j: sp.diff(r[i], UNKNOWNS[j]) + sp.diff(r[i], h) * dh[UNKNOWNS[j]])
-    omega0 = sp.simplify((s2 * V * dl).subs(h, 0))  # G(0, x) = 0  <=>  omega = omega0
-    return {"G": G, "G_h": G_h, "omega0": omega0, "r": r, "dr_dx": J, "loss": ell_}
+    G(h, x) = h + sigma2 V ell'(h; y) - omega(x) = 0 defines h implicitly;
+    d_omega h = -G_omega / G_h.  Integrands (b, w1, V, m, Q):
+    (ell', a ell', 1 - d_omega h, c ell', sigma2 ell'^2).  Outputs: test error (latent only),
+    training loss (at h), training error (latent only; omega_0 = the root in omega of
+    G(0, omega) = 0).  Returns dict G, G_h, r (5-tuple), outputs (dict), mu, omega."""
+    lo = loss(loss_name)
+    mu, omega = field()
+    G_om = step("A.erm.prox", h + s2 * V * lo["dl"] - om)
+    G_h = sp.diff(G_om, h)
+    dprox = -sp.diff(G_om, om) / G_h
+    r = (step("A.erm.integrand_b", lo["dl"]),
+         step("A.erm.integrand_w1", a * lo["dl"]),
+         step("A.erm.integrand_V", sp.together(1 - dprox)),  # one fraction: no cancellation
+         step("A.erm.integrand_m", c * lo["dl"]),
+         step("A.erm.integrand_Q", s2 * lo["dl"] ** 2))
+    r = tuple(e.subs(om, omega) for e in r)
+    roots = sp.solve(G_om.subs(h, 0), om)
+    if len(roots) != 1:
+        raise ValueError(f"the prox of {loss_name} at h = 0 has {len(roots)} fields, expected one")
+    omega0 = roots[0]
+    outputs = {
+        "test_error": step("A.erm.test_error", sp.erfc(y * mu / sp.sqrt(2 * s2 * Q)) / 2),
+        "train_loss": step("A.erm.train_loss", lo["ell"]).subs(om, omega),
+        "train_error": step("A.erm.train_error", sp.erfc(y * (mu - omega0) / sp.sqrt(2 * s2 * Q)) / 2),
+    }
+    return {"G": G_om.subs(om, omega), "G_h": G_h.subs(om, omega), "r": r, "outputs": outputs,
+            "mu": mu, "omega": omega}
 
 
-def channel_square_check() -> sp.Matrix:
-    """For the square loss the generic channel, integrated over zeta, must equal the exact
-    INTEGRANDS_SQUARE and their Jacobian: returns the difference (zero matrix)."""
-    ch = channel("square")
-    sub = {h: h_square}
-    r = sp.Matrix([gaussian_expectation(sp.expand(e.subs(sub))) for e in ch["r"]])
-    J = ch["dr_dx"].subs(sub).applyfunc(lambda e: gaussian_expectation(sp.expand(sp.simplify(e))))
-    x = sp.Matrix(UNKNOWNS)
-    return sp.simplify(r.row_join(J) - sp.Matrix(INTEGRANDS_SQUARE).row_join(sp.Matrix(INTEGRANDS_SQUARE).jacobian(x)))
+# --- the five equations ----------------------------------------------------------------------------
+@derivation
+def equations() -> tuple:
+    """The five equations F(x, Ebar) = 0 in the averages Ebar (order b, w1, V, m, Q)."""
+    return (step("A.erm.eq_b", E_b),
+            step("A.erm.eq_w1", lam * w1 + E_w1),
+            step("A.erm.eq_V", lam * V + E_V - 1 / alpha),
+            step("A.erm.eq_m", m + alpha * V * E_m),
+            step("A.erm.eq_Q", Q - m**2 - alpha * V**2 * E_Q))
+
+
+@derivation
+def system(loss_name: str, signal_along_q: bool = True) -> dict:
+    """Everything a solver needs, exactly: unknowns, equations F(x, Ebar), integrands r, the
+    prox G and G_h, and the Jacobian pieces dF/dx, dF/dEbar and dr/dx (implicit function
+    theorem), plus the outputs.
+
+    ``signal_along_q=False`` (latent a = 0: the linear models): w1 does not enter the field,
+    its equation reads lam w1 = 0, and w1 is dropped from the unknowns."""
+    ch = channel(loss_name)
+    F, r, Ebar, unknowns = list(equations()), list(ch["r"]), list(EBAR), list(UNKNOWNS)
+    G, G_h, outputs = ch["G"], ch["G_h"], dict(ch["outputs"])
+    if not signal_along_q:
+        zero = {a: 0, w1: 0}
+        keep = [k for k in range(5) if EQUATION_NAMES[k] != "w1"]
+        F = [F[k].subs(zero) for k in keep]
+        r = [r[k].subs(zero) for k in keep]
+        Ebar = [Ebar[k] for k in keep]
+        unknowns = [x for x in unknowns if x is not w1]
+        G, G_h = G.subs(zero), G_h.subs(zero)
+        outputs = {k: v.subs(zero) for k, v in outputs.items()}
+    dh = [-sp.diff(G, x) / G_h for x in unknowns]
+    dr = [[sp.diff(ri, x) + sp.diff(ri, h) * dh[j] for j, x in enumerate(unknowns)] for ri in r]
+    return {"unknowns": tuple(unknowns), "expectations": tuple(Ebar), "equations": tuple(F),
+            "integrands": tuple(r), "G": G, "G_h": G_h, "dr_dx": dr,
+            "dF_dx": [[sp.diff(Fk, x) for x in unknowns] for Fk in F],
+            "dF_dE": [[sp.diff(Fk, E) for E in Ebar] for Fk in F],
+            "outputs": outputs, "omega": ch["omega"],
+            "names": tuple(n for n in EQUATION_NAMES if signal_along_q or n != "w1")}
+
+
+@derivation
+def exact_channel(loss_name: str, signal_along_q: bool = False) -> dict:
+    """A loss whose prox is linear in h (the square loss): h solved in closed form and every
+    zeta-average done exactly by Gaussian moments.  Returns the averaged integrands and
+    outputs as expressions of (unknowns, latent), or raises ValueError for another loss."""
+    sy = system(loss_name, signal_along_q)
+    if sp.simplify(sp.diff(sy["G"], h, 2)) != 0:
+        raise ValueError(f"the prox of {loss_name} is not linear in h")
+    sol = sp.solve(sy["G"], h)
+    sub = {h: sol[0]}
+    r = tuple(gaussian_expectation(sp.simplify(e.subs(sub))) for e in sy["integrands"])
+    out = {k: (gaussian_expectation(e.subs(sub)) if e.has(zeta) or e.has(h) else e)
+           for k, e in sy["outputs"].items()}
+    return {"integrands": r, "outputs": out, "prox": sol[0], "system": sy}
 
 
 # --- two-point laws: pooled and vectorised linear models (Theorem 5) ------------------------
@@ -164,50 +232,85 @@ def channel_square_check() -> sp.Matrix:
 # token-permutation symmetry of the law forces <W, e_l (x) xi> to be equal for all l, so W's
 # signal part lies along u = L^{-1/2} sum_l e_l (x) xi and <u, theta v (x) xi> = theta R/sqrt(L)
 # for every position set v; docs §3).
-POOL_MU = theta * R / L
-POOL_S2 = 1 / L
-VEC_MU = theta * R / sp.sqrt(L)
-VEC_S2 = sp.Integer(1)
+_LINEAR = {"pool": (theta * R / L, 1 / L, sp.Integer(1)),
+           "vec": (theta * R / sp.sqrt(L), sp.Integer(1), L)}
+LINEAR_MODELS = tuple(_LINEAR)
+#: the generic two atoms (weight, values) in the symbols mu, sigma2
+TWO_POINT_ATOMS = ((pi_, {y: 1, a: 0, c: mu_s}), (1 - pi_, {y: -1, a: 0, c: 0}))
+
+
+@derivation
+def linear_law(model: str) -> dict:
+    """mu, sigma^2 and the dimension factor (alpha = alpha_1 / dim) of a linear model, and its
+    two atoms (weight, {y, a, c, sigma2}) as expressions of (theta, R, L, pi)."""
+    if model not in _LINEAR:
+        raise ValueError(f"model must be one of {', '.join(LINEAR_MODELS)}, got {model!r}")
+    mu0, s20, dim0 = _LINEAR[model]
+    mu = step(f"A.law.{model}.mu", mu0)
+    sig2 = step(f"A.law.{model}.sigma2", s20)
+    dim = step(f"A.law.{model}.dim", dim0)
+    atoms = tuple((w, {**{k: sp.sympify(v).subs(mu_s, mu) for k, v in vals.items()}, s2: sig2})
+                  for w, vals in TWO_POINT_ATOMS)
+    return {"mu": mu, "sigma2": sig2, "dim": dim, "atoms": atoms}
 
 
 def two_point_expectation(integrand: sp.Expr) -> sp.Expr:
-    """E over the two-point law with a = 0: pi * f(y=1, c=mu) + (1 - pi) * f(y=-1, c=0)."""
-    f = integrand.subs({a: 0, s2: s2, w1: 0})
-    return pi_ * f.subs({y: 1, c: mu_s}) + (1 - pi_) * f.subs({y: -1, c: 0})
+    """E over the generic two-point law (a = 0): pi f(y=1, c=mu) + (1 - pi) f(y=-1, c=0)."""
+    f = sp.sympify(integrand).subs({a: 0, w1: 0})
+    return sum(w * f.subs(vals) for w, vals in TWO_POINT_ATOMS)
 
 
-@lru_cache(maxsize=4)
-def two_point_solution(ridgeless: bool = False):
+def substitute_model(expr: sp.Expr, model: str) -> sp.Expr:
+    """(mu, sigma2) of the generic two-point law -> those of a linear model."""
+    law = linear_law(model)
+    return expr.subs({mu_s: law["mu"], s2: law["sigma2"]})
+
+
+def _two_point_equations():
+    """The four equations of the linear models (square loss) on the generic two-point law."""
+    ex = exact_channel("square", False)
+    sy = ex["system"]
+    avg = {E: two_point_expectation(r) for E, r in zip(sy["expectations"], ex["integrands"])}
+    return {n: F.subs(avg) for n, F in zip(sy["names"], sy["equations"])}, ex
+
+
+def _positive_root(expr, var, probe):
+    """The unique root of expr in var that is positive at the numeric point ``probe``."""
+    roots = [r for r in sp.solve(expr, var) if r.subs(probe).is_real and r.subs(probe) > 0]
+    if len(roots) != 1:
+        raise ValueError(f"expected one positive root in {var}, found {len(roots)}")
+    return roots[0]
+
+
+@derivation
+def two_point_solution(ridgeless: bool = False) -> dict:
     """Closed-form solution of the square-loss system on the two-point law, step by step, as
-    SymPy expressions of (mu, sigma2, pi, alpha, lambda) (lambda = 0 if ridgeless).
-    Returns a dict with V, m, b, Q, test_error, train_loss (each in terms of the previous
-    ones substituted)."""
+    SymPy expressions of (mu, sigma2, pi, alpha, lambda) (lambda = 0 if ridgeless): (V) alone,
+    then (b) and (m) (linear in m, b), then (Q) (linear in Q).  Returns V, m, b, Q,
+    test_error, train_loss."""
+    eqs, ex = _two_point_equations()
     if ridgeless:
-        # (V) with lambda = 0: s2 V/(1 + s2 V) = 1/alpha
-        V_sol = sp.solve(sp.Eq(one_minus_dprox, 1 / alpha), V)[0]
-        lam_v = sp.Integer(0)
-    else:
-        roots = sp.solve(sp.Eq(lam * V + one_minus_dprox, 1 / alpha), V)
-        # the root that is positive (the other one is negative for all positive parameters)
-        V_sol = max(roots, key=lambda r: float(r.subs({alpha: 2, s2: 1, lam: sp.Rational(1, 10)})))
-        lam_v = lam
-    F_b = two_point_expectation(INTEGRANDS_SQUARE[0])
-    F_m = m + alpha * V * two_point_expectation(INTEGRANDS_SQUARE[3])
-    sol = sp.solve([F_b, F_m], [m, b], dict=True)[0]
-    m_sol = sp.factor(sol[m].subs(V, V_sol))
-    b_sol = sp.factor(sol[b].subs(V, V_sol))
-    F_Q = Q - m**2 - alpha * V**2 * two_point_expectation(INTEGRANDS_SQUARE[4])
-    Q_of = sp.solve(F_Q, Q)[0]
-    Q_sol = Q_of.subs({V: V_sol}).subs({m: m_sol, b: b_sol})
-    sub = {V: V_sol, m: m_sol, b: b_sol, Q: Q_sol, lam: lam_v}
-    test = two_point_expectation(TEST_ERROR_INTEGRAND).subs(Q, Q_sol).subs({m: m_sol, b: b_sol})
-    train = two_point_expectation(TRAIN_LOSS_SQUARE_INTEGRAND).subs(Q, Q_sol).subs(sub)
+        eqs = {k: v.subs(lam, 0) for k, v in eqs.items()}
+    probe = {alpha: 3, s2: sp.Rational(1, 3), lam: sp.Rational(1, 10), mu_s: sp.Rational(1, 2),
+             pi_: sp.Rational(2, 5)}
+    V_sol = _positive_root(eqs["V"], V, probe)
+    sol = sp.solve([eqs["b"], eqs["m"]], [m, b], dict=True)  # linear in (m, b) at fixed V
+    if len(sol) != 1:
+        raise ValueError("the (b), (m) equations have no unique solution")
+    m_sol, b_sol = sol[0][m].subs(V, V_sol), sol[0][b].subs(V, V_sol)
+    q_roots = sp.solve(eqs["Q"], Q)  # linear in Q
+    if len(q_roots) != 1:
+        raise ValueError("the (Q) equation has no unique solution")
+    Q_sol = q_roots[0].subs(V, V_sol).subs({m: m_sol, b: b_sol})
+    sub = {V: V_sol, m: m_sol, b: b_sol, Q: Q_sol}
+    out = ex["outputs"]
     return {"V": V_sol, "m": m_sol, "b": b_sol, "Q": Q_sol,
-            "test_error": test, "train_loss": train}
+            "test_error": two_point_expectation(out["test_error"]).subs(sub),
+            "train_loss": two_point_expectation(out["train_loss"]).subs(sub).subs(lam, 0 if ridgeless else lam)}
 
 
-@lru_cache(maxsize=1)
-def ridgeless_expansion():
+@derivation
+def ridgeless_expansion() -> dict:
     """Square loss, lambda = 0, two-point law (Corollary 2), by hand-sized steps:
 
     1. (V): sigma2 V = 1/(alpha - 1), so kappa = 1/(1 + sigma2 V) = 1 - 1/alpha and
@@ -217,51 +320,58 @@ def ridgeless_expansion():
        eps = 1/alpha and A = E[(m c + b - y)^2]; Q = m^2 + eps (m^2 + A/sigma2) + O(eps^2).
     3. test error E(Q) = pi Phi(-(m mu + b)/sqrt(sigma2 Q)) + (1-pi) Phi(b/sqrt(sigma2 Q)):
        E_inf = E(m^2), C1 = E'(m^2) (m^2 + A/sigma2).
-    Returns E_inf, C1, m_inf, b_inf, Q_exact (in eps) and the step-1 identities."""
-    V_sol = sp.solve(sp.Eq(one_minus_dprox, 1 / alpha), V)[0]
-    kap = sp.simplify(kappa.subs(V, V_sol))
-    avk = sp.simplify(alpha * V_sol * kap)
-    F_b = two_point_expectation(INTEGRANDS_SQUARE[0]).subs(V, V_sol)
-    F_m = (m + alpha * V * two_point_expectation(INTEGRANDS_SQUARE[3])).subs(V, V_sol)
-    sol = sp.solve([sp.simplify(F_b), sp.simplify(F_m)], [m, b], dict=True)[0]
-    m_inf, b_inf = sp.factor(sol[m]), sp.simplify(sol[b])
-    F_Q = (Q - m**2 - alpha * V**2 * two_point_expectation(INTEGRANDS_SQUARE[4])).subs(V, V_sol)
-    Q_exact = sp.factor(sp.solve(F_Q, Q)[0].subs(alpha, 1 / eps))
-    err_Q = two_point_expectation(TEST_ERROR_INTEGRAND)
+    Returns E_inf, C1, m_inf, b_inf, Q_exact (in eps), Q0, Q1 and the step-1 identities."""
+    eqs, ex = _two_point_equations()
+    eqs = {k: v.subs(lam, 0) for k, v in eqs.items()}
+    probe = {alpha: 3, s2: sp.Rational(1, 3), mu_s: sp.Rational(1, 2), pi_: sp.Rational(2, 5)}
+    V_sol = _positive_root(eqs["V"], V, probe)
+    kap = sp.simplify(1 - ex["integrands"][ex["system"]["names"].index("V")].subs(V, V_sol))
+    sol = sp.solve([sp.simplify(eqs["b"].subs(V, V_sol)), sp.simplify(eqs["m"].subs(V, V_sol))],
+                   [m, b], dict=True)
+    if len(sol) != 1:
+        raise ValueError("the (b), (m) equations have no unique solution")
+    m_inf, b_inf = sp.factor(sol[0][m]), sp.simplify(sol[0][b])
+    q_roots = sp.solve(eqs["Q"].subs(V, V_sol), Q)
+    if len(q_roots) != 1:
+        raise ValueError("the (Q) equation has no unique solution")
+    Q_exact = sp.factor(q_roots[0].subs(alpha, 1 / eps))
+    err_Q = two_point_expectation(ex["outputs"]["test_error"])
     Q1 = sp.factor(sp.diff(Q_exact, eps).subs(eps, 0))
-    Q0 = sp.factor(Q_exact.subs(eps, 0))  # = m^2
-    E_inf = err_Q.subs(Q, Q0)
+    Q0 = sp.factor(Q_exact.subs(eps, 0))
+    E_inf = err_Q.subs(Q, Q0)  # sqrt(Q0) = |m| (m_inf > 0 for 0 < pi < 1; not assumed here)
     C1 = sp.diff(err_Q, Q).subs(Q, Q0) * Q1
-    # m_inf > 0 for 0 < pi < 1: sqrt(m^2) = m
     sub = {m: m_inf, b: b_inf}
-    E_inf = E_inf.subs(sp.Abs(m), m).subs(sp.sqrt(m**2), m)
-    C1 = C1.subs(sp.Abs(m), m).subs(sp.sqrt(m**2), m)
     return {"E_inf": E_inf.subs(sub), "C1": C1.subs(sub), "Q0": Q0, "Q1": Q1,
             "m_inf": m_inf, "b_inf": b_inf, "Q_exact": Q_exact.subs(sub),
-            "kappa": kap, "alpha_V_kappa": avk}
+            "kappa": kap, "alpha_V_kappa": sp.simplify(alpha * V_sol * kap)}
 
 
-def _substitute_model(expr: sp.Expr, model: str) -> sp.Expr:
-    if model == "pool":
-        return expr.subs({mu_s: POOL_MU, s2: POOL_S2})
-    if model == "vec":
-        return expr.subs({mu_s: VEC_MU, s2: VEC_S2})
-    raise ValueError(model)
+@derivation
+def ridgeless_limit(model: str) -> dict:
+    """E_inf and C1 of Corollary 2 for one linear model, as expressions of (theta, R, L, pi),
+    with C1 the coefficient of 1/alpha_1 (alpha = alpha_1 / dim: C1 is dim times the
+    coefficient of 1/alpha)."""
+    exp = ridgeless_expansion()
+    law = linear_law(model)
+    out = {"E_inf": substitute_model(exp["E_inf"], model),
+           "C1": substitute_model(exp["C1"], model) * law["dim"]}
+    extra = set().union(*(e.free_symbols for e in out.values())) - {theta, R, L, pi_}
+    if extra:  # step 1 (m, b free of alpha) fails: there is no such expansion
+        raise ValueError(f"the ridgeless limit depends on {sorted(map(str, extra))}")
+    if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in out.values()):
+        raise ValueError("the ridgeless limit is not finite")
+    return out
 
 
 def ridgeless_limit_equations():
-    """Equations of Corollary 2 for the linear models (alpha_1 = n/d for both; the vectorised
-    model's coefficient of 1/alpha_1 is L times that of its alpha = n/(L d))."""
-    exp = ridgeless_expansion()
+    """Equations of Corollary 2 for the linear models (alpha_1 = n/d for both)."""
     out = []
     params = (theta, R, L, pi_)
-    for model in ("pool", "vec"):
-        e_inf = _substitute_model(exp["E_inf"], model)
-        scale = 1 if model == "pool" else L
-        c1 = _substitute_model(exp["C1"], model) * scale
-        out.append(Equation(f"A.cor2.{model}.E_inf", sp.Symbol(f"E^\\infty_{{{model}}}"), e_inf,
+    for model in LINEAR_MODELS:
+        lim = ridgeless_limit(model)
+        out.append(Equation(f"A.cor2.{model}.E_inf", sp.Symbol(f"E^\\infty_{{{model}}}"), lim["E_inf"],
                             REFERENCE_C2, params, f"{model}: square loss, ridgeless, alpha_1 -> inf (ours)"))
-        out.append(Equation(f"A.cor2.{model}.C1", sp.Symbol(f"C_{{1,{model}}}"), c1, REFERENCE_C2,
+        out.append(Equation(f"A.cor2.{model}.C1", sp.Symbol(f"C_{{1,{model}}}"), lim["C1"], REFERENCE_C2,
                             params, f"{model}: coefficient of 1/alpha_1 (ours, first-order expansion)"))
     return tuple(out)
 
@@ -272,23 +382,74 @@ SANITY_OLS = Equation(
 
 
 def ols_sanity_solution() -> sp.Expr:
-    """Solve the (V) equation with lam = 0, sigma^2 = 1: must give 1/(alpha - 1)."""
-    eq = one_minus_dprox.subs(s2, 1) - 1 / alpha
-    return sp.solve(eq, V)[0]
+    """Solve the (V) equation with lam = 0, sigma^2 = 1 (square loss): must give 1/(alpha - 1)."""
+    ex = exact_channel("square", False)
+    k = ex["system"]["names"].index("V")
+    F = ex["system"]["equations"][k].subs(ex["system"]["expectations"][k], ex["integrands"][k])
+    return sp.solve(F.subs({lam: 0, s2: 1}), V)[0]
 
 
-GENERAL_EQUATIONS = (
-    Equation("A.erm.eq_b", sp.Symbol("0"), sp.Symbol(r"\mathbb{E}[\ell'(h;y)]"), REFERENCE_T4,
-             note="bias stationarity (ours)"),
-    Equation("A.erm.eq_w1", sp.Symbol("0"), lam * w1 + sp.Symbol(r"\mathbb{E}[a\,\ell'(h;y)]"),
-             REFERENCE_T4, (lam, w1, sp.Symbol(r"\mathbb{E}[a\,\ell'(h;y)]")), "qhat component (ours)"),
-    Equation("A.erm.eq_V", 1 / alpha, lam * V + sp.Symbol(r"\mathbb{E}[1-\partial_\omega h]"),
-             REFERENCE_T4, (lam, V, sp.Symbol(r"\mathbb{E}[1-\partial_\omega h]")), "susceptibility (ours)"),
-    Equation("A.erm.eq_m", m, -alpha * V * sp.Symbol(r"\mathbb{E}[c\,\ell'(h;y)]"), REFERENCE_T4,
-             (alpha, V, sp.Symbol(r"\mathbb{E}[c\,\ell'(h;y)]")), "overlap with e_2 (ours)"),
-    Equation("A.erm.eq_Q", Q, m**2 + alpha * V**2 * sp.Symbol(r"\mathbb{E}[\sigma^2\ell'(h;y)^2]"),
-             REFERENCE_T4, (m, alpha, V, sp.Symbol(r"\mathbb{E}[\sigma^2\ell'(h;y)^2]")), "bulk norm (ours)"),
-    Equation("A.erm.test_error", sp.Symbol(r"E_{\rm test}"), sp.Symbol(r"\mathbb{E}")
-             * TEST_ERROR_INTEGRAND, REFERENCE_T4, (sp.Symbol(r"\mathbb{E}"), y, w1, a, m, c, b, s2, Q),
-             "test error (ours; E over the latent law)"),
-)
+def general_equations() -> tuple:
+    """The five equations and the outputs as :class:`Equation` objects (for LaTeX)."""
+    sy = system("logistic")
+    F = sy["equations"]
+    refs = {"b": "bias stationarity", "w1": "qhat component", "V": "susceptibility",
+            "m": "overlap with e_2", "Q": "bulk norm"}
+    out = [Equation(f"A.erm.eq_{n}", sp.Integer(0), Fk, REFERENCE_T4, note=f"{refs[n]} (ours)")
+           for n, Fk in zip(sy["names"], F)]
+    ch = channel("logistic")
+    out.append(Equation("A.erm.prox", sp.Integer(0), ch["G"], REFERENCE_T4,
+                        note="training prediction h = prox of the leave-one-out field (ours)"))
+    out.append(Equation("A.erm.test_error", sp.Symbol(r"E_{\rm test}"),
+                        sp.Symbol(r"\mathbb{E}") * ch["outputs"]["test_error"], REFERENCE_T4,
+                        note="test error (ours; E over the latent law)"))
+    return tuple(out)
+
+
+# --- structural mutants of these steps ----------------------------------------------------------
+# The (b) equation has a single term, so its overall sign is immaterial; its realistic errors
+# are a flipped label or the wrong field.  Both are equivalent (b is fixed by the class
+# symmetry b = -m mu / 2) for the two-point laws at pi = 1/2; they matter for attention and for
+# pi != 1/2.
+mutant("A.erm.integrand_b:label_sign", "A.erm.integrand_b",
+       "label sign flipped in the (b) equation: E[ell'(h; -y)] = 0", replace(y, -y))
+mutant("A.erm.integrand_b:cavity", "A.erm.integrand_b",
+       "(b) equation at the leave-one-out field: E[ell'(omega; y)] = 0 instead of E[ell'(h; y)] = 0",
+       replace(h, om))
+mutant("A.erm.eq_w1:sign", "A.erm.eq_w1", "sign of the average in the (w1) equation flipped: "
+       "lam w1 - E[a ell'] = 0", replace(E_w1, -E_w1))
+mutant("A.erm.eq_V:sign", "A.erm.eq_V", "sign of the average in the (V) equation flipped: "
+       "lam V - E[1 - d_omega h] = 1/alpha", replace(E_V, -E_V))
+mutant("A.erm.eq_V:factor2", "A.erm.eq_V", "factor 2 on the average in the (V) equation",
+       replace(E_V, 2 * E_V))
+mutant("A.erm.eq_m:sign", "A.erm.eq_m", "sign of the (m) equation flipped: m = +alpha V E[c ell']",
+       replace(E_m, -E_m))
+mutant("A.erm.eq_m:alpha", "A.erm.eq_m", "factor alpha missing in the (m) equation: m = -V E[c ell']",
+       replace(alpha, 1))
+mutant("A.erm.eq_Q:sign", "A.erm.eq_Q", "sign of the noise term of the (Q) equation flipped",
+       replace(E_Q, -E_Q))
+mutant("A.erm.eq_Q:drop_m2", "A.erm.eq_Q", "m^2 dropped from the (Q) equation (Q read as the "
+       "norm of the noise part only)", drop(m**2))
+mutant("A.erm.integrand_Q:drop_sigma2", "A.erm.integrand_Q",
+       "sigma^2 dropped from the (Q) integrand: E[ell'^2] instead of E[sigma^2 ell'^2]", replace(s2, 1))
+mutant("A.erm.prox:factor2", "A.erm.prox", "factor 2 in the proximal step: h + 2 sigma^2 V ell'(h) = omega",
+       replace(V, 2 * V))
+mutant("A.erm.prox:no_reaction", "A.erm.prox", "self-interaction (reaction) term dropped: h = omega",
+       replace(V, 0))
+mutant("A.erm.test_error:sqrt2", "A.erm.test_error",
+       "Phi(-x) written as erfc(x)/2 without the sqrt(2)",
+       lambda e: e.replace(sp.erfc, lambda arg: sp.erfc(sp.sqrt(2) * arg)))
+mutant("A.erm.train_loss:cavity", "A.erm.train_loss",
+       "training loss evaluated at the leave-one-out field omega instead of the prox h",
+       replace(h, om))
+mutant("A.erm.train_error:no_shift", "A.erm.train_error",
+       "training error without the prox shift omega_0 (the test error formula)",
+       lambda e: e.replace(sp.erfc, lambda arg: sp.erfc(arg.subs(V, 0))))
+mutant("A.law.vec.mu:over_L", "A.law.vec.mu", "vectorised mean theta R / L instead of theta R / sqrt(L)",
+       replace(L, L**2))
+mutant("A.law.vec.dim:one", "A.law.vec.dim", "vectorised alpha not divided by L (alpha = n/d)",
+       replace(L, 1))
+mutant("A.law.pool.sigma2:unaveraged", "A.law.pool.sigma2",
+       "pooled noise variance 1 instead of 1/L (the mean of L noise rows not averaged)", replace(L, 1))
+mutant("A.law.pool.mu:sqrt", "A.law.pool.mu", "pooled mean theta R / sqrt(L) instead of theta R / L",
+       replace(L, sp.sqrt(L)))

@@ -1,7 +1,7 @@
 """Figure 1 of Paper A: step-4 test error vs alpha1 for attention, pooled and vectorised models.
 
-Theory lines: the self-consistent equations (numerics.theory.paper_a.erm_equations, continuation
-along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.  ``--full``: L = 10, R = 1,
+Theory lines: the ERM self-consistent equations (numerics.theory.paper_a.erm_equations,
+continuation along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.  ``--full``: L = 10, R = 1,
 pi = 0.5, theta = 5, lambda = 1e-5, d = 1000, 8 trials (the paper's setting); ``--quick``:
 lambda = 1e-2, d = 300, 3 trials, fewer alpha1.  The attention query is the fixed q of the
 claims (||q|| = 2, s_q = 0.5, beta = 1): under our conventions the protocol's own q^(2) with
@@ -40,9 +40,9 @@ def figure1(path, settings, progress):
     fig, ax = plt.subplots(figsize=(6, 4))
     colors = {"attention": "C0", "pool": "C1", "vec": "C2"}
     for model in progress(list(laws), "theory lines"):
-        res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", n_gh=16)
-        ok = [r.converged for r in res][::-1]
-        err = np.array([r.metrics.get("test_error", np.nan) for r in res][::-1])
+        res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
+        ok = np.array([r.ok for r in res][::-1])
+        err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res][::-1])
         ax.plot(a_line[ok], err[ok], "-", color=colors[model], label=f"{model} (theory)")
     jobs = [(m, a) for m in laws for a in a_pts]
     pts = {m: [] for m in laws}

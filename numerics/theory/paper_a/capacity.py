@@ -9,7 +9,7 @@ Everything model-specific is compiled from ``derivations.paper_a.capacity``
 * the latent law of (y, a, c, sigma^2) is a weighted point set (:class:`LatentLaw`): two
   exact atoms for the pooled / vectorised features (``model_latents``), randomised QMC over
   z ~ N(0, I_L) for attention at a fixed query (``attention_latent_map``: the explicit-softmax
-  reduction compiled to numpy; Sobol points from ``numerics.core.quadrature.sobol_normal``,
+  reduction compiled to numpy; Sobol points from ``numerics.core.quadrature.gaussian_sobol``,
   ``n_rep`` independent scramblings; by exchangeability the signal tokens are the first R);
 * the objective is the sample average of the compiled summand F(T) (float64 form, with its
   SymPy gradient and Hessian) inside the compiled outer function log(U alpha*(w))
@@ -40,7 +40,7 @@ from derivations.paper_a import capacity as dcap
 from numerics.core.backends import SPECIAL, lambdify, to_mpf
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.params import L as L_P, PI, R as R_P, THETA, Param, ParamSpace, r_le_l
-from numerics.core.quadrature import sobol_normal
+from numerics.core.quadrature import gaussian_sobol
 from numerics.core.results import RESULTS, SolveError  # noqa: F401  (re-exported)
 from numerics.core.seeding import child
 
@@ -177,7 +177,7 @@ def attention_law(L: int, R: int, pi: float, theta: float, s_q: float, gamma: fl
     parts = {k: [] for k in ("y", "a", "c", "s2", "w", "g")}
     for label, yv in (("pos", 1.0), ("neg", -1.0)):
         for r in range(n_rep):
-            Z = sobol_normal(L, log2_points, child(child(ss, label), r))
+            Z = gaussian_sobol(L, log2_points, child(child(ss, label), r))
             with np.errstate(over="ignore", invalid="ignore"):
                 a, c, var = (np.broadcast_to(np.asarray(v, dtype=float), (n,))
                              for v in maps[label](*Z.T, theta, s_q, gamma))

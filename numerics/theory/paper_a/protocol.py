@@ -1,8 +1,8 @@
 """Predict the final test error of Paper A's four-step protocol in one call.
 
 Steps 1-3 (on D0): the Theorem-3 limits of ||q^(2)|| and cos(q^(2), xi) from
-``numerics.theory.paper_a.alignment`` (issue 2; docs/paper_a_alignment.md).  Step 4 (on D1, independent
-of D0): the self-consistent equations at fixed q with those (||q||, s_q)
+``numerics.theory.paper_a.alignment`` (docs/paper_a_alignment.md).  Step 4 (on D1,
+independent of D0): the ERM self-consistent equations at fixed q with those (||q||, s_q)
 (``numerics.theory.paper_a.erm_equations``; docs/paper_a_after_training.md).  Because D1 is
 independent of D0 and (||q^(2)||, s_q) concentrate, the step-4 law depends on q^(2) only
 through their limits, so the composition is exact in the limit.
@@ -17,7 +17,7 @@ def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss:
             eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0,
             lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5, theta: float = 5.0,
             log2_points: int = 11, n_scrambles: int = 8, seed: int = 0) -> dict:
-    """Alignment limits -> (||q||, s_q) -> step-4 equations.  Returns the solve result dict
+    """Alignment limits -> (||q||, s_q) -> step-4 equations.  Returns the solve report
     (converged/status/iterations/residual, order parameters, test_error, train_loss, ...)
     plus q_norm and s_q."""
     from numerics.theory.paper_a.alignment import alignment_limits
@@ -29,7 +29,7 @@ def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss:
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
     law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                            n_scrambles=n_scrambles, seed=seed)
-    res = SE.solve_with_error(law, alpha1, lam, loss, n_gh=16)
+    res = SE.solve_with_error(law, alpha1, lam, loss, quad_tol=1e-7, x_quad_tol=1e-6)
     out = {"q_norm": q_norm, "s_q": s_q}
-    out.update(res.as_dict())
+    out.update(SE.report(res))
     return out
