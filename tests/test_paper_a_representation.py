@@ -1,7 +1,8 @@
-"""Issue 4 (Paper A representation power): derivations, evaluators, simulators.
+"""Paper A representation power: derivations, compiled evaluators, solvers, simulators.
 
 The claims themselves run once in tests/test_claims_catalogue.py; here: closed forms vs
-quadrature and evalf, limits, monotonicity (hypothesis), invalid parameters, 40-digit eval.
+quadrature and evalf, limits, monotonicity (hypothesis), invalid parameters, 40-digit eval,
+the log-form rewriting, the solvers' typed results.
 """
 import math
 
@@ -30,17 +31,23 @@ def _mp(value, digits):
         return mpmath.mpf(value)
 
 def test_optimal_threshold_is_half_snr_plus_kappa_over_snr():
-    assert sp.simplify(lin.threshold_opt - (lin.S / 2 + lin.kappa_expr / lin.S)) == 0
+    P = lin.pooled()
+    assert sp.simplify(P.threshold - (lin.S / 2 + P.kappa / lin.S)) == 0
 
 
-def test_pooled_error_matches_the_notes_candidate():
-    cand = lin.error_pool_kappa.subs(lin.kk, lin.kappa_expr)
-    assert sp.simplify(lin.error_pool_S - cand) == 0
+def test_pooled_error_matches_the_kappa_form():
+    P = lin.pooled()
+    cand = lin.error_pool_kappa().subs(lin.kk, P.kappa)
+    assert sp.simplify(P.error_S - cand) == 0
 
 
 def test_second_order_condition_positive():
     for S_, p_ in ((0.5, 0.3), (2, 0.5), (4, 0.9)):
-        assert float(lin._d2.subs({lin.S: S_, lin.pi_: p_})) > 0
+        assert float(lin.pooled().second_derivative.subs({lin.S: S_, lin.pi_: p_})) > 0
+
+
+def test_constant_rules_of_the_threshold_rule():
+    assert lin.trivial_errors(lin.rule_error()) == (lin.pi_, 1 - lin.pi_)
 
 
 def test_sympy_limits():
@@ -72,7 +79,7 @@ def test_pooled_error_vs_quadrature(S, pi):
 def test_eval_gives_40_correct_digits(params):
     out = cl.LINEAR.evaluate(cl.LINEAR.param_space.validate(params), 40)
     S_exact = sp.Rational(repr(params["theta"])) * params["R"] / sp.sqrt(params["L"])
-    ref = evalf_reference(lin.error_pool_S, {lin.S: S_exact, lin.pi_: params["pi"]}, 50)
+    ref = evalf_reference(lin.pooled().error_S, {lin.S: S_exact, lin.pi_: params["pi"]}, 50)
     assert agree_digits(out["E*_pool = E*_vec(uniform, mean rule)"], ref) >= 40
     with mpmath.workdps(60):
         hi = ao.pool_error_mp(mpmath.mpf(repr(params["theta"])) * params["R"] / mpmath.sqrt(params["L"]),
@@ -111,8 +118,13 @@ def test_vec_ksparse_with_k_equal_L_is_pooled_and_best_k_is_no_worse():
     best = ao.vec_ksparse_best(L, R, pi, theta)
     assert best.error <= pool + 1e-12
     # exact SymPy finite sum at the same rule and threshold
-    expr = lin.vec_ksparse_error(best.k, L, R).subs({lin.c: best.threshold, lin.pi_: pi, lin.theta: theta})
+    expr = lin.vec_ksparse().error.subs({lin.k: best.k, lin.L: L, lin.R: R}).doit()
+    expr = expr.subs({lin.c: best.threshold, lin.pi_: pi, lin.theta: theta})
     assert float(expr) == pytest.approx(best.error, rel=1e-9)
+    # the threshold is a stationary point of the compiled E_k
+    h = 1e-5
+    e = lambda cc: float(ao.vec_ksparse_error(best.k, cc, L, R, pi, theta))
+    assert e(best.threshold) <= min(e(best.threshold - h), e(best.threshold + h))
 
 
 def test_vec_strict_gain_in_rare_strong_regime_and_lower_bound():
@@ -136,17 +148,36 @@ def test_readout_is_the_softmax_score():
 
 
 def test_threshold_scalings():
-    ell = att.logL
-    assert sp.simplify(att.theta_c_clt - sp.sqrt(2 * ell)) == 0
-    assert sp.simplify(att.theta_c_dominance - sp.sqrt(2 * ell)) == 0
-    assert sp.simplify(att.theta_clt - (att.gamma + ell / (2 * att.gamma))) == 0
-    assert sp.simplify(att.clt_variance_times_L - (1 + att.gamma**2) * sp.exp(att.gamma**2)) == 0
-    assert sp.simplify(att.negative_center - att.gamma) == 0
+    ell, Sc = att.logL, att.scaling()
+    assert sp.simplify(Sc.theta_c_clt - sp.sqrt(2 * ell)) == 0
+    assert sp.simplify(Sc.theta_c_dominance - sp.sqrt(2 * ell)) == 0
+    assert sp.simplify(Sc.theta_clt - (att.gamma + ell / (2 * att.gamma))) == 0
+    assert sp.simplify(Sc.clt_variance_times_L - (1 + att.gamma**2) * sp.exp(att.gamma**2)) == 0
+    assert sp.simplify(Sc.negative_center - att.gamma) == 0
 
 
-def test_token_term_minimum():
-    assert sp.simplify(att.token_min_at - (att.c - 1 / att.gamma)) == 0
-    assert sp.simplify(att.token_min_value + sp.exp(att.gamma * att.c - 1) / att.gamma) == 0
+def test_token_term_minimum_and_linearity_in_c():
+    O = att.one_token()
+    assert sp.simplify(O.min_at - (att.c - 1 / att.gamma)) == 0
+    assert sp.simplify(O.min_value + sp.exp(att.gamma * att.c - 1) / att.gamma) == 0
+    assert sp.simplify(O.term - (O.term_0 + att.c * O.term_1)) == 0
+
+
+def test_limit_law_is_derived_from_the_hard_max_steps():
+    law = att.limit_law().law
+    want = sp.Min(att.pi_ * lin.Phi(-att.x) ** att.R, 1 - att.pi_)
+    for p, xx, r in ((sp.Rational(1, 2), sp.Rational(1, 3), 1), (sp.Rational(3, 10), -1, 2)):
+        vals = {att.pi_: p, att.x: xx, att.R: r}
+        assert sp.N(law.subs(vals) - want.subs(vals), 30) == 0
+
+
+def test_log_form_is_the_same_function():
+    # E_max in log form (what the numerics evaluate) equals the plain SymPy expression
+    e_log = att.hardmax_log_form()[0]
+    e_plain = att.hardmax().error
+    for vals in ({att.c: sp.Rational(21, 10), att.L: 50, att.R: 1, att.pi_: sp.Rational(3, 10), att.theta: 2},
+                 {att.c: sp.Rational(-1, 2), att.L: 7, att.R: 3, att.pi_: sp.Rational(1, 2), att.theta: 1}):
+        assert agree_digits(_mp(sp.N(e_log.subs(vals), 40), 40), _mp(sp.N(e_plain.subs(vals), 40), 40)) > 35
 
 
 # --- attention: numbers ------------------------------------------------------------------
@@ -161,9 +192,9 @@ def test_one_token_lambert_formula_vs_brent():
         hi = brentq(lambda u: h(u) - D, umin, 40)
         lo = -math.inf if D >= 0 else brentq(lambda u: h(u) - D, -60, umin)
         want = ndtr(hi - mu) - (ndtr(lo - mu) if lo > -math.inf else 0.0)
-        got = ao._prob_token_below(np.array([D]), c, gamma, mu)[0]
+        got = ao.one_token_prob(np.array([D]), c, gamma, mu)[0]
         assert got == pytest.approx(want, abs=1e-10)
-    assert ao._prob_token_below(np.array([h(umin) * 1.01]), c, gamma, mu)[0] == 0.0
+    assert ao.one_token_prob(np.array([h(umin) * 1.01]), c, gamma, mu)[0] == 0.0
 
 
 def test_hardmax_formula_vs_quadrature_L2():
@@ -172,18 +203,19 @@ def test_hardmax_formula_vs_quadrature_L2():
         th, pi, c = mpmath.mpf("1.3"), mpmath.mpf("0.4"), mpmath.mpf("1.1")
         miss = mpmath.quad(lambda z: mpmath.npdf(z - th) * mpmath.ncdf(c), [-mpmath.inf, c])
         fa = 1 - mpmath.quad(lambda z: 2 * mpmath.npdf(z) * mpmath.ncdf(z), [-mpmath.inf, c])
-        e = ao._hardmax_mp(c, mpmath.mpf(2), mpmath.mpf(1), pi, th)
+        e = ao._hardmax_fns()[0](c, mpmath.log(2), mpmath.mpf(1), pi, th)   # (c, log L, R, pi, theta)
         assert agree_digits(e, (1 - pi) * fa + pi * miss) > 25
 
 
 def test_hardmax_derivative_and_sympy_expression_agree():
     vals = {att.c: sp.Rational(41, 10), att.pi_: sp.Rational(1, 2), att.theta: 4, att.L: 1000, att.R: 1}
+    E = att.hardmax().error
+    f, df = ao._hardmax_fns()[:2]
     with mpmath.workdps(40):
-        args = [mpmath.mpf(x) for x in ("4.1", "1000", "1", "0.5", "4")]
-        e = ao._hardmax_mp(*args)
-        de = ao._hardmax_dc_mp(*args)
-    assert agree_digits(e, _mp(sp.N(att.hardmax_error.subs(vals), 45), 45)) > 35
-    assert agree_digits(de, _mp(sp.N(att.hardmax_error_dc.subs(vals), 45), 45)) > 35
+        args = [mpmath.mpf("4.1"), mpmath.log(1000)] + [mpmath.mpf(x) for x in ("1", "0.5", "4")]
+        e, de = f(*args), df(*args)
+    assert agree_digits(e, _mp(sp.N(E.subs(vals), 45), 45)) > 35
+    assert agree_digits(de, _mp(sp.N(sp.diff(E, att.c).subs(vals), 45), 45)) > 35
 
 
 def test_hardmax_eval_40_digits_and_stationarity():
@@ -194,8 +226,18 @@ def test_hardmax_eval_40_digits_and_stationarity():
     assert agree_digits(res40[key], res60.error) >= 40
     c = res40["threshold c*"]
     vals = {att.c: sp.Float(mpmath.nstr(c, 60), 60), att.pi_: sp.Rational(1, 2), att.theta: 4, att.L: 10_000, att.R: 1}
-    assert abs(sp.N(att.hardmax_error_dc.subs(vals), 50)) < 1e-38
-    assert agree_digits(res40[key], _mp(sp.N(att.hardmax_error.subs(vals), 50), 50)) >= 40
+    E = att.hardmax().error
+    assert abs(sp.N(sp.diff(E, att.c).subs(vals), 50)) < 1e-38
+    assert agree_digits(res40[key], _mp(sp.N(E.subs(vals), 50), 50)) >= 40
+
+
+@pytest.mark.parametrize("claim", [cl.LINEAR, cl.ATTENTION, cl.SHARP], ids=lambda c: c.id)
+def test_eval_at_50_and_60_digits_agree(claim):
+    params = claim.param_space.validate({})
+    lo, hi = claim.evaluate(params, 50), claim.evaluate(params, 60)
+    assert lo.keys() == hi.keys()
+    for key in lo:
+        assert agree_digits(lo[key], hi[key]) >= 49, key
 
 
 def test_hardmax_error_decreases_along_c_log_L_and_tends_to_zero():
@@ -210,14 +252,58 @@ def test_limit_law_is_approached_at_huge_L(x, pi):
     with mpmath.workdps(30):
         b = ao.b_L_mp(lnL)
     e = float(ao.hardmax_error(None, 1, pi, b + mpmath.mpf(repr(x)), 12, lnL=lnL).error)
-    assert e == pytest.approx(ao.hardmax_limit_law(x, pi), abs=2.5e-3)
+    assert e == pytest.approx(float(ao.hardmax_limit_law(x, pi)), abs=2.5e-3)
 
 
 def test_b_L_expansion():
     for k in (4, 16, 64):
         ell = k * math.log(10)
-        approx = float(att.b_L_expansion.subs(att.logL, ell))
+        approx = float(att.b_L_expansion().subs(att.logL, ell))
         assert ao.b_L(10**k) == pytest.approx(approx, abs=0.6 / ell)
+
+
+def test_b_L_is_the_normal_quantile():
+    for L in (3, 100, 10**6):
+        with mpmath.workdps(40):
+            want = -mpmath.sqrt(2) * mpmath.erfinv(2 / mpmath.mpf(L) - 1)
+            assert agree_digits(ao.b_L_mp(mpmath.log(L), 35), want) > 33
+
+
+def test_limit_allowance_bounds_the_finite_L_correction():
+    # the documented finite-L allowance of the limit-law rows covers the correction at
+    # L = 10^(10^k), k = 2, 4, 6 (it is fitted with a margin of about 1.5x)
+    for k10 in (100, 10**4, 10**6):
+        lnL = mpmath.mpf(k10) * mpmath.log(10)
+        b = ao.b_L_mp(lnL)
+        for pi, x in cl.LIMIT_ROWS:
+            e = ao.hardmax_error(None, 1, pi, b + mpmath.mpf(repr(x)), 12, lnL=lnL).error
+            gap = float(e - ao.hardmax_limit_law(x, pi))
+            assert 0 < gap <= cl.limit_allowance(lnL) / 1.5, (k10, pi, x)
+
+
+def test_solvers_return_typed_results_and_never_a_non_converged_iterate():
+    from numerics.core.results import RESULTS, SolveError, iterate
+    sol = iterate(ao.BracketedNewton(lambda z: z**3 - 2, lambda z: 3 * z**2, 0.0, 3.0, 1e-14), 2.5)
+    assert sol.ok and sol.value == pytest.approx(2 ** (1 / 3), rel=1e-13)
+    with pytest.raises(SolveError) as err:
+        iterate(ao.BracketedNewton(lambda z: z**2 + 1, lambda z: 2 * z, -1.0, 1.0, 1e-14), 0.5)
+    assert err.value.solution.result is RESULTS.no_bracket
+    with pytest.raises(SolveError):
+        iterate(ao.GoldenSection(lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-14), None, max_steps=5)
+    g = iterate(ao.GoldenSection(lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-9), None)
+    assert g.value == pytest.approx(0.3, abs=1e-8)
+
+
+def test_a_mutant_changes_the_compiled_theory():
+    from derivations.core import all_mutants, mutated
+    table = all_mutants()
+    base = ao.hardmax_error(100, 1, 0.5, 3.0, 20).error
+    with mutated(table["A.thm2.hardmax_cdf_pos:drop_noise"]):
+        assert abs(ao.hardmax_error(100, 1, 0.5, 3.0, 20).error - base) > 1e-3
+    assert ao.hardmax_error(100, 1, 0.5, 3.0, 20).error == base
+    with mutated(table["A.thm1.snr:L"]):
+        assert float(ao.snr(20.0, 100, 1)) == pytest.approx(0.2)
+    assert float(ao.snr(20.0, 100, 1)) == pytest.approx(2.0)
 
 
 def test_softmax_rb_small_gamma_is_pooling():
@@ -248,8 +334,11 @@ def test_fit_threshold_is_the_empirical_minimiser():
 
 
 def test_block_law_snr_is_C_times_S():
-    assert sp.simplify(lin.snr_block - lin.theta * lin.R / sp.sqrt(lin.m_blk)) == 0
-    assert sp.simplify(lin.C_block - sp.sqrt(lin.L / lin.m_blk)) == 0
+    V = lin.position_laws()
+    assert sp.simplify(V.snr_block - lin.theta * lin.R / sp.sqrt(lin.m_blk)) == 0
+    assert sp.simplify(V.C_block - sp.sqrt(lin.L / lin.m_blk)) == 0
+    assert sp.simplify(V.snr_fixed - lin.theta * sp.sqrt(lin.R)) == 0
+    assert sp.simplify(V.mean_rule_projection - lin.R / sp.sqrt(lin.L)) == 0
 
 
 def test_hardmax_R2_and_rb_R2_against_simulation():

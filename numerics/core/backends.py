@@ -12,18 +12,9 @@ from typing import Mapping, Sequence
 
 import mpmath
 import numpy as np
-import scipy.special
 import sympy as sp
 
 BACKENDS = ("mpmath", "numpy")
-
-#: implementations of special functions that SymPy's printers do not map (or map to a
-#: scalar-only ``math`` function), per backend and by SymPy function name; pass as ``extra``.
-#: ``erfcx`` is the scaled complementary error function exp(x^2) erfc(x).
-SPECIAL = {
-    "numpy": {"erfc": scipy.special.erfc, "erfcx": scipy.special.erfcx},
-    "mpmath": {"erfcx": lambda x: mpmath.exp(x * x) * mpmath.erfc(x)},
-}
 
 
 @lru_cache(maxsize=512)

@@ -1,11 +1,16 @@
-"""Numerical implementations of the special functions the derivations use by name.
+"""Numerical implementations of the special functions compiled SymPy expressions call by name.
 
-SymPy derivations write the logistic loss with the functions ``softplus`` and ``sigmoid``
-(``derivations.paper_a.erm_equations``), whose exact derivatives SymPy knows.  Compiled code
-looks their names up here: stable numpy versions (no overflow for large arguments) and
-mpmath versions at any precision.  Nothing here knows a model.
+SymPy derivations write the logistic loss with ``softplus`` and ``sigmoid``
+(``derivations.paper_a.erm_equations``), whose exact derivatives SymPy knows, and use
+``erfc``, ``erfcx`` (exp(x^2) erfc(x), for stable Gaussian tails), ``LambertW`` and
+``binomial``; SymPy's printers leave some of them as plain names.  Compiled code looks them up
+here, per backend: stable numpy versions (no overflow for large arguments) and mpmath
+versions at any precision.  Pass ``namespace(backend)`` as ``extra`` to
+:func:`numerics.core.backends.lambdify`.  Nothing here knows a model.
 """
 from __future__ import annotations
+
+import math
 
 import mpmath
 import numpy as np
@@ -29,8 +34,26 @@ def _sigmoid_mp(x):
     return e / (1 + e)
 
 
-NUMPY = {"softplus": _softplus_np, "sigmoid": _sc.expit, "erfc": _sc.erfc}
-MPMATH = {"softplus": _softplus_mp, "sigmoid": _sigmoid_mp, "erfc": mpmath.erfc}
+def lambertw_real(z, branch=0):
+    """Real branch ``branch`` (0 or -1) of Lambert W, nan outside its real domain
+    (z >= -1/e, resp. -1/e <= z < 0).  On z >= 0 the principal branch is the Wright omega
+    function of log z (real, about 3x faster than the complex ``lambertw``)."""
+    z = np.asarray(z, float)
+    out = np.full(z.shape, np.nan)
+    neg = (z >= -math.exp(-1.0)) & (z < 0)
+    out[neg] = np.real(_sc.lambertw(z[neg], branch))
+    if branch == 0:
+        pos = z >= 0
+        with np.errstate(divide="ignore"):
+            out[pos] = _sc.wrightomega(np.log(z[pos]))
+    return out
+
+
+
+NUMPY = {"softplus": _softplus_np, "sigmoid": _sc.expit, "erfc": _sc.erfc, "erfcx": _sc.erfcx,
+         "LambertW": lambertw_real, "binomial": _sc.binom}
+MPMATH = {"softplus": _softplus_mp, "sigmoid": _sigmoid_mp, "erfc": mpmath.erfc,
+          "erfcx": lambda x: mpmath.exp(x * x) * mpmath.erfc(x)}
 
 
 def namespace(backend: str) -> dict:

@@ -37,7 +37,8 @@ from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from derivations.paper_a import capacity as dcap
-from numerics.core.backends import SPECIAL, lambdify, to_mpf
+from numerics.core.backends import lambdify, to_mpf
+from numerics.core.special import namespace
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.params import L as L_P, PI, R as R_P, THETA, Param, ParamSpace, r_le_l
 from numerics.core.quadrature import gaussian_sobol
@@ -56,7 +57,7 @@ ATTENTION_SPACE = ParamSpace(
     BASE_SPACE.params + (S_Q.with_default(0.9), GAMMA.with_default(1.0)), (r_le_l,),
 )
 
-NP = SPECIAL["numpy"]
+NP = namespace("numpy")
 #: L-BFGS-B starts: (rho, b) for the two-atom laws, (rho, w1, b) for attention
 STARTS_NO_A = ((0.0, 0.0), (0.46, -0.2), (0.76, -0.5), (0.9, 0.3))
 STARTS = ((0.0, 0.0, 0.0), (0.46, 0.5, -0.5), (0.76, 1.0, -1.0))
@@ -105,7 +106,7 @@ def _rows(M):
 def compiled_F(backend: str = "numpy"):
     """(F, F', F'') of t, compiled: numpy in the float64 form (``dcap.stable``), mpmath direct."""
     exprs = dcap.F_stable() if backend == "numpy" else dcap.F_derivatives()
-    return tuple(lambdify(e, (dcap.t,), backend, SPECIAL[backend]) for e in exprs)
+    return tuple(lambdify(e, (dcap.t,), backend, namespace(backend)) for e in exprs)
 
 
 @derivation

@@ -1,30 +1,40 @@
-"""Oracle test errors of the representation results (issue 4), as numbers.
+"""Oracle test errors of Paper A's representation results, compiled from the derivations.
 
-* Linear baselines: :func:`pool_error_mp` (any dps, from the SymPy closed form),
-  :func:`pool_error_np`, :func:`vec_ksparse_best` (exact hypergeometric sums),
-  :func:`vec_lower_bound`.
-* Hard attention (gamma -> oo): :func:`hardmax_error` — exact formula, optimal threshold by a
-  float64 scan polished with ``mpmath.findroot`` on the exact derivative, evaluated in a
-  log-stable form (Phi(c)^L = exp(L log1p(-Q(c))) so that L = 10^100 is fine).
-* Softmax attention at finite gamma: :func:`softmax_error_rb` — Monte Carlo over the noise
-  tokens with ONE token integrated out exactly (Lambert W, step 3 of
-  derivations.paper_a.representation_attention), threshold chosen on one half of the
-  samples and the error estimated on the other half, with its standard error.
+Every value here is a SymPy step of ``derivations.paper_a.representation_linear`` /
+``representation_attention`` compiled by :mod:`numerics.core.backends` (numpy vectorised,
+mpmath at any dps).  What SymPy cannot express stays generic and takes compiled expressions:
 
-See docs/paper_a_representation.md.
+* the minimisation over the threshold c — a scan, then :class:`BracketedNewton` on the
+  compiled dE/dc (with the SymPy d2E/dc2) or :class:`GoldenSection` when E is a Monte Carlo
+  average; both run through :func:`numerics.core.results.iterate`, so a threshold is never a
+  non-converged iterate;
+* b_L, the root of the compiled equation log(L (1 - F_0(b))) = 0 (:class:`BracketedNewton`);
+* a finite sum over the hypergeometric overlap (k-sparse rules) and a grid inf-sup (the
+  lower bound for every linear rule);
+* the Rao-Blackwellised Monte Carlo of softmax attention: the sampled tokens enter only
+  through the compiled token term T = T_0 + c T_1, and the average is of the compiled
+  conditional error (one token integrated out exactly).
+
+Functions: :func:`pool_error_mp` / :func:`pool_error_np` / :func:`pool_error_at`,
+:func:`vec_ksparse_error` / :func:`vec_ksparse_best`, :func:`vec_lower_bound`,
+:func:`hardmax_error`, :func:`b_L_mp`, :func:`hardmax_limit_law`, :func:`one_token_prob`,
+:func:`softmax_error_rb`.  See docs/paper_a_representation.md.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import mpmath
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import lambertw, log_ndtr, ndtr, ndtri
+import sympy as sp
+from sympy.codegen.cfunctions import expm1
 
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.params import L as L_P, PI, Param, ParamSpace, ParameterError, R as R_P, THETA, r_le_l
+from numerics.core.results import RESULTS, Solution, SolveError, iterate
+from numerics.core.special import namespace
 
 # --- parameters ------------------------------------------------------------------------
 GAMMA = Param("gamma", float, 0.0, None, lo_open=True, doc="beta * kappa (softmax sharpness), > 0")
@@ -39,49 +49,246 @@ HARDMAX_SPACE = ParamSpace(
 )
 
 
+def _lin():
+    from derivations.paper_a import representation_linear   # lazy: SymPy work
+    return representation_linear
+
+
+def _att():
+    from derivations.paper_a import representation_attention
+    return representation_attention
+
+
+def _np(expr, args):
+    return lambdify(expr, args, "numpy", namespace("numpy"))
+
+
+def _mp(expr, args):
+    return lambdify(expr, args, "mpmath")
+
+
+#: log-probabilities below this are clamped: exp(-10^7) < 10^(-4.3 10^6), zero next to any
+#: other probability at any precision we work at, while mpmath's exp of -10^(10^6) takes minutes
+EXP_FLOOR = -(10**7)
+
+
+@lru_cache(maxsize=256)   # keyed by the expression: a mutated expression is compiled anew
+def _mp_clamped(expr, args):
+    """mpmath evaluator of ``expr`` with the argument of every exp / expm1 clamped below at
+    EXP_FLOOR (a generic underflow guard for expressions whose exponentials are probabilities
+    in log form: the exponents are compiled separately, clamped, and passed to the compiled
+    outer expression)."""
+    atoms = sorted((a for a in expr.atoms(sp.exp, sp.Function) if a.func in (sp.exp, expm1)
+                    and not a.args[0].has(sp.exp, expm1)), key=sp.default_sort_key)
+    zs = [sp.Symbol(f"_exp_arg{i}") for i in range(len(atoms))]
+    outer = _mp(expr.xreplace({a: a.func(z) for a, z in zip(atoms, zs)}), tuple(args) + tuple(zs))
+    inner = [_mp(a.args[0], args) for a in atoms]
+    floor = mpmath.mpf(EXP_FLOOR)
+
+    def f(*x):
+        return outer(*x, *[max(g(*x), floor) for g in inner])
+    return f
+
+
+# --- generic 1-D solvers (compiled functions in, typed Solution out) ------------------------
+
+@dataclass(frozen=True)
+class _NewtonState:
+    x: object
+    lo: object
+    hi: object
+    fx: object
+    dx: object
+    bracketed: bool
+
+
+class BracketedNewton:
+    """Root of ``f`` in [lo, hi] where f changes sign: Newton steps with ``df``, bisection
+    whenever a step leaves the bracket; stops when |dx| <= tol (1 + |x|) or f(x) = 0."""
+
+    def __init__(self, f, df, lo, hi, tol):
+        self.f, self.df, self.tol = f, df, tol
+        self.lo, self.hi = lo, hi
+
+    def init(self, x0):
+        flo, fhi = self.f(self.lo), self.f(self.hi)
+        ok = flo * fhi <= 0
+        # orient so that f(lo) <= 0 <= f(hi)
+        lo, hi = (self.lo, self.hi) if flo <= 0 else (self.hi, self.lo)
+        x = x0 if min(lo, hi) < x0 < max(lo, hi) else (lo + hi) / 2
+        return _NewtonState(x, lo, hi, self.f(x), abs(hi - lo), ok)
+
+    def step(self, s):
+        d = self.df(s.x)
+        x_new = s.x - s.fx / d if d != 0 else None
+        small = x_new is not None and abs(x_new - s.x) <= self.tol * (1 + abs(s.x))
+        if x_new is None or not (small or min(s.lo, s.hi) < x_new < max(s.lo, s.hi)):
+            x_new = (s.lo + s.hi) / 2   # a Newton step below the tolerance is taken as is
+        f_new = self.f(x_new)
+        lo, hi = (x_new, s.hi) if f_new <= 0 else (s.lo, x_new)
+        return _NewtonState(x_new, lo, hi, f_new, abs(x_new - s.x), True)
+
+    def terminate(self, s):
+        if not s.bracketed:
+            return True, RESULTS.no_bracket
+        if not (_finite(s.x) and _finite(s.fx)):
+            return True, RESULTS.nonfinite
+        if s.fx == 0 or s.dx <= self.tol * (1 + abs(s.x)):
+            return True, RESULTS.successful
+        return False, RESULTS.failed
+
+    def residual(self, s):
+        return abs(s.fx)
+
+    def value(self, s):
+        return s.x
+
+
+@dataclass(frozen=True)
+class _GoldenState:
+    a: object
+    b: object
+    x1: object
+    x2: object
+    f1: object
+    f2: object
+
+
+class GoldenSection:
+    """Minimiser of ``f`` on [lo, hi] (unimodal there) by golden-section search; stops when
+    the bracket is below tol (1 + |x|)."""
+
+    R = (math.sqrt(5) - 1) / 2
+
+    def __init__(self, f, lo, hi, tol):
+        self.f, self.lo, self.hi, self.tol = f, lo, hi, tol
+
+    def init(self, _x0=None):
+        a, b = self.lo, self.hi
+        x1, x2 = b - self.R * (b - a), a + self.R * (b - a)
+        return _GoldenState(a, b, x1, x2, self.f(x1), self.f(x2))
+
+    def step(self, s):
+        if s.f1 < s.f2:
+            b, x2, f2 = s.x2, s.x1, s.f1
+            x1 = b - self.R * (b - s.a)
+            return _GoldenState(s.a, b, x1, x2, self.f(x1), f2)
+        a, x1, f1 = s.x1, s.x2, s.f2
+        x2 = a + self.R * (s.b - a)
+        return _GoldenState(a, s.b, x1, x2, f1, self.f(x2))
+
+    def terminate(self, s):
+        if not (_finite(s.f1) and _finite(s.f2)):
+            return True, RESULTS.nonfinite
+        done = abs(s.b - s.a) <= self.tol * (1 + abs(s.x1))
+        return done, (RESULTS.successful if done else RESULTS.failed)
+
+    def residual(self, s):
+        return abs(s.b - s.a)
+
+    def value(self, s):
+        return s.x1 if s.f1 <= s.f2 else s.x2
+
+
+def _finite(v) -> bool:
+    return bool(mpmath.isfinite(v)) if isinstance(v, mpmath.mpf) else bool(np.isfinite(v))
+
+
+def minimise_on_grid(f, grid, *, floor, df=None, d2f=None, tol=1e-12, max_steps=500) -> Solution | None:
+    """Minimise ``f`` over a sorted ``grid`` then polish between the neighbours of the
+    discrete minimiser: Newton on ``df`` (with ``d2f``) when given, else golden section.
+
+    ``floor`` is the best constant rule's error: None is returned when no grid point is
+    below it (the oracle is the constant rule).  Raises SolveError when the minimum lies at
+    an end of the grid or the polish does not converge."""
+    vals = [f(z) for z in grid]
+    j = min(range(len(grid)), key=lambda i: vals[i])
+    if vals[j] >= floor * (1 - 1e-9):
+        return None
+    if j == 0 or j == len(grid) - 1:
+        _no_interior_minimum()
+    lo, hi = grid[j - 1], grid[j + 1]
+    if df is not None:
+        sol = iterate(BracketedNewton(df, d2f, lo, hi, tol), grid[j], max_steps=max_steps,
+                      message="threshold: Newton on dE/dc")
+    else:
+        sol = iterate(GoldenSection(f, lo, hi, tol), None, max_steps=max_steps,
+                      message="threshold: golden section")
+    sol.stats["grid_value"] = vals[j]
+    return sol
+
+
+def _no_interior_minimum():
+    raise SolveError(Solution(RESULTS.no_bracket, 0, float("nan"), message="minimum at the end of the threshold scan"))
+
+
 # --- linear baselines ------------------------------------------------------------------
-_POOL_MP = None
+
+def _pool_fns(backend: str):
+    lin = _lin()
+    P = lin.pooled()
+    compile_ = _mp if backend == "mpmath" else _np
+    return compile_(P.error_S, (lin.S, lin.pi_)), compile_(P.threshold, (lin.S, lin.pi_))
 
 
-def _pool_mp_fn():
-    global _POOL_MP
-    if _POOL_MP is None:
-        from derivations.paper_a import representation_linear as lin   # lazy: SymPy work
-
-        _POOL_MP = lambdify(lin.error_pool_S, (lin.S, lin.pi_), "mpmath")
-    return _POOL_MP
+def _constant_rules(pi, backend: str = "numpy"):
+    """(error at c = +oo, error at c = -oo) of the pooled rule at S = 0 (compiled
+    error_of_threshold at c = +-oo)."""
+    lin = _lin()
+    compile_ = _mp if backend == "mpmath" else _np
+    f = compile_(lin.pooled().error_of_threshold, (lin.c, lin.S, lin.pi_))
+    inf = mpmath.inf if backend == "mpmath" else np.inf
+    return f(inf, 0, pi), f(-inf, 0, pi)
 
 
 def pool_error_mp(S, pi, dps: int = 30) -> mpmath.mpf:
-    """E*_pool(S, pi) at ``dps`` digits (S = 0: the limit min(pi, 1 - pi))."""
+    """E*_pool(S, pi) at ``dps`` digits (S = 0: the best constant rule, the S -> 0 limit)."""
+    err, _thr = _pool_fns("mpmath")
     with mpmath.workdps(dps + 15):
         S_, p_ = to_mpf(S), to_mpf(pi)
         if S_ == 0:
-            return +min(p_, 1 - p_)
-        return +_pool_mp_fn()(S_, p_)
+            return +min(_constant_rules(p_, "mpmath"))
+        return +err(S_, p_)
 
 
 def pool_threshold_mp(S, pi, dps: int = 30) -> mpmath.mpf:
+    _err, thr = _pool_fns("mpmath")
     with mpmath.workdps(dps + 15):
-        S_, p_ = to_mpf(S), to_mpf(pi)
-        return S_ / 2 + mpmath.log((1 - p_) / p_) / S_
+        return +thr(to_mpf(S), to_mpf(pi))
 
 
 def pool_error_np(S, pi):
+    err, _thr = _pool_fns("numpy")
     S = np.asarray(S, float)
-    kappa = np.log((1 - pi) / pi)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e = (1 - pi) * ndtr(-S / 2 - kappa / S) + pi * ndtr(-S / 2 + kappa / S)
-    return np.where(S > 0, e, min(pi, 1 - pi))
+    e = err(np.where(S > 0, S, 1.0), float(pi))
+    return np.where(S > 0, e, min(_constant_rules(float(pi))))
 
 
-def _min_over_c(fun, lo, hi, n=801):
-    grid = np.linspace(lo, hi, n)
-    vals = np.array([fun(cc) for cc in grid])
-    j = int(np.argmin(vals))
-    a, b = grid[max(j - 1, 0)], grid[min(j + 1, n - 1)]
-    res = minimize_scalar(fun, bounds=(a, b), method="bounded", options={"xatol": 1e-10})
-    return (res.x, res.fun) if res.fun <= vals[j] else (grid[j], vals[j])
+def snr(theta, L, R, dps: int = 30) -> mpmath.mpf:
+    """S = theta R / sqrt(L) (step A.thm1.snr), in mpmath."""
+    lin = _lin()
+    with mpmath.workdps(dps + 15):
+        return +_mp(lin.pooled().snr, (lin.theta, lin.L, lin.R))(to_mpf(theta), to_mpf(L), to_mpf(R))
+
+
+def snr_fixed(theta, R, dps: int = 30) -> mpmath.mpf:
+    """SNR of the mean-direction rule under fixed positions (step A.thm1.snr_fixed)."""
+    lin = _lin()
+    with mpmath.workdps(dps + 15):
+        return +_mp(lin.position_laws().snr_fixed, (lin.theta, lin.R))(to_mpf(theta), to_mpf(R))
+
+
+def snr_block(theta, R, m, dps: int = 30) -> mpmath.mpf:
+    """SNR of the mean-direction rule under the block law on m tokens (step A.thm1.snr_block)."""
+    lin = _lin()
+    with mpmath.workdps(dps + 15):
+        return +_mp(lin.position_laws().snr_block, (lin.theta, lin.R, lin.m_blk))(
+            to_mpf(theta), to_mpf(R), to_mpf(m))
+
+
+def pool_error_at(theta, L, R, pi, dps: int = 30) -> mpmath.mpf:
+    """E*_pool at (theta, L, R, pi): the compiled SNR step, then the compiled error."""
+    return pool_error_mp(snr(theta, L, R, dps), pi, dps)
 
 
 @dataclass(frozen=True)
@@ -91,83 +298,86 @@ class VecRule:
     error: float
 
 
-def vec_ksparse_error(k: int, c: float, L: int, R: int, pi: float, theta: float) -> float:
-    """E_k(c) (float64): rule a = 1_K/sqrt(k), uniform positions, threshold c."""
-    from scipy.stats import hypergeom
-    ms = np.arange(max(0, R - (L - k)), min(k, R) + 1)
-    h = hypergeom.pmf(ms, L, k, R)
-    return float((1 - pi) * ndtr(-c) + pi * np.sum(h * ndtr(c - theta * ms / np.sqrt(k))))
+def _ksparse_fns():
+    lin = _lin()
+    K = lin.vec_ksparse()
+    args = (lin.c, lin.m, lin.k, lin.theta, lin.pi_)
+    d1 = sp.diff(K.conditional, lin.c)
+    return (_np(K.conditional, args), _np(d1, args), _np(sp.diff(d1, lin.c), args),
+            _mp(K.pmf, (lin.m, lin.k, lin.L, lin.R)), _mp(sp.Tuple(*K.support), (lin.k, lin.L, lin.R)))
+
+
+def _ksparse_law(k: int, L: int, R: int):
+    _f, _d1, _d2, pmf, support = _ksparse_fns()
+    lo, hi = (int(v) for v in support(k, L, R))
+    ms = np.arange(lo, hi + 1)
+    with mpmath.workdps(30):
+        w = np.array([float(pmf(int(mm), k, L, R)) for mm in ms])
+    return ms, w
+
+
+def vec_ksparse_error(k: int, c, L: int, R: int, pi: float, theta: float):
+    """E_k(c) (float64, vectorised over c): rule a = 1_K/sqrt(k), uniform positions."""
+    f = _ksparse_fns()[0]
+    ms, w = _ksparse_law(k, L, R)
+    cc = np.asarray(c, float)
+    return f(cc[..., None], ms, k, theta, pi) @ w
 
 
 def vec_ksparse_best(L: int, R: int, pi: float, theta: float, ks=None) -> VecRule:
-    """min over k (default all 1..L, or the given ks) and c of E_k(c) (grid + bounded refine)."""
-    from scipy.stats import hypergeom
+    """min over k (default all 1..L, or the given ks) and c of E_k(c): a scan over c, then
+    Newton on the compiled dE_k/dc."""
+    f, d1, d2, _pmf, _support = _ksparse_fns()
+    grid = list(np.linspace(-8.0, 8.0 + theta * R, 801))
     best = None
     for k in (range(1, L + 1) if ks is None else ks):
-        ms = np.arange(max(0, R - (L - k)), min(k, R) + 1)
-        h = hypergeom.pmf(ms, L, k, R)
-        shift = theta * ms / math.sqrt(k)
-        fun = lambda z: float((1 - pi) * ndtr(-z) + pi * np.dot(h, ndtr(z - shift)))
-        grid = np.linspace(-8.0, max(shift.max(), 0.0) + 8.0, 801)
-        vals = (1 - pi) * ndtr(-grid) + pi * (ndtr(grid[:, None] - shift[None, :]) @ h)
-        j = int(np.argmin(vals))
-        res = minimize_scalar(fun, bounds=(grid[max(j - 1, 0)], grid[min(j + 1, 800)]),
-                              method="bounded", options={"xatol": 1e-10})
-        cc, e = (res.x, res.fun) if res.fun <= vals[j] else (grid[j], vals[j])
+        ms, w = _ksparse_law(int(k), L, R)
+        E = lambda z: float(f(z, ms, k, theta, pi) @ w)
+        dE = lambda z: float(d1(z, ms, k, theta, pi) @ w)
+        d2E = lambda z: float(d2(z, ms, k, theta, pi) @ w)
+        trivial = min(E(-np.inf), E(np.inf))        # the constant rules c = -oo, +oo
+        sol = minimise_on_grid(E, grid, floor=trivial, df=dE, d2f=d2E, tol=1e-12)
+        cc, e = (sol.value, E(sol.value)) if sol is not None else (math.inf, trivial)
         if best is None or e < best.error:
             best = VecRule(int(k), float(cc), float(e))
     return best
 
 
+def vec_ksparse_threshold_error(k: int, L: int, R: int, pi: float, theta: float) -> VecRule:
+    """The oracle error of one k-sparse rule: min over c of E_k(c)."""
+    return vec_ksparse_best(L, R, pi, theta, ks=[k])
+
+
 def vec_lower_bound(S: float, pi: float, C: float = 1.0, R: int = 1) -> float:
     """inf_c sup_tau [(1-pi) Phi(-c) + pi (1 - C R S/tau)_+ Phi(c - tau)] (any linear rule,
-    any position law with ||p|| <= C R / sqrt(L)); step 6 of representation_linear.
+    any position law with ||p|| <= C R / sqrt(L)); step 7 of representation_linear.
 
-    Evaluated on grids (c: 1201 points, tau: 1500 geometric points); a grid sup is below the
-    true sup, so the value returned is still a valid lower bound up to the c-grid spacing."""
-    s0 = max(C * R * S, 1e-12)
+    Evaluated on grids (c: 1201 points, tau: 1500 geometric points above the tau where the
+    bracket vanishes); a grid sup is below the true sup, so the value returned is still a
+    valid lower bound up to the c-grid spacing."""
+    lin = _lin()
+    B = lin.vec_lower_bound()
+    f = _np(B.integrand, (lin.c, lin.pi_, lin.C_p, lin.R, lin.S, lin.tau))
+    s0 = max(float(_np(B.tau_min, (lin.C_p, lin.R, lin.S))(C, R, S)), 1e-12)
     taus = np.geomspace(s0 * 1.0001, s0 * 1e4 + 50, 1500)
     cs = np.linspace(-8, 8 + 10 * s0, 1201)
-    hit = np.clip(1 - s0 / taus, 0, None)
-    inner = (1 - pi) * ndtr(-cs) + pi * (hit[None, :] * ndtr(cs[:, None] - taus[None, :])).max(axis=1)
-    return float(min(inner.min(), pi, 1 - pi))
+    inner = f(cs[:, None], pi, C, R, S, taus[None, :]).max(axis=1)
+    return float(min(inner.min(), *_constant_rules(float(pi))))
 
 
 # --- hard attention ------------------------------------------------------------------------
 
-def _hardmax_np(c, L, R, pi, theta):
-    lq = log_ndtr(c)
-    fa = -np.expm1(L * lq)
-    miss = np.exp(R * log_ndtr(c - theta) + (L - R) * lq)
-    return (1 - pi) * fa + pi * miss
-
-
-def _exp_small(z):
-    """exp(z), returning an exact 0 for z < -10^7 (mpmath's exp of -10^50000 is slow; an error
-    probability below e^(-10^7) is reported as 0)."""
-    if z < -10**7:
-        return mpmath.mpf(0)
-    return mpmath.exp(z)
-
-
-def _hardmax_mp(c, L, R, pi, theta):
-    lq = mpmath.log1p(-mpmath.ncdf(-c))
-    Llq = L * lq
-    fa = 1 - _exp_small(Llq) if Llq < -1 else -mpmath.expm1(Llq)
-    miss = _exp_small(R * mpmath.log(mpmath.ncdf(c - theta)) + (L - R) * lq)
-    return (1 - pi) * fa + pi * miss
-
-
-def _hardmax_dc_mp(c, L, R, pi, theta):
-    """d E_max / dc (exact; the SymPy derivative hardmax_error_dc in log-stable form)."""
-    lq = mpmath.log1p(-mpmath.ncdf(-c))
-    q = mpmath.ncdf(c)
-    pdf = mpmath.npdf(c)
-    lqt = mpmath.log(mpmath.ncdf(c - theta))
-    base = _exp_small(R * lqt + (L - R) * lq)
-    d_fa = -L * _exp_small((L - 1) * lq) * pdf
-    d_miss = base * (R * mpmath.npdf(c - theta) / mpmath.ncdf(c - theta) + (L - R) * pdf / q)
-    return (1 - pi) * d_fa + pi * d_miss
+def _hardmax_fns():
+    """(E, dE/dc, d2E/dc2, constant rules, E in numpy), in (c, ell = log L, R, pi, theta)."""
+    att = _att()
+    in_ell = lambda e: e.subs(att.L, sp.exp(att.logL))
+    e, d1, d2 = (in_ell(x) for x in att.hardmax_log_form())
+    args = (att.c, att.logL, att.R, att.pi_, att.theta)
+    triv = in_ell(sp.Tuple(*att.hardmax().trivial))
+    # E's exponents are log-probabilities (clamping them is harmless); its derivatives carry
+    # densities times L, evaluated only near the optimum, so they are compiled as they are
+    return (_mp_clamped(e, args), _mp(d1, args), _mp(d2, args),
+            _mp(triv, (att.pi_, att.logL, att.R)), _np(e, args))
 
 
 @dataclass(frozen=True)
@@ -176,15 +386,26 @@ class HardmaxResult:
     threshold: mpmath.mpf | float
     trivial: bool
     residual: mpmath.mpf
+    solution: Solution | None = None
 
 
-def b_L_mp(lnL) -> mpmath.mpf:
-    """b_L = Phi^{-1}(1 - 1/L) from ln L (mpmath, so that L = 10^(10^6) is fine)."""
-    lnL = mpmath.mpf(lnL)
-    if lnL <= 0:
-        raise ParameterError(f"parameter L: must be > 1, got exp({lnL})")
-    b0 = mpmath.sqrt(2 * lnL)
-    return mpmath.findroot(lambda z: mpmath.log(mpmath.ncdf(-z)) + lnL, b0)
+def b_L_mp(lnL, dps: int = 30) -> mpmath.mpf:
+    """b_L, the root of the compiled log(L (1 - F_0(b))) = 0, from ln L (mpmath, so that
+    L = 10^(10^6) is fine); Newton started at the compiled two-term expansion."""
+    att = _att()
+    with mpmath.workdps(dps + 10):
+        ell = mpmath.mpf(lnL)
+        if ell <= 0:
+            raise ParameterError(f"parameter L: must be > 1, got exp({lnL})")
+        eq = att.b_L_equation()
+        g = _mp(eq, (att.b, att.logL))
+        dg = _mp(sp.diff(eq, att.b), (att.b, att.logL))
+        x0 = _mp(att.b_L_expansion(), (att.logL,))(ell) if ell > 1 else mpmath.mpf(0)
+        hi = mpmath.sqrt(2 * ell) + 2
+        sol = iterate(BracketedNewton(lambda z: g(z, ell), lambda z: dg(z, ell), mpmath.mpf(-10), hi,
+                                      mpmath.mpf(10) ** (-(dps + 5))),
+                      x0, max_steps=400, message="b_L root")
+        return +sol.value
 
 
 def b_L(L) -> float:
@@ -193,101 +414,99 @@ def b_L(L) -> float:
         return float(b_L_mp(mpmath.log(mpmath.mpf(L))))
 
 
-def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResult:
-    """Oracle error of hard attention: min over c of E_max(c), or the trivial rule.
+def _mp_param(v):
+    return v if isinstance(v, mpmath.mpf) else to_mpf(v)
 
-    All in mpmath: a scan over c = b_L + s / a_L (a_L = L phi(b_L), the Gumbel scale) and a
-    uniform grid up to theta, then ``findroot`` on the exact derivative.  ``lnL`` (instead
-    of L) allows astronomically long sequences (L = exp(lnL))."""
+
+def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResult:
+    """Oracle error of hard attention: min over c of E_max(c), or the best constant rule.
+
+    A scan over c = b_L + s / a_L (a_L the Gumbel scale, both compiled) and over a uniform
+    grid up to theta + b_L (float64 when L fits, else mpmath at 30 digits), then Newton on
+    the compiled dE/dc (SymPy d2E/dc2) to 10^-(dps+5) at dps + 20 digits; the residual is
+    |E'(c*)|.  A scan minimum within 10^-12 (float64) of the constant rules' error is
+    reported as the constant rule.  ``lnL`` (instead of L) allows astronomically long
+    sequences (L = exp(lnL))."""
+    att = _att()
+    E, dE, d2E, triv_fn, E_np = _hardmax_fns()
     with mpmath.workdps(dps + 20):
-        P = mpmath.mpf(pi) if isinstance(pi, str) else mpmath.mpf(repr(float(pi))) if not isinstance(pi, mpmath.mpf) else pi
-        T = mpmath.mpf(theta) if isinstance(theta, str) else mpmath.mpf(repr(float(theta))) if not isinstance(theta, mpmath.mpf) else theta
+        P, T = _mp_param(pi), _mp_param(theta)
         if lnL is None:
             if not (1 <= R <= L):
                 raise ParameterError(f"parameter R: must be an integer in [1, L] = [1, {L}], got {R}")
-            Lm = mpmath.mpf(int(L))
-            lnLm = mpmath.log(Lm)
+            ell = mpmath.log(mpmath.mpf(int(L)))
         else:
-            lnLm = mpmath.mpf(lnL)
-            Lm = mpmath.exp(lnLm)
+            ell = mpmath.mpf(lnL)
         Rm = mpmath.mpf(int(R))
-        triv = min(P, 1 - P)
-        if Lm == Rm:            # no noise token: the pooled-like 1-D problem of max of R signals
-            b = mpmath.mpf(0)
-            a = mpmath.mpf(1)
-        else:
+        t_hi, t_lo = triv_fn(P, ell, Rm)
+        triv = min(t_hi, t_lo)
+        trivial = HardmaxResult(+triv, math.inf if t_hi <= t_lo else -math.inf, True, mpmath.mpf(0))
+        if ell > mpmath.log(2):
+            b = b_L_mp(ell, 30)
             with mpmath.workdps(30):
-                b = b_L_mp(lnLm)
-                a = mpmath.exp(lnLm + mpmath.log(mpmath.npdf(b)))
-        f = lambda z: _hardmax_mp(z, Lm, Rm, P, T)
+                a = _mp(att.gumbel_scale(), (att.b, att.logL))(b, ell)
+        else:                      # (almost) no noise token: centre the scan at 0
+            b, a = mpmath.mpf(0), mpmath.mpf(1)
         cands = [b + s / a for s in mpmath.linspace(-8, 40, 49)]
-        cands += list(mpmath.linspace(b - 6, max(T, b) + 6, 61))
+        cands += list(mpmath.linspace(max(b - 6, b - 8 / a), T + max(b, 0) + 6, 61))
         grid = []
         for z in sorted(cands):              # merged, sorted, without (near-)duplicates
             if not grid or z - grid[-1] > mpmath.mpf(10) ** (-12) * (1 + abs(z)):
                 grid.append(z)
-        with mpmath.workdps(30):
-            vals = [f(z) for z in grid]
-        jj = min(range(len(grid)), key=lambda i: vals[i])
-        if vals[jj] >= triv:
-            return HardmaxResult(+triv, math.inf if P < 0.5 else -math.inf, True, mpmath.mpf(0))
-        # the minimiser lies between the neighbours of the discrete minimiser
-        lo, hi = grid[max(jj - 1, 0)], grid[min(jj + 1, len(grid) - 1)]
-        # golden-section to a few digits, then Newton-type polish on the exact derivative
-        gr = (mpmath.sqrt(5) - 1) / 2
-        x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
-        f1, f2 = f(x1), f(x2)
-        for _ in range(60):
-            if f1 < f2:
-                hi, x2, f2 = x2, x1, f1
-                x1 = hi - gr * (hi - lo)
-                f1 = f(x1)
-            else:
-                lo, x1, f1 = x1, x2, f2
-                x2 = lo + gr * (hi - lo)
-                f2 = f(x2)
-        c0 = (lo + hi) / 2
-        dfun = lambda z: _hardmax_dc_mp(z, Lm, Rm, P, T)
-        try:
-            c_star = mpmath.findroot(dfun, c0, tol=mpmath.mpf(10) ** (-2 * (dps + 10)))
-        except (ValueError, ZeroDivisionError):
-            c_star = c0
-        # findroot may leave the bracket when E is extremely flat (near-trivial problems);
-        # keep whichever of the golden-section point and the root has the smaller error,
-        # and report |E'(c)| at it as the residual
-        e0, e1 = f(c0), f(c_star)
-        if not (lo <= c_star <= hi) or e1 > e0:
-            c_star, e1 = c0, e0
-        resid = abs(dfun(c_star))
+        f = lambda z: E(z, ell, Rm, P, T)
+        if ell < 690:                        # L fits in float64: scan in numpy
+            with np.errstate(all="ignore"):
+                vals = list(E_np(np.array(grid, float), float(ell), float(Rm), float(P), float(T)))
+            close = 1e-12
+        else:
+            with mpmath.workdps(30):
+                vals = [f(z) for z in grid]
+            close = 1e-25
+        j = min(range(len(grid)), key=lambda i: vals[i])
+        if vals[j] >= triv * (1 - close):
+            return trivial
+        if j in (0, len(grid) - 1):
+            _no_interior_minimum()
+        sol = iterate(BracketedNewton(lambda z: dE(z, ell, Rm, P, T), lambda z: d2E(z, ell, Rm, P, T),
+                                      grid[j - 1], grid[j + 1], mpmath.mpf(10) ** (-(dps + 5))),
+                      grid[j], max_steps=400, message="hard-max threshold: Newton on dE/dc")
+        c_star = sol.value
+        e1 = f(c_star)
         if e1 >= triv:
-            return HardmaxResult(+triv, math.inf if P < 0.5 else -math.inf, True, mpmath.mpf(0))
-        return HardmaxResult(+e1, +c_star, False, +resid)
+            return trivial
+        return HardmaxResult(+e1, +c_star, False, +abs(dE(c_star, ell, Rm, P, T)), sol)
 
 
-def hardmax_limit_law(x: float, pi: float) -> float:
-    """min(pi Phi(-x), 1 - pi): the L -> oo error at theta = b_L + x (step 6)."""
-    return float(min(pi * ndtr(-x), 1 - pi))
+def hardmax_limit_law(x, pi, R: int = 1, dps: int = 30) -> mpmath.mpf:
+    """min(pi Phi(-x)^R, 1 - pi): the L -> oo error at theta = b_L + x (step 6, compiled)."""
+    att = _att()
+    with mpmath.workdps(dps + 10):
+        return +_mp(att.limit_law().law, (att.pi_, att.x, att.R))(_mp_param(pi), _mp_param(x), mpmath.mpf(R))
+
+
+def sharp_threshold_mp(lnL, dps: int = 30) -> mpmath.mpf:
+    """theta_c = sqrt(2 log L) (step A.thm2.sharp_threshold, compiled)."""
+    att = _att()
+    with mpmath.workdps(dps + 10):
+        return +_mp(att.scaling().theta_c_clt, (att.logL,))(mpmath.mpf(lnL))
 
 
 # --- softmax attention, finite gamma: Rao-Blackwellised Monte Carlo ----------------------
 
-def _prob_token_below(Dv: np.ndarray, c: float, gamma: float, mu) -> np.ndarray:
-    """P(e^{gamma u}(u - c) < D) for u = mu + N(0,1), vectorised over D (Lambert W, step 3).
+def _softmax_fns():
+    att = _att()
+    O, C = att.one_token(), att.softmax_conditional()
+    return (_np(O.term_0, (att.u, att.gamma)), _np(O.term_1, (att.u, att.gamma)),
+            _np(O.prob, (att.D, att.c, att.gamma, att.mu)),
+            _np(C.error, (att.D_neg, att.D_pos, att.c, att.gamma, att.theta, att.pi_)),
+            _np(sp.Tuple(*C.trivial), (att.pi_,)))
 
-    Works in z = gamma D e^{-gamma c}; the event is {x e^x < z} with x = gamma(u - c)."""
-    z = gamma * Dv * np.exp(-gamma * c)
-    out = np.zeros_like(z)
-    pos = z >= 0
-    if np.any(pos):
-        x_hi = lambertw(z[pos], 0).real
-        out[pos] = ndtr(c + x_hi / gamma - (mu[pos] if np.ndim(mu) else mu))
-    mid = (z < 0) & (z > -np.exp(-1.0))
-    if np.any(mid):
-        x_hi = lambertw(z[mid], 0).real
-        x_lo = lambertw(z[mid], -1).real
-        m_ = mu[mid] if np.ndim(mu) else mu
-        out[mid] = ndtr(c + x_hi / gamma - m_) - ndtr(c + x_lo / gamma - m_)
-    return np.clip(out, 0.0, 1.0)
+
+def one_token_prob(D, c: float, gamma: float, mu) -> np.ndarray:
+    """P(e^{gamma u}(u - c) < D) for u = mu + N(0,1), vectorised over D (compiled step 3)."""
+    with np.errstate(all="ignore"):
+        p = _softmax_fns()[2](np.asarray(D, float), float(c), float(gamma), mu)
+    return np.asarray(p, float)
 
 
 @dataclass(frozen=True)
@@ -299,24 +518,20 @@ class SoftmaxEstimate:
     method: str = "Rao-Blackwellised MC (one token exact), threshold fitted on a separate half"
 
 
-def _noise_sums(rng, n, m, gamma, shift=None, chunk=4_000_000):
-    """(A, B, logscale) for n samples of m noise tokens: sums of e^{gamma g - M} g and e^{gamma g - M},
-    with a per-sample scale M = gamma * max(g) to avoid overflow."""
-    A = np.empty(n)
-    B = np.empty(n)
-    M = np.empty(n)
+def _token_sums(rng, n, m, gamma, T0, T1, shift=None, chunk=4_000_000):
+    """(sum_l T_0(u_l), sum_l T_1(u_l)) over m sampled tokens, n samples: u_l ~ N(0, 1), the
+    first ``shift[0]`` tokens shifted by ``shift[1]`` (the sampled signal tokens)."""
+    A0, A1 = np.empty(n), np.empty(n)
     block = max(1, chunk // max(m, 1))
-    for s in range(0, n, block):
-        e = min(n, s + block)
-        g = rng.standard_normal((e - s, m))
-        if shift is not None:
-            g[:, : shift[0]] += shift[1]
-        mx = gamma * g.max(axis=1)
-        w = np.exp(gamma * g - mx[:, None])
-        A[s:e] = (w * g).sum(axis=1)
-        B[s:e] = w.sum(axis=1)
-        M[s:e] = mx
-    return A, B, M
+    with np.errstate(over="ignore", invalid="ignore"):
+        for s in range(0, n, block):
+            e = min(n, s + block)
+            g = rng.standard_normal((e - s, m))
+            if shift is not None:
+                g[:, : shift[0]] += shift[1]
+            A0[s:e] = T0(g, gamma).sum(axis=1)
+            A1[s:e] = T1(g, gamma).sum(axis=1)
+    return A0, A1
 
 
 def softmax_error_rb(rng: np.random.Generator, L: int, R: int, pi: float, theta: float,
@@ -324,29 +539,32 @@ def softmax_error_rb(rng: np.random.Generator, L: int, R: int, pi: float, theta:
     """Oracle (best threshold) error of softmax attention S = u^T softmax(gamma u).
 
     Negatives: L - 1 tokens sampled, one integrated out exactly.  Positives: the L - R noise
-    tokens and R - 1 signal tokens sampled, one signal token integrated out exactly.
-    Conditional probabilities are smooth in c; c is chosen on the first half of the samples,
-    the error (and its se) is estimated on the second half."""
+    tokens and R - 1 signal tokens sampled, one signal token integrated out exactly.  The
+    sampled tokens give D = -sum_l T(u_l) through the compiled T = T_0 + c T_1; the
+    compiled conditional error is smooth in c; c is chosen on the first half of the samples
+    (scan, then golden section), the error (and its se) is estimated on the second half."""
     if gamma <= 0:
         raise ParameterError(f"parameter gamma: must be a real number in (0, inf), got {gamma}")
-    An, Bn, Mn = _noise_sums(rng, n, L - 1, gamma)
-    Ap, Bp, Mp = _noise_sums(rng, n, L - 1, gamma, shift=(R - 1, theta) if R > 1 else None)
+    T0, T1, _prob, cond_fn, trivial_fn = _softmax_fns()
+    A0n, A1n = _token_sums(rng, n, L - 1, gamma, T0, T1)
+    A0p, A1p = _token_sums(rng, n, L - 1, gamma, T0, T1, shift=(R - 1, theta) if R > 1 else None)
 
     def cond(c, idx):
-        # D = c B - A in the true scale: e^{M} (c B - A); the token term is compared with it
-        Dn = np.exp(Mn[idx]) * (c * Bn[idx] - An[idx])
-        Dp = np.exp(Mp[idx]) * (c * Bp[idx] - Ap[idx])
-        p_fa = 1.0 - _prob_token_below(Dn, c, gamma, 0.0)
-        p_miss = _prob_token_below(Dp, c, gamma, theta)
-        return (1 - pi) * p_fa + pi * p_miss
+        with np.errstate(all="ignore"):
+            return np.asarray(cond_fn(-(A0n[idx] + c * A1n[idx]), -(A0p[idx] + c * A1p[idx]),
+                                      c, gamma, theta, pi), float)
 
     half = n // 2
     tr, te = np.arange(half), np.arange(half, n)
-    lo, hi = -3.0, theta + gamma + 6.0
-    c_star, _ = _min_over_c(lambda cc: float(cond(cc, tr).mean()), lo, hi, 61)
+    t_hi, t_lo = (float(v) for v in trivial_fn(float(pi)))
+    trivial = min(t_hi, t_lo)
+    grid = list(np.linspace(-3.0, theta + gamma + 6.0, 41))
+    sol = minimise_on_grid(lambda cc: float(cond(cc, tr).mean()), grid, floor=trivial, tol=1e-5)
+    if sol is None:
+        return SoftmaxEstimate(float(trivial), 0.0, math.inf if t_hi <= t_lo else -math.inf, n)
+    c_star = float(sol.value)
     vals = cond(c_star, te)
     e = float(vals.mean())
-    trivial = min(pi, 1 - pi)
     if e >= trivial:
-        return SoftmaxEstimate(trivial, 0.0, math.inf, n)
-    return SoftmaxEstimate(e, float(vals.std(ddof=1) / np.sqrt(te.size)), float(c_star), n)
+        return SoftmaxEstimate(float(trivial), 0.0, math.inf if t_hi <= t_lo else -math.inf, n)
+    return SoftmaxEstimate(e, float(vals.std(ddof=1) / np.sqrt(te.size)), c_star, n)
