@@ -79,7 +79,7 @@ def test_latex_equations_are_the_solved_objectives():
 def test_model_latents_are_the_reduction():
     """pooled (a, c, sigma^2) = the q -> 0 limit of the attention reduction: the signal
     theta_y (R/L) xi split into (a - mean z, c) has norm theta_y R/L, sigma^2 = 1/L; and the
-    attention map with the components of ``attention_components`` is the explicit softmax."""
+    attention map at gamma = 0 is the pooled feature (rotated)."""
     Lv, Rv = 4, 2
     a, c, sig = red.pooled_limit(Lv, Rv)
     z = sp.symbols(f"z_1:{Lv + 1}", real=True)
@@ -89,15 +89,16 @@ def test_model_latents_are_the_reduction():
         signal = sp.simplify((a - sum(z) / Lv) ** 2 + c**2).subs(red.y_plus, yp)
         cp = (lat["pos"] if yp else lat["neg"])[1].subs({dcap.theta: th, dcap.R: Rv, dcap.L: Lv})
         assert sp.simplify(signal - cp**2) == 0
-    assert sp.simplify(sig**2 - lat["pos"][2].subs(dcap.L, Lv)) == 0
+    assert sp.simplify(sig - lat["pos"][2].subs(dcap.L, Lv)) == 0
+    # the attention map at gamma = 0 (uniform softmax) is the pooled feature, rotated: the same
+    # signal norm theta_y R/L and noise variance 1/L
     zz, maps = dcap.attention_latent_map(Lv, Rv)
-    _, _, a_x, c_x, s_x = red.explicit_softmax(Lv, Rv)
-    fix = {red.qn: 1, red.beta: dcap.gamma, red.theta: dcap.theta}
-    vals = {**dict(zip(zz, (0.3, -1.2, 0.8, 0.1))), dcap.theta: 5, dcap.s_q: sp.Rational(9, 10), dcap.gamma: 1}
+    vals = {**dict(zip(zz, (0.3, -1.2, 0.8, 0.1))), dcap.theta: 5, dcap.s_q: sp.Rational(9, 10), dcap.gamma: 0}
     for label, yp in (("pos", 1), ("neg", 0)):
-        expect = [e.subs(red.y_plus, yp).subs(fix) for e in (a_x, c_x, s_x**2)]
-        for got, want in zip(maps[label], expect):
-            assert float(sp.N((got - want).subs(vals), 30)) == pytest.approx(0, abs=1e-25)
+        a_m, c_m, s2_m = (float(sp.N(e.subs(vals), 30)) for e in maps[label])
+        mean_z = sum((0.3, -1.2, 0.8, 0.1)) / Lv
+        assert (a_m - mean_z) ** 2 + c_m**2 == pytest.approx((5 * yp * Rv / Lv) ** 2, abs=1e-12)
+        assert s2_m == pytest.approx(1 / Lv, abs=1e-12)
 
 
 def test_cover_value_two():

@@ -366,37 +366,17 @@ def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> t
 
 # ---- attention at a fixed query -------------------------------------------------------------
 @derivation
-def attention_components() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(a, c, sigma^2) of the attention feature in terms of <v, s>, <z, s>, ||s||
-    (attention_reduction, Step 4)."""
-    a = step("A.capacity.att.a", red.a_expr)
-    c = step("A.capacity.att.c", red.c_expr)
-    var = step("A.capacity.att.s2", red.sigma_expr**2)
-    return a, c, var
-
-
-mutant("A.capacity.att.a:no_zs", "A.capacity.att.a", "the noise part z^T s of the attention a dropped",
-       drop(red.zs))
-mutant("A.capacity.att.c:s_q", "A.capacity.att.c", "attention c with s_q in place of sqrt(1 - s_q^2)",
-       replace(sp.sqrt(1 - red.s_q**2), red.s_q))
-mutant("A.capacity.att.s2:norm", "A.capacity.att.s2", "attention noise variance ||s||_2 instead of ||s||_2^2",
-       lambda e: sp.sqrt(e))
-
-
-@derivation
 def attention_latent_map(Lval: int, Rval: int) -> tuple:
     """The map z -> (a, c, sigma^2) of the attention feature for an explicit L (signal on tokens
-    1..R, WLOG by exchangeability), per label: the components of ``attention_components`` with
-    <v, s>, <z, s>, ||s|| of the explicit softmax s = softmax(gamma (theta_y s_q v + z)).
+    1..R, WLOG by exchangeability), per label: the reduction of
+    ``derivations.paper_a.attention_reduction`` (its named steps, and their mutants) with the
+    explicit softmax s = softmax(gamma (theta_y s_q v + z)), i.e. ||q|| = 1 and beta = gamma.
     Returns (z symbols, {"pos": (a, c, s2), "neg": (a, c, s2)}) in (z, theta, s_q, gamma)."""
-    z, s, _, _, _ = red.explicit_softmax(Lval, Rval)
-    explicit = {red.vs: sum(s[:Rval]), red.zs: sum(zi * si for zi, si in zip(z, s)),
-                red.s_norm: sp.sqrt(sum(si**2 for si in s))}
-    comps = attention_components()
+    z, _, a, c, sigma2 = red.explicit_softmax(Lval, Rval)
     out = {}
     for label, indicator in (("pos", 1), ("neg", 0)):
         fix = {red.y_plus: indicator, red.qn: 1, red.beta: gamma, red.theta: theta}
-        out[label] = tuple(sp.sympify(e).subs(explicit).subs(fix) for e in comps)
+        out[label] = tuple(sp.sympify(e).subs(fix) for e in (a, c, sigma2))
     return z, out
 
 

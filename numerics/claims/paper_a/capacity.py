@@ -282,7 +282,7 @@ _ALLOW_NOTE = (
 
 #: the structural mutants every capacity claim must reject (F, Step 3) and per model
 F_MUTANTS = ("A.capacity.F:sign_tphi", "A.capacity.F:t2", "A.capacity.margin_moment:no_eps2")
-ATTENTION_MUTANTS = ("A.capacity.att.a:no_zs", "A.capacity.att.c:s_q", "A.capacity.att.s2:norm")
+ATTENTION_MUTANTS = ("A.reduction.a:drop_zs", "A.reduction.c:no_rotation", "A.reduction.sigma2:norm")
 
 CLAIMS = [
     Claim(

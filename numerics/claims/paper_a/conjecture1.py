@@ -183,7 +183,7 @@ CLAIMS = [
         allowance_note=_ALLOW_NOTE,
         doc="docs/paper_a_capacity.md",
         # (not att.s2:norm: at these queries it moves alpha*_A by ~1 tolerance only)
-        mutants=cap.F_MUTANTS + ("A.capacity.att.a:no_zs", "A.capacity.att.c:s_q", "A.capacity.vec.c:L",
+        mutants=cap.F_MUTANTS + ("A.reduction.a:drop_zs", "A.reduction.c:no_rotation", "A.capacity.vec.c:L",
                                  "A.capacity.pool.s2:one"),
         outputs=("A.capacity.alpha",),
     ),
