@@ -58,6 +58,7 @@ import sympy as sp
 
 from derivations.core import Equation, derivation, drop, mutant, replace, step
 from derivations.paper_a import attention_reduction as red
+from derivations.paper_a import erm_equations as erm
 
 REFERENCE = "Paper A Eq. (18), Conjecture 1; docs/paper_a_capacity.md"
 
@@ -273,32 +274,19 @@ def model_latents(model: str) -> dict:
       sigma^2 = 1, units L;
     * vectorised, fixed positions (m on the R signal tokens): c = theta_y sqrt R, sigma^2 = 1, units L.
     """
-    if model == "pool":
-        c_pos = step("A.capacity.pool.c", theta * R / L)
-        var = step("A.capacity.pool.s2", 1 / L)
-        units = sp.Integer(1)
-    elif model == "vec":
-        c_pos = step("A.capacity.vec.c", theta * R / sp.sqrt(L))
-        var = sp.Integer(1)
-        units = step("A.capacity.vec.units", L)
+    if model in ("pool", "vec"):
+        # the same atoms as the step-4 equations (one latent law, and its mutants reach both)
+        law = erm.linear_law(model)
+        c_pos, var, units = (sp.sympify(law[k]).subs(erm.theta, theta) for k in ("mu", "sigma2", "dim"))
     elif model == "vec_fixed":
         c_pos = step("A.capacity.vec_fixed.c", theta * sp.sqrt(R))
         var = sp.Integer(1)
-        units = step("A.capacity.vec.units", L)
+        units = step("A.law.vec.dim", L)
     else:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     return {"pos": (sp.Integer(0), c_pos, var), "neg": (sp.Integer(0), sp.Integer(0), var), "units": units}
 
 
-mutant("A.capacity.pool.c:sqrtL", "A.capacity.pool.c", "pooled signal mean theta R/sqrt(L) instead of theta R/L",
-       lambda e: e * sp.sqrt(L))
-mutant("A.capacity.pool.s2:one", "A.capacity.pool.s2", "pooled noise variance 1 instead of 1/L",
-       lambda e: sp.Integer(1))
-mutant("A.capacity.vec.c:L", "A.capacity.vec.c", "vectorised signal theta R/L instead of theta R/sqrt(L)",
-       lambda e: e / sp.sqrt(L))
-mutant("A.capacity.vec.units:one", "A.capacity.vec.units",
-       "vectorised threshold left in units of the Ld-dimensional problem (factor L missing)",
-       lambda e: sp.Integer(1))
 
 
 def _F_at(label_latents, yv) -> sp.Expr:
@@ -362,22 +350,6 @@ def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> t
     pos = sum(_F_at((0, theta * sum(m[i] for i in S) / rho, 1), 1) for S in sets) / len(sets)
     den = p_pos * pos + p_neg * _F_at((0, 0, 1), -1)
     return m, alpha_in_units().subs({U: units, D: den}).subs(rho, norm)
-
-
-# ---- attention at a fixed query -------------------------------------------------------------
-@derivation
-def attention_latent_map(Lval: int, Rval: int) -> tuple:
-    """The map z -> (a, c, sigma^2) of the attention feature for an explicit L (signal on tokens
-    1..R, WLOG by exchangeability), per label: the reduction of
-    ``derivations.paper_a.attention_reduction`` (its named steps, and their mutants) with the
-    explicit softmax s = softmax(gamma (theta_y s_q v + z)), i.e. ||q|| = 1 and beta = gamma.
-    Returns (z symbols, {"pos": (a, c, s2), "neg": (a, c, s2)}) in (z, theta, s_q, gamma)."""
-    z, _, a, c, sigma2 = red.explicit_softmax(Lval, Rval)
-    out = {}
-    for label, indicator in (("pos", 1), ("neg", 0)):
-        fix = {red.y_plus: indicator, red.qn: 1, red.beta: gamma, red.theta: theta}
-        out[label] = tuple(sp.sympify(e).subs(fix) for e in (a, c, sigma2))
-    return z, out
 
 
 # ---- sanity limits --------------------------------------------------------------------------

@@ -298,8 +298,8 @@ CLAIMS = [
         status="derived",
         allowance_note=_ALLOW_NOTE,
         doc="docs/paper_a_capacity.md",
-        mutants=F_MUTANTS + ("A.capacity.T:variance", "A.capacity.pool.c:sqrtL", "A.capacity.pool.s2:one",
-                             "A.capacity.vec.c:L", "A.capacity.vec.units:one"),
+        mutants=F_MUTANTS + ("A.capacity.T:variance", "A.law.pool.mu:sqrt", "A.law.pool.sigma2:unaveraged",
+                             "A.law.vec.mu:over_L", "A.law.vec.dim:one"),
         outputs=("A.capacity.alpha", "A.capacity.ratio"),
     ),
     Claim(
@@ -315,7 +315,7 @@ CLAIMS = [
         status="derived",
         allowance_note=_ALLOW_NOTE,
         doc="docs/paper_a_capacity.md",
-        mutants=F_MUTANTS + ATTENTION_MUTANTS + ("A.capacity.pool.c:sqrtL", "A.capacity.vec.c:L"),
+        mutants=F_MUTANTS + ATTENTION_MUTANTS + ("A.law.pool.mu:sqrt", "A.law.vec.mu:over_L"),
         outputs=("A.capacity.alpha",),
     ),
 ]

@@ -183,8 +183,8 @@ CLAIMS = [
         allowance_note=_ALLOW_NOTE,
         doc="docs/paper_a_capacity.md",
         # (not att.s2:norm: at these queries it moves alpha*_A by ~1 tolerance only)
-        mutants=cap.F_MUTANTS + ("A.reduction.a:drop_zs", "A.reduction.c:no_rotation", "A.capacity.vec.c:L",
-                                 "A.capacity.pool.s2:one"),
+        mutants=cap.F_MUTANTS + ("A.reduction.a:drop_zs", "A.reduction.c:no_rotation", "A.law.vec.mu:over_L",
+                                 "A.law.pool.sigma2:unaveraged"),
         outputs=("A.capacity.alpha",),
     ),
 ]

@@ -8,7 +8,7 @@ Everything model-specific is compiled from ``derivations.paper_a.capacity``
 
 * the latent law of (y, a, c, sigma^2) is a weighted point set (:class:`LatentLaw`): two
   exact atoms for the pooled / vectorised features (``model_latents``), randomised QMC over
-  z ~ N(0, I_L) for attention at a fixed query (``attention_latent_map``: the explicit-softmax
+  z ~ N(0, I_L) for attention at a fixed query (``laws.attention_law``: the explicit-softmax
   reduction compiled to numpy; Sobol points from ``numerics.core.quadrature.gaussian_sobol``,
   ``n_rep`` independent scramblings; by exchangeability the signal tokens are the first R);
 * the objective is the sample average of the compiled summand F(T) (float64 form, with its
@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 from derivations.core import derivation
 from derivations.paper_a import capacity as dcap
 from numerics.core.backends import lambdify, to_mpf
+from numerics.theory.paper_a.laws import LatentLaw, attention_law
 from numerics.core.special import namespace
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.params import L as L_P, PI, R as R_P, THETA, Param, ParamSpace, r_le_l
@@ -61,25 +62,6 @@ NP = namespace("numpy")
 #: L-BFGS-B starts: (rho, b) for the two-atom laws, (rho, w1, b) for attention
 STARTS_NO_A = ((0.0, 0.0), (0.46, -0.2), (0.76, -0.5), (0.9, 0.3))
 STARTS = ((0.0, 0.0, 0.0), (0.46, 0.5, -0.5), (0.76, 1.0, -1.0))
-
-
-@dataclass(frozen=True)
-class LatentLaw:
-    """A weighted point set for (y, a, c, sigma^2).  ``group`` labels the QMC scrambling of a
-    point (-1 for exact atoms); weights sum to 1 overall and to the label prior within each
-    scrambling's share.  ``dim_factor`` is U, the units of alpha (alpha = U x the threshold per
-    feature dimension: L for the vectorised features); the fields are those of the step-4 law."""
-
-    y: np.ndarray
-    a: np.ndarray
-    c: np.ndarray
-    s2: np.ndarray
-    weight: np.ndarray
-    group: np.ndarray
-    has_a: bool
-    dim_factor: float = 1.0
-    n_groups: int = 0
-    info: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -121,13 +103,6 @@ def _linear_latents(model: str):
 
 
 @derivation
-def _attention_map(Lval: int, Rval: int):
-    z, maps = dcap.attention_latent_map(Lval, Rval)
-    args = tuple(z) + (dcap.theta, dcap.s_q, dcap.gamma)
-    return {label: lambdify(sp.Tuple(*maps[label]), args, "numpy", cse=True) for label in ("pos", "neg")}
-
-
-@derivation
 def _summand(variables: tuple):
     """(value and gradient, Hessian) of F(T) per point, numpy (float64 form)."""
     h, grad, hess = dcap.summand(variables)
@@ -162,44 +137,12 @@ def linear_law(model: str, L: int, R: int, pi: float, theta: float) -> LatentLaw
     pp, pn = (float(v) for v in _prior()(pi))
     return LatentLaw(y=np.array([1.0, -1.0]), a=np.array([ap, an]), c=np.array([cp, cn]),
                      s2=np.array([vp, vn]), weight=np.array([pp, pn]), group=np.array([-1, -1]),
-                     has_a=False, dim_factor=units, info={"model": model})
-
-
-def attention_law(L: int, R: int, pi: float, theta: float, s_q: float, gamma: float, *,
-                  log2_points: int = 12, n_rep: int = 16,
-                  ss: np.random.SeedSequence | None = None) -> LatentLaw:
-    """Randomised-QMC point set of the attention latents at a fixed query (s_q, gamma = beta
-    ||q||): 2^log2_points scrambled-Sobol points per scrambling and label, ``n_rep``
-    scramblings (seeds ``child(child(ss, label), r)``)."""
-    ss = np.random.SeedSequence(0) if ss is None else ss
-    maps = _attention_map(int(L), int(R))
-    prior = dict(zip(("pos", "neg"), (float(v) for v in _prior()(pi))))
-    n = 2**log2_points
-    parts = {k: [] for k in ("y", "a", "c", "s2", "w", "g")}
-    for label, yv in (("pos", 1.0), ("neg", -1.0)):
-        for r in range(n_rep):
-            Z = gaussian_sobol(L, log2_points, child(child(ss, label), r))
-            with np.errstate(over="ignore", invalid="ignore"):
-                a, c, var = (np.broadcast_to(np.asarray(v, dtype=float), (n,))
-                             for v in maps[label](*Z.T, theta, s_q, gamma))
-            parts["y"].append(np.full(n, yv))
-            parts["a"].append(a)
-            parts["c"].append(c)
-            parts["s2"].append(var)
-            parts["w"].append(np.full(n, prior[label] / (n * n_rep)))
-            parts["g"].append(np.full(n, r))
-    cat = {k: np.concatenate(v) for k, v in parts.items()}
-    if not all(np.all(np.isfinite(cat[k])) for k in ("a", "c", "s2")):
-        raise ValueError(f"attention latents not finite at gamma={gamma}, theta={theta} "
-                         "(softmax overflow: the query scale is too large)")
-    return LatentLaw(y=cat["y"], a=cat["a"], c=cat["c"], s2=cat["s2"], weight=cat["w"],
-                     group=cat["g"].astype(int), has_a=True, dim_factor=1.0, n_groups=n_rep,
-                     info={"model": "attention", "points_per_label_per_scrambling": n, "n_rep": n_rep})
+                     signal_along_q=False, dim=units, info={"model": model})
 
 
 # ---- the objective of a law and its maximiser ------------------------------------------------
 def _variables(law: LatentLaw) -> tuple:
-    return dcap.VARIABLES if law.has_a else dcap.VARIABLES_NO_A
+    return dcap.VARIABLES if law.signal_along_q else dcap.VARIABLES_NO_A
 
 
 def _inner(law: LatentLaw, variables):
@@ -222,7 +165,7 @@ def _outer_fn(law: LatentLaw, variables):
 
     def outer(x, Dv, order):
         with np.errstate(divide="ignore", invalid="ignore"):
-            g, dg, d2g = f(*x, Dv, law.dim_factor)
+            g, dg, d2g = f(*x, Dv, law.dim)
         return float(g), np.asarray(dg, dtype=float), np.asarray(d2g, dtype=float)
 
     return outer
@@ -252,18 +195,18 @@ def _capacity_of_law(law, model, starts):
     variables = _variables(law)
     names = [str(v) for v in variables]
     bounds = [(-1.0, 1.0) if v == dcap.rho else (None, None) for v in variables]
-    starts = starts or (STARTS if law.has_a else STARTS_NO_A)
+    starts = starts or (STARTS if law.signal_along_q else STARTS_NO_A)
     sol = maximize(law_objective(law), starts, bounds, names=names)
     if not sol.ok:
         sol.message = f"{model} capacity: {sol.message}"
     x = sol.value
     h = _inner(law, variables)(x, 0)[0]
     _, alpha_f = _outer(variables)
-    alpha = float(alpha_f(*x, float(law.weight @ h), law.dim_factor))
+    alpha = float(alpha_f(*x, float(law.weight @ h), law.dim))
     se, details = 0.0, {"newton_steps": sol.stats["newton_steps"],
                         "hessian_eigenvalues": sol.stats["hessian_eigenvalues"]}
     if law.n_groups > 1:
-        reps = np.array([float(alpha_f(*x, Dr, law.dim_factor)) for Dr in _group_denominators(law, h)])
+        reps = np.array([float(alpha_f(*x, Dr, law.dim)) for Dr in _group_denominators(law, h)])
         se = float(reps.std(ddof=1) / np.sqrt(law.n_groups))
         details.update({"rep_values": reps.tolist(), **law.info})
     return CapacityResult(model, alpha, dict(zip(names, map(float, x))), sol.iterations, sol.residual, se, details)
@@ -319,5 +262,8 @@ def attention_capacity(L: int, R: int, pi: float, theta: float, s_q: float, gamm
     """alpha*_A at a fixed query (s_q, gamma = beta ||q||), RQMC with its standard error."""
     ATTENTION_SPACE.validate({"L": L, "R": R, "pi": pi, "theta": theta, "s_q": s_q, "gamma": gamma})
     if law is None:
-        law = attention_law(L, R, pi, theta, s_q, gamma, log2_points=log2_points, n_rep=n_rep, ss=ss)
+        # the step-4 facade at ||q|| = 1 and beta = gamma (the law depends on them only through
+        # beta ||q||)
+        law = attention_law(L, R, pi, theta, gamma, 1.0, s_q, log2_points=log2_points, n_scrambles=n_rep,
+                            seed=np.random.SeedSequence(0) if ss is None else ss)
     return capacity_of_law(law, "attention")

@@ -114,18 +114,20 @@ def _attention_points(L: int, R: int):
 
 
 def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: float, s_q: float,
-                  *, log2_points: int = 12, n_scrambles: int = 8, seed: int = 0) -> LatentLaw:
-    """Randomized QMC point set for the attention latents at fixed q = (||q||, s_q)."""
+                  *, log2_points: int = 12, n_scrambles: int = 8, seed=0) -> LatentLaw:
+    """Randomized QMC point set for the attention latents at fixed q = (||q||, s_q); ``seed``
+    an int or a SeedSequence (the scramblings are its children)."""
     _check("s_q", s_q, -1.0, 1.0)
     _check("q_norm", q_norm, 0.0, None)
     f = _attention_points(L, R)
-    ss = np.random.SeedSequence(seed)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     n = 2**log2_points
     parts = {k: [] for k in ("y", "a", "c", "s2", "w", "g")}
     for g_idx, group in enumerate(children(ss, n_scrambles)):
         for cls, prior in ((1.0, pi), (-1.0, 1.0 - pi)):
             z = gaussian_sobol(L, log2_points, child(group, 0) if cls > 0 else group)
-            vals = f(*z.T, 1.0 if cls > 0 else 0.0, theta, beta, q_norm, s_q)
+            with np.errstate(over="ignore", invalid="ignore"):
+                vals = f(*z.T, 1.0 if cls > 0 else 0.0, theta, beta, q_norm, s_q)
             a, c, s2 = (np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in vals)
             parts["y"].append(np.full(n, cls))
             parts["a"].append(a)
@@ -134,6 +136,9 @@ def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: 
             parts["w"].append(np.full(n, prior / (n * n_scrambles)))
             parts["g"].append(np.full(n, g_idx))
     cat = {k: np.concatenate(v) for k, v in parts.items()}
+    if not all(np.all(np.isfinite(cat[k])) for k in ("a", "c", "s2")):
+        raise ParameterError(f"attention latents not finite at beta ||q|| = {beta * q_norm}, theta = {theta} "
+                             "(softmax overflow: lower beta or q_norm)")
     return LatentLaw(y=cat["y"], a=cat["a"], c=cat["c"], s2=cat["s2"], weight=cat["w"],
                      group=cat["g"].astype(int), signal_along_q=True, n_groups=n_scrambles,
                      info={"model": "attention", "points_per_class_per_scramble": n,
