@@ -241,7 +241,7 @@ def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
             x, at, dlog = s.raw, nxt, min(1.0, 2 * dlog)
             continue
         dlog /= 2
-        if dlog < 1 / 16 or nxt == float("-inf"):
+        if dlog < 1 / 8 or nxt == float("-inf"):
             return Solution(s.result, its, s.residual, None,
                             f"no solution by Newton from the start nor by continuation in lambda "
                             f"(stopped at lambda = {lam_k:g}: {s.result.value})")
@@ -261,8 +261,9 @@ def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step
     its = 0
     if x0 is None and law.n_groups > 1:  # start from the solution on one scrambling (cheaper)
         coarse = _solve_rule(law.subset(0), alpha1, lam, loss, step, None, tol, max_steps)
-        its = coarse.iterations
-        x0 = coarse.raw[1] if coarse.ok else None
+        if not coarse.ok:  # the representative subset has no solution: neither, in all likelihood,
+            return coarse  # has the whole law (and its continuation would cost K times more)
+        its, x0 = coarse.iterations, coarse.raw[1]
     sol = _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps)
     sol.iterations += its
     if not sol.ok:
@@ -274,7 +275,7 @@ def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step
     while refine and not eqs.exact:
         finer = eqs.step / 2
         if 2 * eqs.nodes > max_nodes:
-            result = RESULTS.suspect
+            result = RESULTS.failed
             message = (f"quadrature in zeta not converged at step {eqs.step:g} "
                        f"(change {max(change.values()) if change else float('nan'):.2g})")
             break
