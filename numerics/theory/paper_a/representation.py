@@ -69,6 +69,9 @@ def _mp(expr, args):
 
 #: log-probabilities below this are clamped: exp(-10^7) < 10^(-4.3 10^6), zero next to any
 #: other probability at any precision we work at, while mpmath's exp of -10^(10^6) takes minutes
+#: exponents above this are refused (an exp of them is no probability in log form; mpmath would
+#: spend minutes on the digits of ln 2 needed to evaluate it)
+EXP_CEIL = 1e12
 EXP_FLOOR = -(10**7)
 
 
@@ -83,10 +86,13 @@ def _mp_clamped(expr, args):
     zs = [sp.Symbol(f"_exp_arg{i}") for i in range(len(atoms))]
     outer = _mp(expr.xreplace({a: a.func(z) for a, z in zip(atoms, zs)}), tuple(args) + tuple(zs))
     inner = [_mp(a.args[0], args) for a in atoms]
-    floor = mpmath.mpf(EXP_FLOOR)
+    floor, ceil = mpmath.mpf(EXP_FLOOR), mpmath.mpf(EXP_CEIL)
 
     def f(*x):
-        return outer(*x, *[max(g(*x), floor) for g in inner])
+        args = [g(*x) for g in inner]
+        if any(a > ceil for a in args):  # exp of this is no probability: refuse, do not grind
+            raise OverflowError(f"an exponent of the expression is {mpmath.nstr(max(args), 5)} > {EXP_CEIL:g}")
+        return outer(*x, *[max(a, floor) for a in args])
     return f
 
 
