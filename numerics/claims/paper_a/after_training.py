@@ -43,7 +43,7 @@ QUAD = {"attention": dict(step=1.0, quad_tol=1e-5, x_quad_tol=1e-2, max_nodes=16
 # label flip is equivalent (E[y] = 0), the two-point laws fix b by symmetry, and for attention a
 # wrong (b) equation moves the test error by < 3e-4 (measured), below the claims' power.  The
 # (b)-at-the-leave-one-out-field mutant moves the pooled pi = 0.3 outputs by ~2e-3 only: no
-# claim detects it at these sizes (docs §7).
+# claim detects it at these sizes (docs §6).
 _EQ_MUTANTS = ("A.erm.eq_m:sign", "A.erm.eq_Q:sign", "A.erm.eq_V:sign", "A.erm.eq_V:factor2",
                "A.erm.prox:factor2")
 MUTANTS = {
