@@ -72,14 +72,20 @@ def _mp(expr, args):
 EXP_FLOOR = -(10**7)
 
 
+def _outer_exponentials(expr) -> set:
+    """The exp / expm1 nodes of ``expr`` that are not inside another one's argument."""
+    if getattr(expr, "func", None) in (sp.exp, expm1):
+        return {expr}
+    return set().union(*(_outer_exponentials(a) for a in expr.args)) if expr.args else set()
+
+
 @lru_cache(maxsize=256)   # keyed by the expression: a mutated expression is compiled anew
 def _mp_clamped(expr, args):
     """mpmath evaluator of ``expr`` with the argument of every exp / expm1 clamped below at
     EXP_FLOOR (a generic underflow guard for expressions whose exponentials are probabilities
     in log form: the exponents are compiled separately, clamped, and passed to the compiled
     outer expression)."""
-    atoms = sorted((a for a in expr.atoms(sp.exp, sp.Function) if a.func in (sp.exp, expm1)
-                    and not a.args[0].has(sp.exp, expm1)), key=sp.default_sort_key)
+    atoms = sorted(_outer_exponentials(expr), key=sp.default_sort_key)
     zs = [sp.Symbol(f"_exp_arg{i}") for i in range(len(atoms))]
     outer = _mp(expr.xreplace({a: a.func(z) for a, z in zip(atoms, zs)}), tuple(args) + tuple(zs))
     inner = [_mp(a.args[0], args) for a in atoms]
