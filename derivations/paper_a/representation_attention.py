@@ -188,16 +188,33 @@ def hardmax() -> Hardmax:
     return Hardmax(e, noise, signal, trivial_errors(e, F0, F1))
 
 
+def log_gaussian_cdf(F) -> sp.Expr:
+    """log F for F = Phi(z), accurate in both tails: log Phi(-|z|) for z < 0 and
+    log1p(-Phi(-|z|)) for z >= 0, the tail written erfc(|z|/sqrt 2)/2 (an argument SymPy
+    never rewrites as 2 - erfc(...)).  Any other F: log1p(F - 1) when F is 1 - (a tail),
+    else log F."""
+    F = sp.expand(F)
+    tails = F.atoms(sp.erfc)
+    if len(tails) == 1:
+        w = next(iter(tails)).args[0]
+        z = None
+        if sp.expand(F - sp.erfc(w) / 2) == 0:
+            z = -sp.sqrt(2) * w
+        elif sp.expand(F - 1 + sp.erfc(w) / 2) == 0:
+            z = sp.sqrt(2) * w
+        if z is not None:
+            tail = sp.erfc(sp.Abs(z) / sp.sqrt(2)) / 2     # Phi(-|z|): never 2 - erfc(...)
+            return sp.Piecewise((sp.log(tail), z < 0), (log1p(-tail), True))
+    one, rest = F.as_coeff_Add()
+    return log1p(rest) if one == 1 else sp.log(F)
+
+
 def log_form(expr, cdfs: dict) -> sp.Expr:
     """``expr`` (a polynomial in CDF symbols with symbolic exponents) with every power
-    F^n written exp(n log F) and the CDFs substituted: log F = log1p(F - 1) when F is
-    1 - (a tail), else log F; products of exponentials merged and 1 - exp(z) = -expm1(z).
-    An exact rewriting: it only changes how the same expression is evaluated."""
-    lg = {}
-    for s, F in cdfs.items():
-        F = sp.expand(F)
-        one, rest = F.as_coeff_Add()
-        lg[s] = log1p(rest) if one == 1 else sp.log(F)
+    F^n written exp(n log F) and the CDFs substituted (:func:`log_gaussian_cdf`); products
+    of exponentials merged and 1 - exp(z) = -expm1(z).  An exact rewriting: it only changes
+    how the same expression is evaluated."""
+    lg = {s: log_gaussian_cdf(F) for s, F in cdfs.items()}
     ell = {s: sp.Dummy(f"log_{s}") for s in cdfs}
     e = expr.replace(lambda z: z.is_Pow and z.base in cdfs, lambda z: sp.exp(z.exp * ell[z.base]))
     e = e.xreplace({s: sp.exp(ell[s]) for s in cdfs})
@@ -221,12 +238,17 @@ def log_form(expr, cdfs: dict) -> sp.Expr:
 
 
 @derivation
-def hardmax_log_form() -> tuple:
-    """(E, dE/dc, d2E/dc2) of hard attention in log form, in (c, L, R, pi, theta)."""
+def hardmax_log_form(in_log_L: bool = False) -> tuple:
+    """(E, dE/dc, d2E/dc2) of hard attention in log form, in (c, L, R, pi, theta), or with
+    L = e^ell in (c, ell, R, pi, theta) (substituted before the rewriting, which keeps
+    some erfc unevaluated)."""
     H = hardmax()
-    e = log_form(H.error_F, {F0: H.noise_cdf, F1: H.signal_cdf})
-    d1 = sp.diff(e, c)
-    return e, d1, sp.diff(d1, c)
+    e_F = H.error_F.subs(L, sp.exp(logL)) if in_log_L else H.error_F
+    e = log_form(e_F, {F0: H.noise_cdf, F1: H.signal_cdf})
+    # |z| in the tails: sign(z) is constant on each branch, so its DiracDelta derivative is 0
+    no_delta = lambda x: x.replace(lambda z: isinstance(z, sp.DiracDelta), lambda z: sp.S.Zero)
+    d1 = no_delta(sp.diff(e, c))
+    return e, d1, no_delta(sp.diff(d1, c))
 
 
 # --- step 5: threshold scaling --------------------------------------------------------------

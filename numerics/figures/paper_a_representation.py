@@ -1,8 +1,9 @@
 """Figure A.representation: oracle test error vs L for three signal scalings and three models.
 
 Panels: theta = 0.3 sqrt(L), theta = 0.5 log L, theta = 1.25 sqrt(2 log L), theta = 0.8 sqrt(2 log L)
-(pi = 1/2, R = 1).  Lines: pooled E*_pool (closed form), vectorised (best k-sparse rule over a
-geometric grid of k: an upper bound on E*_vec that is <= pooled), hard attention (exact).
+(pi = 1/2, R = 1).  Lines (compiled derivation steps): pooled E*_pool, vectorised (best
+k-sparse rule over a geometric grid of k: an upper bound on E*_vec that is <= pooled), hard
+attention.
 Points: oracle simulations (fitted threshold) of pooled and hard attention, and the softmax
 attention oracle at gamma = theta/2 (Rao-Blackwellised MC), with 2 se error bars.
 docs/paper_a_representation.md#figure.
@@ -41,7 +42,7 @@ def figure_representation(path, settings, progress):
     n_sim = 20_000 if settings.full else 4_000
     fig, axes = plt.subplots(1, len(SCALINGS), figsize=(4.2 * len(SCALINGS), 3.8), sharey=True)
     for ax, (name, th) in zip(axes, progress(list(SCALINGS.items()), "scalings")):
-        pool = [float(ao.pool_error_np(th(L) * R / math.sqrt(L), PI)) for L in Ls_line]
+        pool = [float(ao.pool_error_at(th(L), L, R, PI, 15)) for L in Ls_line]
         vec = [ao.vec_ksparse_best(L, R, PI, th(L), ks=_k_grid(L)).error for L in Ls_line]
         hard = [float(ao.hardmax_error(L, R, PI, th(L), 15).error) for L in Ls_line]
         ax.semilogx(Ls_line, pool, "-", color="C0", label="pooled (exact)")
@@ -90,7 +91,7 @@ def figure_sharp_threshold(path, settings, progress):
         lab = f"L = 10^{k}" if k < 1000 else f"L = 10^(10^{int(round(math.log10(k)))})"
         a1.plot(rs, e_r, "-", label=lab)
         a2.plot(xs, e_x, "-", label=lab)
-    a2.plot(xs, [ao.hardmax_limit_law(x, PI) for x in xs], "k--", lw=2, label="limit min(pi Phi(-x), 1-pi)")
+    a2.plot(xs, [float(ao.hardmax_limit_law(x, PI, R)) for x in xs], "k--", lw=2, label="limit min(pi Phi(-x), 1-pi)")
     a1.axvline(1.0, color="k", lw=0.8)
     a1.set_xlabel("r = theta / sqrt(2 log L)")
     a2.set_xlabel("x = theta - b_L,  b_L = Phi^-1(1 - 1/L)")

@@ -1,9 +1,10 @@
 """Oracle classifiers of Paper A's representation results, evaluated on sampled data.
 
-This is the *experiment* side of issue 4; it imports nothing from ``derivations``.
+This is the *experiment* side of the representation claims (docs/paper_a_representation.md);
+it imports nothing from ``derivations``.
 
 Why the L-vector of projections is enough (docs/paper_a_representation.md, "Reduction"):
-every oracle score of issue 4 is a function of u = X xi in R^L only.  Pooled with w = xi:
+every oracle score of these claims is a function of u = X xi in R^L only.  Pooled with w = xi:
 xi^T X^T 1/L = mean(u).  Vectorised with W = a xi^T: a^T u.  Attention with q = kappa xi
 and readout w = xi: X q = kappa u, and xi^T X^T s = u^T s.  The Bayes rule also only needs u
 (the part of X orthogonal to xi is independent of (y, v)).  And u = theta v 1{y=+1} + g with

@@ -69,10 +69,14 @@ def _mp(expr, args):
 
 #: log-probabilities below this are clamped: exp(-10^7) < 10^(-4.3 10^6), zero next to any
 #: other probability at any precision we work at, while mpmath's exp of -10^(10^6) takes minutes
-#: exponents above this are refused (an exp of them is no probability in log form; mpmath would
-#: spend minutes on the digits of ln 2 needed to evaluate it)
-EXP_CEIL = 1e12
 EXP_FLOOR = -(10**7)
+
+
+def _outer_exponentials(expr) -> set:
+    """The exp / expm1 nodes of ``expr`` that are not inside another one's argument."""
+    if getattr(expr, "func", None) in (sp.exp, expm1):
+        return {expr}
+    return set().union(*(_outer_exponentials(a) for a in expr.args)) if expr.args else set()
 
 
 @lru_cache(maxsize=256)   # keyed by the expression: a mutated expression is compiled anew
@@ -81,18 +85,14 @@ def _mp_clamped(expr, args):
     EXP_FLOOR (a generic underflow guard for expressions whose exponentials are probabilities
     in log form: the exponents are compiled separately, clamped, and passed to the compiled
     outer expression)."""
-    atoms = sorted((a for a in expr.atoms(sp.exp, sp.Function) if a.func in (sp.exp, expm1)
-                    and not a.args[0].has(sp.exp, expm1)), key=sp.default_sort_key)
+    atoms = sorted(_outer_exponentials(expr), key=sp.default_sort_key)
     zs = [sp.Symbol(f"_exp_arg{i}") for i in range(len(atoms))]
     outer = _mp(expr.xreplace({a: a.func(z) for a, z in zip(atoms, zs)}), tuple(args) + tuple(zs))
     inner = [_mp(a.args[0], args) for a in atoms]
-    floor, ceil = mpmath.mpf(EXP_FLOOR), mpmath.mpf(EXP_CEIL)
+    floor = mpmath.mpf(EXP_FLOOR)
 
     def f(*x):
-        args = [g(*x) for g in inner]
-        if any(a > ceil for a in args):  # exp of this is no probability: refuse, do not grind
-            raise OverflowError(f"an exponent of the expression is {mpmath.nstr(max(args), 5)} > {EXP_CEIL:g}")
-        return outer(*x, *[max(a, floor) for a in args])
+        return outer(*x, *[max(g(*x), floor) for g in inner])
     return f
 
 
@@ -104,13 +104,16 @@ class _NewtonState:
     lo: object
     hi: object
     fx: object
-    dx: object
+    dx: object        # the last step
+    dx_old: object    # the step before
     bracketed: bool
 
 
 class BracketedNewton:
     """Root of ``f`` in [lo, hi] where f changes sign: Newton steps with ``df``, bisection
-    whenever a step leaves the bracket; stops when |dx| <= tol (1 + |x|) or f(x) = 0."""
+    whenever a step leaves the bracket or would not halve the step before last (the
+    safeguard of Numerical Recipes' rtsafe: Newton crawls on exponential tails); stops when
+    |dx| <= tol (1 + |x|) or f(x) = 0."""
 
     def __init__(self, f, df, lo, hi, tol):
         self.f, self.df, self.tol = f, df, tol
@@ -122,17 +125,19 @@ class BracketedNewton:
         # orient so that f(lo) <= 0 <= f(hi)
         lo, hi = (self.lo, self.hi) if flo <= 0 else (self.hi, self.lo)
         x = x0 if min(lo, hi) < x0 < max(lo, hi) else (lo + hi) / 2
-        return _NewtonState(x, lo, hi, self.f(x), abs(hi - lo), ok)
+        width = abs(hi - lo)
+        return _NewtonState(x, lo, hi, self.f(x), width, width, ok)
 
     def step(self, s):
         d = self.df(s.x)
         x_new = s.x - s.fx / d if d != 0 else None
         small = x_new is not None and abs(x_new - s.x) <= self.tol * (1 + abs(s.x))
-        if x_new is None or not (small or min(s.lo, s.hi) < x_new < max(s.lo, s.hi)):
-            x_new = (s.lo + s.hi) / 2   # a Newton step below the tolerance is taken as is
+        inside = x_new is not None and min(s.lo, s.hi) < x_new < max(s.lo, s.hi)
+        if not small and not (inside and 2 * abs(x_new - s.x) <= s.dx_old):
+            x_new = (s.lo + s.hi) / 2   # (a Newton step below the tolerance is taken as is)
         f_new = self.f(x_new)
         lo, hi = (x_new, s.hi) if f_new <= 0 else (s.lo, x_new)
-        return _NewtonState(x_new, lo, hi, f_new, abs(x_new - s.x), True)
+        return _NewtonState(x_new, lo, hi, f_new, abs(x_new - s.x), s.dx, True)
 
     def terminate(self, s):
         if not s.bracketed:
@@ -202,7 +207,8 @@ def _finite(v) -> bool:
 
 def minimise_on_grid(f, grid, *, floor, df=None, d2f=None, tol=1e-12, max_steps=500) -> Solution | None:
     """Minimise ``f`` over a sorted ``grid`` then polish between the neighbours of the
-    discrete minimiser: Newton on ``df`` (with ``d2f``) when given, else golden section.
+    discrete minimiser: Newton on ``df`` (with ``d2f``) when given, else (or when ``df``
+    shows no sign change in float arithmetic) golden section.
 
     ``floor`` is the best constant rule's error: None is returned when no grid point is
     below it (the oracle is the constant rule).  Raises SolveError when the minimum lies at
@@ -214,10 +220,14 @@ def minimise_on_grid(f, grid, *, floor, df=None, d2f=None, tol=1e-12, max_steps=
     if j == 0 or j == len(grid) - 1:
         _no_interior_minimum()
     lo, hi = grid[j - 1], grid[j + 1]
+    sol = None
     if df is not None:
-        sol = iterate(BracketedNewton(df, d2f, lo, hi, tol), grid[j], max_steps=max_steps,
+        sol = iterate(BracketedNewton(df, d2f, lo, hi, tol), grid[j], max_steps=max_steps, throw=False,
                       message="threshold: Newton on dE/dc")
-    else:
+        if not sol.ok and sol.result is not RESULTS.no_bracket:
+            sol.check()
+    if sol is None or not sol.ok:
+        # no derivative, or dE/dc has no resolvable sign change (E flat to rounding there)
         sol = iterate(GoldenSection(f, lo, hi, tol), None, max_steps=max_steps,
                       message="threshold: golden section")
     sol.stats["grid_value"] = vals[j]
@@ -376,10 +386,9 @@ def vec_lower_bound(S: float, pi: float, C: float = 1.0, R: int = 1) -> float:
 def _hardmax_fns():
     """(E, dE/dc, d2E/dc2, constant rules, E in numpy), in (c, ell = log L, R, pi, theta)."""
     att = _att()
-    in_ell = lambda e: e.subs(att.L, sp.exp(att.logL))
-    e, d1, d2 = (in_ell(x) for x in att.hardmax_log_form())
+    e, d1, d2 = att.hardmax_log_form(in_log_L=True)
     args = (att.c, att.logL, att.R, att.pi_, att.theta)
-    triv = in_ell(sp.Tuple(*att.hardmax().trivial))
+    triv = sp.Tuple(*att.hardmax().trivial).subs(att.L, sp.exp(att.logL))
     # E's exponents are log-probabilities (clamping them is harmless); its derivatives carry
     # densities times L, evaluated only near the optimum, so they are compiled as they are
     return (_mp_clamped(e, args), _mp(d1, args), _mp(d2, args),
@@ -428,7 +437,7 @@ def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResul
     """Oracle error of hard attention: min over c of E_max(c), or the best constant rule.
 
     A scan over c = b_L + s / a_L (a_L the Gumbel scale, both compiled) and over a uniform
-    grid up to theta + b_L (float64 when L fits, else mpmath at 30 digits), then Newton on
+    grid up to theta + b_L (float64 when L and E fit, else mpmath at 30 digits), then Newton on
     the compiled dE/dc (SymPy d2E/dc2) to 10^-(dps+5) at dps + 20 digits; the residual is
     |E'(c*)|.  A scan minimum within 10^-12 (float64) of the constant rules' error is
     reported as the constant rule.  ``lnL`` (instead of L) allows astronomically long
@@ -460,11 +469,14 @@ def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResul
             if not grid or z - grid[-1] > mpmath.mpf(10) ** (-12) * (1 + abs(z)):
                 grid.append(z)
         f = lambda z: E(z, ell, Rm, P, T)
-        if ell < 690:                        # L fits in float64: scan in numpy
+        vals = None
+        if ell < 690:                        # L fits in float64: scan in numpy ...
             with np.errstate(all="ignore"):
                 vals = list(E_np(np.array(grid, float), float(ell), float(Rm), float(P), float(T)))
             close = 1e-12
-        else:
+            if not min(vals) > 1e-250:       # ... unless E underflows there
+                vals = None
+        if vals is None:
             with mpmath.workdps(30):
                 vals = [f(z) for z in grid]
             close = 1e-25
