@@ -77,7 +77,7 @@ def _config(model: str, full: bool) -> dict:
         return dict(loss="logistic", points=points, log2_points=11, n_scrambles=8)
     points = {"attention": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.5, 1000, 0.1, 16)),
               "pool": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.3, 1000, 1e-2, 8)),
-              "vec": ((2.0, 0.5, 250, 1e-2, 8), (20.0, 0.5, 100, 1e-2, 8))}[model]
+              "vec": ((2.0, 0.5, 250, 1e-2, 8), (20.0, 0.5, 60, 1e-2, 8))}[model]
     return dict(loss="logistic", points=points, log2_points=9, n_scrambles=8)
 
 
@@ -228,7 +228,7 @@ def _cor2_config(full: bool) -> dict:
     if full:
         return {"pool": dict(d=400, trials=32, alphas=(8.0, 16.0, 32.0, 64.0, 128.0)),
                 "vec": dict(d=60, trials=24, alphas=(80.0, 160.0, 320.0, 640.0, 1280.0))}
-    return {"pool": dict(d=150, trials=16, alphas=(8.0, 16.0, 32.0, 64.0)),
+    return {"pool": dict(d=150, trials=12, alphas=(8.0, 16.0, 32.0, 64.0)),
             "vec": dict(d=30, trials=10, alphas=(60.0, 120.0, 240.0, 480.0))}
 
 
