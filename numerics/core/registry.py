@@ -97,28 +97,26 @@ def claims() -> dict:
     return dict(sorted(out.items()))
 
 
-@lru_cache(maxsize=1)
-def figures() -> dict:
+def _merged(package: str, attribute: str) -> dict:
     out = {}
-    for group in _discover("numerics.figures", "FIGURES"):
+    for group in _discover(package, attribute):
         out.update(group)
     return dict(sorted(out.items()))
+
+
+@lru_cache(maxsize=1)
+def figures() -> dict:
+    return _merged("numerics.figures", "FIGURES")
 
 
 @lru_cache(maxsize=1)
 def problems() -> dict:
-    out = {}
-    for group in _discover("numerics.problems", "PROBLEMS"):
-        out.update(group)
-    return dict(sorted(out.items()))
+    return _merged("numerics.problems", "PROBLEMS")
 
 
 @lru_cache(maxsize=1)
 def benchmarks() -> dict:
-    out = {}
-    for group in _discover("numerics.benchmarks", "BENCHMARKS"):
-        out.update(group)
-    return dict(sorted(out.items()))
+    return _merged("numerics.benchmarks", "BENCHMARKS")
 
 
 def claim(claim_id: str):
