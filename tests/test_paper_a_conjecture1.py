@@ -17,7 +17,7 @@ CLAIM = c1.CLAIMS[0]
 
 
 def test_claim_metadata():
-    assert CLAIM.id == "A.capacity.conjecture1_fails" and CLAIM.status == "erratum"
+    assert CLAIM.id == "A.capacity.conjecture1_fails" and CLAIM.status == "beyond"
     assert CLAIM.param_space.defaults() == {"L": 10, "R": 1, "pi": 0.5, "theta": 6.0, "s_q": 0.9,
                                             "gamma": 1.0}
     assert "delta" in CLAIM.allowance_note and CLAIM.get_equations()

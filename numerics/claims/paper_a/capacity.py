@@ -269,7 +269,7 @@ def _ordering_evaluate(params: dict, dps: int) -> dict:
         raise _theory_error(params, e) from None
     return {"alpha_pool": out["alpha_pool"], "alpha_A": mpmath.mpf(att.alpha),
             "alpha_A_rqmc_se": mpmath.mpf(att.se), "alpha_vec": out["alpha_vec"],
-            "ordering_vec>A>pool": mpmath.mpf(int(out["alpha_pool"] < att.alpha < out["alpha_vec"]))}
+            "ordering_vec>A>pool": bool(out["alpha_pool"] < att.alpha < out["alpha_vec"])}
 
 
 _ALLOW_NOTE = (
