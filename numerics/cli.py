@@ -263,7 +263,6 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         _fail(f"unknown claim id {e.args[0]!r}; run `attncheck list` for the ids")
     from numerics.claims.runner import collect_all, estimate
 
-    ok_all = True
     seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
     todo = len(chosen) - cached
     if todo and not as_json:
@@ -278,7 +277,27 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
 
     runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
                        on_start=started if sys.stderr.isatty() else None)
-    for claim, evidence, cached in _guard(runs):
+    from numerics.core.tasks import reporting
+
+    with reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+        ok_all = _print_verdicts(_guard(runs), mutate, as_json, verbose)
+    if not as_json:
+        n = len(chosen)
+        if mutate:
+            click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
+        else:
+            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
+    sys.exit(0 if ok_all else 1)
+
+
+def _trial_progress(label: str, done: int, total: int) -> None:
+    """One transient line per tracked loop inside a claim (trials, crossings, grid points)."""
+    click.echo(f"\r      {label}: {done}/{total}\x1b[K" if done < total else "\r\x1b[K", err=True, nl=False)
+
+
+def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
+    ok_all = True
+    for claim, evidence, cached in runs:
         verdict = judge(evidence, mutate, claim)
         expected = not verdict.passed if mutate else verdict.passed
         ok_all &= expected
@@ -295,13 +314,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
             if verbose or not expected:
                 for r in verdict.rows:
                     click.echo(_row_text(r))
-    if not as_json:
-        n = len(chosen)
-        if mutate:
-            click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
-        else:
-            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
-    sys.exit(0 if ok_all else 1)
+    return ok_all
 
 
 def _power(chosen, settings, as_json) -> int:

@@ -48,7 +48,10 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
             futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files) for c in todo}
             yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
         return
-    yield from _drain(claims, found, lambda c: _real(c).collect(settings), settings, use_cache, on_start)
+    from numerics.core.tasks import trial_workers
+
+    with trial_workers(workers):  # one claim to compute: its trials get the workers
+        yield from _drain(claims, found, lambda c: _real(c).collect(settings), settings, use_cache, on_start)
 
 
 def _real(c):

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.tasks import track
 
 STATUS = "derived"
 ALLOW_NOTE = (
@@ -117,7 +118,7 @@ def _simulate(model: str, cfg: dict, settings) -> list:
                                                            d, f"{lam:g}"))
         sim = SparseTokenModel(BASE["L"], BASE["R"], pi, BASE["theta"], d)
         te, tl, gn = [], [], []
-        for _ in range(trials):
+        for _ in track(range(trials), f"{model} step 4, d={d}, alpha1={al:g}"):
             xi = sim.signal_direction(rng)
             q = query_with_alignment(xi, ATT_Q["q_norm"], ATT_Q["s_q"], rng) if model == "attention" else None
             r = step4_trial(sim, model, al, lam, cfg["loss"], rng, q=q, beta=ATT_Q["beta"], xi=xi,
@@ -316,7 +317,7 @@ def _vs_simulation(settings) -> dict:
     out = {"d": d, "trials": trials}
     for tag, s_q in VS_SQ.items():
         diffs = []
-        for _ in range(trials):
+        for _ in track(range(trials), f"attention vs pool, s_q={s_q:g}, d={d}"):
             xi = sim.signal_direction(rng)
             q = query_with_alignment(xi, ATT_Q["q_norm"], s_q, rng)
             ra = step4_trial(sim, "attention", VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"], rng, q=q,

@@ -29,6 +29,7 @@ from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.claims.base import Claim, Comparison, memo, z_critical
+from numerics.core.tasks import map_tasks
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 from numerics.experiments.simulators.sparse_token_training import run_two_steps
 from numerics.experiments.two_step_population import alignment_curves
@@ -69,17 +70,22 @@ def _simulate(settings) -> dict:
             model = SparseTokenModel(p["L"], p["R"], p["pi"], p["theta"], d)
             for ia, a0 in enumerate(des["alphas"]):
                 n0 = int(round(a0 * d))
-                runs = [
-                    run_two_steps(model, n0, LOSSES, eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"],
-                                  beta=p["beta"], seed=settings.seed_sequence(SIM_KEY, "sim", ip, d, ia, t),
-                                  labels=des["labels"])
-                    for t in range(des["trials"])
-                ]
+                tasks = [(model, n0, p, des["labels"], settings.seed_sequence(SIM_KEY, "sim", ip, d, ia, t))
+                         for t in range(des["trials"])]
+                runs = map_tasks(_trial, tasks, f"steps 1-3, d={d}, alpha0={a0:g}")
                 out[(ip, d, a0)] = {
-                    loss: {k: np.array([r[loss].summary[k] for r in runs]) for k in runs[0][loss].summary}
+                    loss: {k: np.array([r[loss][k] for r in runs]) for k in runs[0][loss]}
                     for loss in LOSSES
                 }
     return out
+
+
+def _trial(task) -> dict:
+    """One trial of steps 1-3 (its seed is its path: the same for any number of workers)."""
+    model, n0, p, labels, seed = task
+    r = run_two_steps(model, n0, LOSSES, eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"],
+                      beta=p["beta"], seed=seed, labels=labels)
+    return {loss: dict(r[loss].summary) for loss in LOSSES}
 
 
 def simulate(settings) -> dict:

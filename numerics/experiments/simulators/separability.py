@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linprog
 
+from numerics.core.tasks import track
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
 
 
@@ -294,7 +295,7 @@ def simulate_crossing(kind: str, model: SparseTokenModel, trials: int, rng: np.r
     d = model.d
     D = model.L * d if kind == "vec" else d
     n_cs, lps_total = [], 0
-    for _ in range(trials):
+    for _ in track(range(trials), f"{kind} crossings, d={d}"):
         xi = model.signal_direction(rng)
         q, beta = query.build(xi, rng) if kind == "attention" else (None, 1.0)
         N = int(math.ceil(headroom * alpha_hint * d)) + 8
