@@ -419,6 +419,21 @@ def eval_cmd(claim_id, params, dps, as_json):
 _SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
 
 
+def _solve_value_text(result: dict, key: str, dps: int) -> str:
+    """A solve's numbers: Monte Carlo / QMC estimates to the digits their se supports, se's to
+    two digits, mpmath values as they are (polished to dps), everything else unchanged."""
+    import mpmath
+
+    v = result[key]
+    if isinstance(v, bool) or not isinstance(v, (float, mpmath.mpf)):
+        return str(v)
+    se_keys = [key + s for s in _SE_SUFFIXES if key + s in result]
+    if key.endswith(_SE_SUFFIXES) or se_keys:
+        numbers = {k: mpmath.mpf(result[k]) for k in [key] + se_keys}
+        return mpmath.nstr(numbers[key], _digits(numbers, key, dps), strip_zeros=False).rstrip(".")
+    return str(v)
+
+
 def _value_text(out: dict, key: str, dps: int) -> str:
     """Booleans and counts (Python bool/int) as they are; numbers to the digits they support."""
     import mpmath
@@ -426,7 +441,7 @@ def _value_text(out: dict, key: str, dps: int) -> str:
     v = out[key]
     if isinstance(v, (bool, int)):
         return str(v).lower() if isinstance(v, bool) else str(v)
-    return mpmath.nstr(v, _digits(out, key, dps), strip_zeros=False)
+    return mpmath.nstr(v, _digits(out, key, dps), strip_zeros=False).rstrip(".")
 
 
 def _digits(out: dict, key: str, dps: int) -> int:
@@ -553,8 +568,11 @@ def solve(problem, model, loss, params, dps, as_json):
         click.echo(_dumps({"schema": "attncheck.solve/1", "problem": problem, "options": options,
                            "params": values, **result}))
     else:
+        opts = ", ".join(f"{k}={v}" for k, v in options.items())
+        click.echo(f"{problem}" + (f" ({opts})" if opts else "") + " at "
+                   + ", ".join(f"{k}={v}" for k, v in values.items()))
         for k, v in result.items():
-            click.echo(f"{k:24s} {v}")
+            click.echo(f"{k:24s} {_solve_value_text(result, k, dps)}")
     if not result.get("converged", False):
         click.echo(f"solver did not converge: {result.get('status')}", err=True)
         sys.exit(1)
