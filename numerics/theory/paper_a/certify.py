@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from flint import arb
 
+from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.core.arb import (CertifyError, arb_of, compile_acb, compile_arb, gaussian_expectation,
@@ -98,6 +99,18 @@ def cor2(params: dict, digits: int) -> dict:
 
 
 # ---- Theorem 1 (linear baselines) ---------------------------------------------------------------
+@derivation
+def _constant_rule_error():
+    """The S -> 0 limit: the better constant rule, min over c = +-oo of the error of the
+    threshold at S = 0 (SymPy limits of the derivation's error_of_threshold)."""
+    import sympy as sp
+
+    from derivations.paper_a import representation_linear as lin
+
+    e0 = lin.pooled().error_of_threshold.subs(lin.S, 0)
+    return sp.Min(sp.limit(e0, lin.c, sp.oo), sp.limit(e0, lin.c, -sp.oo))
+
+
 def thm1(params: dict, digits: int) -> dict:
     from derivations.paper_a import representation_linear as lin
 
@@ -112,6 +125,7 @@ def thm1(params: dict, digits: int) -> dict:
         "kappa = log((1-pi)/pi)": compile_arb(P.kappa, (lin.pi_,))(pi),
         "E*_pool = E*_vec(uniform, mean rule)": err(S, pi),
         "E*_vec(fixed positions) [S -> theta sqrt(R)]": err(S_fixed, pi),
+        "limit S -> 0 (fixed theta, L -> oo)": compile_arb(_constant_rule_error(), (lin.pi_,))(pi),
         "threshold c* = S/2 + kappa/S": compile_arb(P.threshold, (lin.S, lin.pi_))(S, pi),
     }
 
