@@ -501,8 +501,8 @@ def krawczyk(F: Callable, J: Callable, x0: Sequence, radius: float, digits: int,
 
     Krawczyk operator K(X) = m - Y F(m) + (I - Y J(X)) (X - m), m the midpoint of X, Y the
     midpoint inverse of J(m): K(X) in the interior of X proves a unique root in X, and the
-    root lies in K(X) (then X <- K(X) and repeat).  The starting box is x0 +- radius, and
-    radius is shrunk (x 1e-2) up to 6 times when the first inclusion fails.
+    root lies in K(X) (then X <- K(X) ∩ X and repeat).  The starting box is x0 +- radius;
+    when its inclusion fails, radius x 1e2, 1e3, 1e-2, 1e-4, 1e-6 are tried.
     Returns (box, iterations)."""
     n = len(x0)
     tol = arb(10) ** (-digits)
@@ -522,13 +522,11 @@ def krawczyk(F: Callable, J: Callable, x0: Sequence, radius: float, digits: int,
         K = arb_mat([[v] for v in m]) - Y * Fm + (eye - Y * JX) * dX
         return [K[i, 0] for i in range(n)]
 
-    r = radius
-    for _attempt in range(7):
+    for r in (radius * 10.0**k for k in (0, 2, 3, -2, -4, -6)):
         X = [arb(arb(v).mid(), r) for v in x0]
         Kx = K_of(X)
         if all(k.is_finite() for k in Kx) and all(X[i].contains_interior(Kx[i]) for i in range(n)):
             break
-        r *= 1e-2
     else:
         raise CertifyError("Krawczyk: no box around the guess passed the inclusion test")
     # proved: exactly one root in X, and it lies in K(X); every root in a box lies in K(box)
