@@ -180,19 +180,18 @@ class ArbPrinter(Printer):
         if self.kind == "acb":
             self._refuse(expr, "(not analytic: real balls only)")
 
-    def _print_Max(self, expr):
+    def _fold(self, expr, method):
         self._real_only(expr)
         out = self._print(expr.args[0])
         for a in expr.args[1:]:
-            out = f"({out}).max({self._print(a)})"
+            out = f"({out}).{method}({self._print(a)})"
         return out
 
+    def _print_Max(self, expr):
+        return self._fold(expr, "max")
+
     def _print_Min(self, expr):
-        self._real_only(expr)
-        out = self._print(expr.args[0])
-        for a in expr.args[1:]:
-            out = f"({out}).min({self._print(a)})"
-        return out
+        return self._fold(expr, "min")
 
     def _print_Piecewise(self, expr):
         self._real_only(expr)
