@@ -82,6 +82,13 @@ def test_a_mutant_moves_the_ball_off_the_true_value():
     with mutated(*(MUTANTS[m] for m in cap.mutants[:1])):
         b2 = C.certify("A.cor2.ridgeless_rate", v2, 30)
     assert any(not b2[k].contains(t2[k]) for k in t2)
+    # the capacity: the Krawczyk box is of the mutated objective's stationary point
+    cap = registry.claim("A.capacity.pool_vec_ratio")
+    v3 = cap.param_space.validate({})
+    t3 = cap.evaluate(v3, 40)
+    with mutated(MUTANTS["A.capacity.F:sign_tphi"]):
+        b3 = C.certify(cap.id, v3, 30)
+    assert not b3["alpha_pool"].contains(t3["alpha_pool"]) and not b3["alpha_vec"].contains(t3["alpha_vec"])
 
 
 # ---- the printer --------------------------------------------------------------------------------

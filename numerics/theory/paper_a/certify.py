@@ -135,6 +135,7 @@ def capacity_ball(model: str, params: dict, digits: int) -> dict:
     """alpha* of the pooled / vectorised features: the Krawczyk box of the stationary point of
     log objective (SymPy gradient and Hessian) and the objective on it."""
     from derivations.paper_a import capacity as dcap
+    from numerics.core.results import SolveError
     from numerics.theory.paper_a.capacity import capacity_of_law, linear_law
 
     obj, grad, hess = dcap.closed_form_system(model)
@@ -155,7 +156,10 @@ def capacity_ball(model: str, params: dict, digits: int) -> dict:
 
     # the guess: the float64 maximiser of the same compiled derivation (any guess will do:
     # the certificate is the Krawczyk inclusion, not the solver)
-    guess = capacity_of_law(linear_law(model, params["L"], params["R"], params["pi"], params["theta"]), model)
+    try:
+        guess = capacity_of_law(linear_law(model, params["L"], params["R"], params["pi"], params["theta"]), model)
+    except SolveError as e:
+        raise CertifyError(f"capacity: no starting point for the root proof ({e})") from None
     box, _ = krawczyk(F, J, [arb(repr(guess.argmax[str(v)])) for v in x], 1e-6, digits + 3)
     if not abs(box[0]) < 1:
         raise CertifyError("capacity: the certified stationary point is not inside |rho| < 1")
