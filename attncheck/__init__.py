@@ -6,6 +6,8 @@ SymPy symbol ``alpha_0``)::
     >>> import attncheck
     >>> v = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2, dps=50)   # doctest: +SKIP
     >>> print(v["q2_cosine"])                # 50 digits, whatever mpmath.mp.dps is
+    >>> b = attncheck.certify("A.thm3.q2_cosine", alpha0=2, dps=50)  # doctest: +SKIP
+    >>> b["logistic.q2_cosine"].mid, b["logistic.q2_cosine"].rad      # a rigorous enclosure
     >>> verdicts = attncheck.verify("B.coercivity")          # list of Verdict
     >>> attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01)
     >>> eqs = attncheck.equations("A.thm3.q2_cosine")      # Equation objects (render in notebooks)
@@ -15,6 +17,7 @@ Functions:
 
 * :func:`verify` — run claims, return their verdicts (cached, pooled or on a cluster);
 * :func:`evaluate` — a claim's closed form at your parameters, at ``dps`` digits;
+* :func:`certify` — the same values as certified balls (ball arithmetic, ``eval --certify``);
 * :func:`solve` — a problem's equations at your parameters (``attncheck solve``);
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
 * :func:`power` — the claim under each structural mutant of its derivation;
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Value", "claims", "equations", "evaluate", "latex", "power", "simulate", "solve", "verify"]
+__all__ = ["Value", "certify", "claims", "equations", "evaluate", "latex", "power", "simulate", "solve", "verify"]
 
 
 def claims() -> dict:
@@ -130,6 +133,23 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, **params
     out = claim.evaluate(values, dps)
     res = {k: Value(v, _digits(out, k, dps)) for k, v in out.items()}
     return {k: str(v) for k, v in res.items()} if as_strings else res
+
+
+def certify(claim_id: str, *, dps: int = 30, **params) -> dict:
+    """The claim's closed forms at ``params`` as rigorous enclosures, as ``attncheck eval
+    --certify``: ``{name: Ball}`` with ``.mid`` and ``.rad`` (decimal strings: the value lies
+    in [mid - rad, mid + rad]), ``.digits`` (the certified digits) and ``.value`` (the
+    ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  Raises ``ParameterError``
+    for a claim without a certifier (``numerics.theory.certify.CERTIFIERS``)."""
+    from numerics.core.params import ParameterError
+    from numerics.theory import certify as cert
+
+    claim = _claim(claim_id)
+    if not cert.certifiable(claim_id):
+        raise ParameterError(f"claim {claim_id} cannot be certified; certifiable: {', '.join(cert.CERTIFIERS)}")
+    if not isinstance(dps, int) or not 10 <= dps <= 2000:
+        raise ParameterError(f"dps must be an integer in [10, 2000], got {dps!r}")
+    return cert.certify(claim_id, claim.param_space.validate(params), dps)
 
 
 def solve(problem: str = "sparse-token", *, dps: int = 30, **params) -> dict:

@@ -2,7 +2,7 @@
 
     attncheck list [--json]
     attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]
-    attncheck eval ID --param k=v ... [--dps N] [--json]
+    attncheck eval ID --param k=v ... [--dps N] [--json] [--certify]
     attncheck latex [IDS...] [-o FILE]
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
     attncheck figure ID -o FILE [--quick|--full] [--seed N]
@@ -188,7 +188,7 @@ def list_cmd(as_json):
     index = registry.claim_index()
     if as_json:
         for rec in index:
-            click.echo(_dumps({"schema": "attncheck.list/1", **rec}))
+            click.echo(_dumps({"schema": "attncheck.list/1", **rec, "certifiable": _certifiable(rec["id"])}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -204,6 +204,12 @@ def list_cmd(as_json):
         text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
         table.add_row(rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
     console.print(table)
+
+
+def _certifiable(claim_id: str) -> bool:
+    from numerics.theory.certify import certifiable
+
+    return certifiable(claim_id)
 
 
 def _duration(seconds: float) -> str:
@@ -380,8 +386,10 @@ def cache_clear():
 @click.option("--param", "params", multiple=True, help="k=v (repeatable)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--certify", is_flag=True,
+              help="rigorous enclosures (ball arithmetic): midpoint ± radius and the certified digits")
 @_claims_files
-def eval_cmd(claim_id, params, dps, as_json):
+def eval_cmd(claim_id, params, dps, as_json, certify):
     """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
     try:
         claim = registry.claim(claim_id)
@@ -389,6 +397,8 @@ def eval_cmd(claim_id, params, dps, as_json):
         claim = None
     if claim is None:
         _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
+    if certify:
+        return _certify_eval(claim, params, dps, as_json)
     if claim.evaluate is None:
         _fail(f"claim {claim_id} has no closed form to evaluate; evaluable claims are marked 'eval' in `attncheck list`")
     try:
@@ -414,6 +424,35 @@ def eval_cmd(claim_id, params, dps, as_json):
         click.echo(f"{claim_id} at " + ", ".join(f"{k}={v}" for k, v in values.items()) + f"  ({dps} digits)")
         for k in out:
             click.echo(f"  {k} = {text[k]}")
+
+
+def _certify_eval(claim, params, dps, as_json):
+    """``eval --certify``: every value as a certified ball (numerics.theory.certify)."""
+    from numerics.theory import certify as cert
+
+    if not cert.certifiable(claim.id):
+        _fail(f"claim {claim.id} cannot be certified; certifiable claims: {', '.join(cert.CERTIFIERS)}")
+    from numerics.core.arb import ArbPrintError, CertifyError
+
+    timings: dict = {}
+    try:
+        values = claim.param_space.validate(parse_assignments(params))
+        out = cert.certify(claim.id, values, dps, timings=timings)
+    except ParameterError as e:
+        _fail(str(e))
+    except (CertifyError, ArbPrintError, ArithmeticError, ValueError) as e:
+        click.echo(f"error: {claim.id} could not be certified at these parameters: {e}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.certify/1", "id": claim.id, "dps": dps, "params": values,
+                           "values": {k: {"mid": b.mid, "rad": b.rad, "digits": b.digits} for k, b in out.items()},
+                           "seconds": timings.get("seconds")}))
+        return
+    click.echo(f"{claim.id} at " + ", ".join(f"{k}={v}" for k, v in values.items())
+               + f"  (certified, width <= 1e-{dps - 3})")
+    for k, b in out.items():
+        click.echo(f"  {k} = {b.digits}")
+        click.echo(f"  {' ' * len(k)}   in [{b.mid} ± {b.rad}]")
 
 
 _SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
