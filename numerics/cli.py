@@ -192,6 +192,7 @@ def list_cmd(as_json):
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
     widest = max((len(r["id"]) for r in index), default=2)
@@ -202,7 +203,8 @@ def list_cmd(as_json):
         table.add_column(col, no_wrap=True, **kw)
     for rec in index:
         text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
-        table.add_row(rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        cells = (rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        table.add_row(*(Text(c) for c in cells))  # literal text: "E[h^2]" is not rich markup
     console.print(table)
 
 

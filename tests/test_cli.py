@@ -57,6 +57,15 @@ def test_list_is_a_table_with_a_header(toy):
     assert head[:4] == ["id", "status", "eval", "mutants"] and "T.good" in out.output
 
 
+def test_list_prints_square_brackets_verbatim(monkeypatch):
+    statement = "m E[h^2] + E[(E)^2] >= 0 [bold]x[/bold]"
+    toys = {"T.brackets": Claim("T.brackets", "A", "toy", statement, _good, (EQ,))}
+    monkeypatch.setattr(registry, "claims", lambda: toys)
+    monkeypatch.setattr(registry, "claim_index", lambda: [registry._describe(c) for c in toys.values()])
+    out = CliRunner().invoke(main, ["list"])
+    assert out.exit_code == 0 and statement in out.output
+
+
 def test_list_json(toy):
     out = toy.invoke(main, ["list", "--json"])
     assert out.exit_code == 0
