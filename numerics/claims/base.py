@@ -224,6 +224,10 @@ class Claim:
     ``equations`` are :class:`derivations.Equation` objects, for ``attncheck latex`` — or a
     zero-argument callable returning them, so that listing claims never pays for a derivation
     (use :meth:`get_equations`).
+    ``statement_eq`` is the statement itself as an equation, printed first in the claim's LaTeX
+    section (label ``claim-id:statement``): a SymPy relation built from the derivation's symbols,
+    a LaTeX string (math mode; ``\\`` separates lines) where a SymPy form is impractical, a
+    tuple of either (one line each), or a zero-argument callable returning one of these.
     ``mutants`` names the structural mutants of the claim's own derivation
     (``derivations.core.MUTANTS``); each must fail the claim.  ``outputs`` names the derivation
     steps whose scaling by ``1 + δ`` scales every non-zero theory value of the claim by
@@ -243,10 +247,16 @@ class Claim:
     doc: str = ""
     mutants: Sequence[str] = ()
     outputs: Sequence[str] = ()
+    statement_eq: object = None
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations
         return tuple(eqs)
+
+    def get_statement_eq(self):
+        """``statement_eq``, built if it is a callable (None if the claim has none)."""
+        eq = self.statement_eq
+        return eq() if callable(eq) else eq
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()
