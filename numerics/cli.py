@@ -248,15 +248,39 @@ def _row_text(r) -> str:
               help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
 @click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
+@click.option("--param", "params", multiple=True, metavar="K=V",
+              help="run the claim's experiment at this parameter point (repeatable; claims that "
+                   "support it: A.thm3.*; `attncheck eval ID --help` lists the parameters)")
 @_claims_files
-def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose):
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
+           params):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
-    every structural mutant and the ±5%% output scaling of every claim is rejected)."""
+    every structural mutant and the ±5%% output scaling of every claim is rejected).
+
+    \b
+    attncheck verify --quick
+    attncheck verify A.thm3 -v
+    attncheck verify A.thm3.q2_cosine --param alpha0=3 --param L=6
+    attncheck verify B --power"""
     if not math.isfinite(mutate) or mutate <= -1:
         _fail(f"--mutate must be a finite number > -1, got {mutate}")
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
     settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
+    if params:  # a parameter point of the user's: only claims whose experiment takes one
+        chosen = _select(ids)
+        point = None
+        for claim in chosen:
+            if claim.point_space is None:
+                _fail(f"claim {claim.id} runs at its built-in design only and takes no --param "
+                      f"(claims that do: {', '.join(_point_claims()) or 'none'})")
+            try:
+                values = claim.point_space.validate(parse_assignments(params))
+            except ParameterError as e:
+                _fail(str(e))
+            point = point or values
+        settings = Settings(mode=settings.mode, seed=seed, dps=dps, params=tuple(sorted(point.items())))
+        no_cache = True  # a one-off point: neither read nor written
     if show_power:
         sys.exit(_power(_select(ids), settings, as_json))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
@@ -302,8 +326,13 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         if mutate:
             click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
         else:
-            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
+            at = ("; at " + ", ".join(f"{k}={v}" for k, v in settings.params)) if settings.params else ""
+            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed}{at})")
     sys.exit(0 if ok_all else 1)
+
+
+def _point_claims() -> list[str]:
+    return [c.id for c in registry.claims().values() if getattr(c, "point_space", None) is not None]
 
 
 def _power(chosen, settings, as_json) -> int:

@@ -167,3 +167,23 @@ def test_eval_prints_monte_carlo_values_only_to_their_standard_error():
     assert _digits(out, "a", 30) == 4  # 86.82: two digits beyond the se's first
     assert _digits(out, "a_rqmc_se", 30) == 2
     assert _digits(out, "exact", 30) == 30
+
+
+def test_verify_at_a_parameter_point_of_the_user():
+    """A.thm3.* run their experiment at the user's point; rows and tolerances as at the design."""
+    out = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "alpha0=1", "--param", "L=4",
+                                    "--param", "R=1", "--param", "pi=0.5", "--json"])
+    assert out.exit_code == 0, out.output
+    rec = json.loads(out.output.splitlines()[-1])
+    assert rec["passed"] and rec["details"]["params"]["point"]["L"] == 4
+    assert all("point, a0=1" in r["label"] and r["se"] > 0 for r in rec["rows"])
+    wrong = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "alpha0=1", "--param", "L=4",
+                                      "--param", "R=1", "--param", "pi=0.5", "--mutate", "0.1"])
+    assert wrong.exit_code == 0 and "mutation caught" in wrong.output
+
+
+def test_verify_param_refused_by_a_claim_without_a_point_space():
+    out = CliRunner().invoke(main, ["verify", "B.kl.bound", "--param", "M=3"])
+    assert out.exit_code == 2 and "takes no --param" in out.output and len(out.output.strip().splitlines()) == 1
+    bad = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "zeta=1"])
+    assert bad.exit_code == 2 and "unknown parameter" in bad.output

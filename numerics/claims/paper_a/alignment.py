@@ -51,6 +51,19 @@ DESIGN = {
     "full": (dict(name="paper", params=PAPER, d=1000, alphas=(0.5, 1.0, 2.0, 4.0, 8.0), trials=10, labels="iid"),
              dict(name="L=4", params=SHIFT, d=1000, alphas=(1.0, 2.0), trials=40, labels="iid")),
 }
+
+
+def design(settings) -> tuple:
+    """The points the claims run at: the built-in design, or the user's point
+    (``Settings.params``, validated by ALIGNMENT_SPACE) at the design's d, trials and labels."""
+    point = settings.point
+    if not point:
+        return DESIGN[settings.mode]
+    base = DESIGN[settings.mode][0]
+    params = {k: v for k, v in point.items() if k != "alpha0"}
+    return (dict(base, name="point", params=params, alphas=(point["alpha0"],)),)
+
+
 SIM_KEY = "A.thm3"  # seed path shared by the four claims (one experiment)
 
 ALLOWANCE_NOTE = (
@@ -63,7 +76,7 @@ ALLOWANCE_NOTE = (
 
 def _simulate(settings) -> dict:
     out = {}
-    for ip, des in enumerate(DESIGN[settings.mode]):
+    for ip, des in enumerate(design(settings)):
         p = des["params"]
         for d in (des["d"], des["d"] // 2):
             model = SparseTokenModel(p["L"], p["R"], p["pi"], p["theta"], d)
@@ -103,7 +116,7 @@ def limits(loss: str, params: dict, dps: int) -> dict:
 def _rows(settings, pick):
     """Comparison rows for the (loss, alpha0, quantity) chosen by ``pick`` at every point."""
     sims = simulate(settings)
-    picked = [(ip, des, cell) for ip, des in enumerate(DESIGN[settings.mode]) for cell in pick(des)]
+    picked = [(ip, des, cell) for ip, des in enumerate(design(settings)) for cell in pick(des)]
     zc = z_critical(len(picked))
     rows, table = [], []
     for ip, des, (loss, a0, qty) in picked:
@@ -121,9 +134,9 @@ def _rows(settings, pick):
                       "drift": drift, "allowance": allowance})
     sizes = {"points": [{"name": des["name"], "d": des["d"], "d_half": des["d"] // 2, "trials": des["trials"],
                          "alphas": list(des["alphas"]), "n0": [int(round(a * des["d"])) for a in des["alphas"]]}
-                        for des in DESIGN[settings.mode]]}
-    details = {"params": {des["name"]: des["params"] for des in DESIGN[settings.mode]},
-               "labels": {des["name"]: des["labels"] for des in DESIGN[settings.mode]},
+                        for des in design(settings)]}
+    details = {"params": {des["name"]: des["params"] for des in design(settings)},
+               "labels": {des["name"]: des["labels"] for des in design(settings)},
                "seed_path": [settings.seed, SIM_KEY, "sim", "point", "d", "alpha_index", "trial"],
                "table": table, "losses": list(LOSSES)}
     return rows, sizes, details
@@ -161,7 +174,7 @@ def _equations():
 
 
 _COMMON = dict(paper="A", status="derived", allowance_note=ALLOWANCE_NOTE, param_space=ALIGNMENT_SPACE,
-               doc="docs/paper_a_alignment.md")
+               point_space=ALIGNMENT_SPACE, doc="docs/paper_a_alignment.md")
 
 
 # --- Corollary 1 --------------------------------------------------------------------------
