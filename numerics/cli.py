@@ -509,7 +509,9 @@ def latex(ids, output, body, snippets):
 
 @main.command()
 @click.argument("ids", nargs=-1)
-@click.option("-o", "--output", required=True, help="the report file, .html")
+@click.option("-o", "--output", required=True, help="the report file, .html (or .pdf)")
+@click.option("--pdf", "as_pdf", is_flag=True,
+              help="also print it to PDF with headless Chromium (next to the .html, same name)")
 @click.option("--quick", is_flag=True, help="reduced sizes (default)")
 @click.option("--full", is_flag=True, help="the paper's sizes")
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
@@ -517,27 +519,45 @@ def latex(ids, output, body, snippets):
 @click.option("--no-figures", is_flag=True, help="leave out the figures")
 @click.option("--no-cache", is_flag=True, help="recompute every claim")
 @_claims_files
-def report(ids, output, quick, full, seed, no_power, no_figures, no_cache):
-    """A self-contained HTML verification report (works offline; math as MathML).
+def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cache):
+    """A self-contained HTML verification report (works offline; math as MathML), or its PDF.
 
     \b
     attncheck report B -o paper_b.html
-    attncheck report A.thm3 --no-figures -o thm3.html
+    attncheck report B -o paper_b.html --pdf     # paper_b.html and paper_b.pdf
+    attncheck report A.thm3 --no-figures -o thm3.pdf
 
     Per claim: statement, status, equations, the verdict table, the mutation power, its
-    figure, and the provenance of the run."""
-    from numerics.report import build
+    figure, and the provenance of the run. The PDF is the HTML printed by headless Chromium
+    (Debian package chromium; run without network access, in a fresh profile)."""
+    import os
 
-    _check_output(output, (".html", ".htm"))
-    _probe_write(output)
+    from numerics.report import build, chromium, to_pdf
+
+    _check_output(output, (".html", ".htm", ".pdf"))
+    pdf_only = output.lower().endswith(".pdf")
+    pdf = output if pdf_only else (os.path.splitext(output)[0] + ".pdf" if as_pdf else None)
+    if pdf and chromium() is None:
+        _fail("a PDF report needs headless Chromium: apt-get install chromium")
+    for path in (output, pdf):
+        if path:
+            _probe_write(path)
     settings = Settings(mode=_mode(quick, full), seed=seed)
     chosen = _select(ids)
     with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
         text = build(chosen, settings, with_power=not no_power, with_figures=not no_figures,
                      use_cache=not no_cache, progress=lambda c: bar.update(1))
-    with open(output, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    click.echo(f"wrote {output}", err=True)
+    if not pdf_only:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {output}", err=True)
+    if pdf:
+        try:
+            to_pdf(text, pdf)
+        except (RuntimeError, OSError) as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+        click.echo(f"wrote {pdf}", err=True)
 
 
 @main.command()
