@@ -170,6 +170,67 @@ class _OneLineErrors(click.Group):
             sys.exit(1)
 
 
+class _Listed(click.Command):
+    """A subcommand whose --help ends with a list built from the registry (problems, figures,
+    benchmarks, evaluable claims) when the help is shown, never at start-up: ``attncheck
+    --help`` imports none of them."""
+
+    def __init__(self, *args, lister=None, **kw):
+        super().__init__(*args, **kw)
+        self.lister = lister
+
+    def format_epilog(self, ctx, formatter):
+        super().format_epilog(ctx, formatter)
+        if self.lister is None:
+            return
+        import textwrap
+
+        for title, rows, hang in self.lister():
+            with formatter.section(title):
+                room = max(40, formatter.width - formatter.current_indent)
+                for line in rows:
+                    lead = " " * (len(line) - len(line.lstrip()) + hang)
+                    for part in textwrap.wrap(line, room, subsequent_indent=lead) or [""]:
+                        formatter.write(" " * formatter.current_indent + part + "\n")
+
+
+def _first_line(obj) -> str:
+    """The first line of a callable's docstring, else of its module's."""
+    import inspect
+
+    doc = inspect.getdoc(obj) or inspect.getdoc(inspect.getmodule(obj)) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def _param_rows(space) -> list[str]:
+    return [f"{p['name']:12s} default {p['default']!s:8s} {p['range']}; {p['doc']}" for p in space.describe()]
+
+
+def _problems_help():
+    out = []
+    for name, spec in registry.problems().items():
+        rows = [spec.doc, ""]
+        rows += [f"--{opt} {' | '.join(choices)}" for opt, choices in spec.options.items()]
+        rows += ["", "parameters (--param NAME=VALUE):"] + ["  " + r for r in _param_rows(spec.param_space)]
+        out.append((f"Problem {name}", rows, 30))
+    return out
+
+
+def _figures_help():
+    return [("Figures (FIGURE_ID)", [f"{fid:18s} {_first_line(fn)}" for fid, fn in registry.figures().items()], 19)]
+
+
+def _bench_help():
+    return [("Benchmarks (NAMES)", [f"{name:22s} {_first_line(fn)}" for name, fn in registry.benchmarks().items()], 23)]
+
+
+def _eval_help():
+    rows = [f"{r['id']:30s} {', '.join(p['name'] for p in r['params'])}"
+            for r in registry.claim_index() if r["evaluable"]]
+    return [("Evaluable claims (CLAIM_ID) and their parameters; `attncheck eval ID --list-params` gives "
+             "each one's range and default", rows, 31)]
+
+
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attncheck")
 def main():
@@ -393,14 +454,20 @@ def cache_clear():
     click.echo(f"removed {cache.clear()} records from {cache.cache_dir()}")
 
 
-@main.command("eval")
+@main.command("eval", cls=_Listed, lister=_eval_help)
 @click.argument("claim_id")
-@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable); unset ones take their default")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--list-params", is_flag=True, help="list the claim's parameters (range, default) and exit")
 @_claims_files
-def eval_cmd(claim_id, params, dps, as_json):
-    """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
+def eval_cmd(claim_id, params, dps, as_json, list_params):
+    """Evaluate a claim's closed form / limit at your parameters, to DPS digits.
+
+    \b
+    attncheck eval A.thm3.q2_cosine --list-params      # its parameters, ranges, defaults
+    attncheck eval A.thm3.q2_cosine --param alpha0=2 --dps 50
+    attncheck eval B.rate.exponent --param beta=2 --param M=1e6 --json"""
     try:
         claim = registry.claim(claim_id)
     except KeyError:
@@ -409,6 +476,14 @@ def eval_cmd(claim_id, params, dps, as_json):
         _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
     if claim.evaluate is None:
         _fail(f"claim {claim_id} has no closed form to evaluate; evaluable claims are marked 'eval' in `attncheck list`")
+    if list_params:
+        rows = claim.param_space.describe() if claim.param_space else []
+        if as_json:
+            click.echo(_dumps({"schema": "attncheck.params/1", "id": claim_id, "params": rows}))
+        else:
+            for line in _param_rows(claim.param_space) if rows else ["(no parameters)"]:
+                click.echo(line)
+        return
     try:
         values = claim.param_space.validate(parse_assignments(params))
         out = claim.evaluate(values, dps)
@@ -560,15 +635,19 @@ def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cach
         click.echo(f"wrote {pdf}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_problems_help)
 @click.argument("problem")
-@click.option("--model", default=None)
-@click.option("--loss", default=None)
-@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--model", default=None, help="the problem's model (listed below)")
+@click.option("--loss", default=None, help="the problem's loss (listed below)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable; listed below)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def solve(problem, model, loss, params, dps, as_json):
-    """Solve a problem's equations at your parameters (e.g. sparse-token)."""
+    """Solve a problem's equations at your parameters; exit 1 if the solver does not converge.
+
+    \b
+    attncheck solve sparse-token --model attention --loss logistic --param alpha1=2
+    attncheck solve sparse-token --model pool --loss square --param lam=0.01 --json"""
     table = registry.problems()
     if problem not in table:
         _fail(f"unknown problem {problem!r}; known: {', '.join(table) or 'none'}")
@@ -673,16 +752,22 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
                f"to {os.path.join(out_dir, prov['table'])}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_figures_help)
 @click.argument("figure_id", required=False)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
 @click.option("--from", "from_dir", type=click.Path(file_okay=False), default=None,
               help="draw a finished sweep (attncheck sweep --out DIR) instead of a paper figure")
-@click.option("--quick", is_flag=True)
-@click.option("--full", is_flag=True)
+@click.option("--quick", is_flag=True, help="reduced sizes (default; a few minutes at most)")
+@click.option("--full", is_flag=True, help="the paper's sizes")
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
 def figure(figure_id, output, from_dir, quick, full, seed):
-    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep."""
+    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep.
+    The format follows the suffix of -o: .png, .pdf or .svg.
+
+    \b
+    attncheck figure A.thm3.fig -o alignment.png
+    attncheck figure A.fig1 --full -o fig1.pdf
+    attncheck figure --from sweeps/cos -o cos.png"""
     _check_output(output, (".png", ".pdf", ".svg"))
     _probe_write(output)
     if from_dir:
@@ -708,12 +793,16 @@ def figure(figure_id, output, from_dir, quick, full, seed):
     click.echo(f"wrote {output}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_bench_help)
 @click.argument("names", nargs=-1)
 @click.option("--quick", is_flag=True, help="smaller problem sizes")
 @click.option("--json", "as_json", is_flag=True)
 def bench(names, quick, as_json):
-    """Benchmarks (ratios against a baseline run in the same process)."""
+    """Benchmarks (ratios against a baseline run in the same process); all of them without NAMES.
+
+    \b
+    attncheck bench --quick
+    attncheck bench eval.dps start.cheap --json"""
     table = registry.benchmarks()
     for n in names:
         if n not in table:

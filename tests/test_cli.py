@@ -187,3 +187,33 @@ def test_verify_param_refused_by_a_claim_without_a_point_space():
     assert out.exit_code == 2 and "takes no --param" in out.output and len(out.output.strip().splitlines()) == 1
     bad = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "zeta=1"])
     assert bad.exit_code == 2 and "unknown parameter" in bad.output
+
+
+def test_help_pages_list_what_they_accept():
+    run = CliRunner()
+    solve = run.invoke(main, ["solve", "--help"]).output
+    for word in ("sparse-token", "attention", "pool", "logistic", "alpha1", "default", "[0.0, inf)"):
+        assert word in solve, word
+    figure = run.invoke(main, ["figure", "--help"]).output
+    assert all(fid in figure for fid in registry.figures())
+    bench = run.invoke(main, ["bench", "--help"]).output
+    assert all(name in bench for name in registry.benchmarks())
+    ev = run.invoke(main, ["eval", "--help"]).output
+    assert "--list-params" in ev and "A.thm3.q2_cosine" in ev
+    listed = run.invoke(main, ["eval", "A.thm3.q2_cosine", "--list-params"])
+    assert listed.exit_code == 0 and listed.output.split()[0] == "L" and "default" in listed.output
+    for name, cmd in main.commands.items():
+        if isinstance(cmd, type(main)):  # a group (cache): its subcommands are the examples
+            continue
+        assert "attncheck " + name in run.invoke(main, [name, "--help"]).output, f"{name} --help has no example"
+
+
+def test_top_level_help_imports_no_registry_module():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom numerics.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('sympy', 'matplotlib', 'numerics.figures', 'numerics.claims') if m in sys.modules]\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert "HEAVY []" in out, out
