@@ -2,10 +2,12 @@
 
     attncheck list [--json]
     attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]
-    attncheck eval ID --param k=v ... [--dps N] [--json]
+    attncheck verify ID --param k=v ...
+    attncheck eval ID --param k=v ... [--dps N] [--json] | attncheck eval ID --list-params
     attncheck latex [IDS...] [-o FILE]
+    attncheck report [IDS...] -o FILE.html [--pdf] | -o FILE.pdf
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
-    attncheck figure ID -o FILE [--quick|--full] [--seed N]
+    attncheck figure ID -o FILE.png|.pdf|.svg [--quick|--full] [--seed N]
     attncheck bench [NAMES...] [--quick]
 
 Exit codes: 0 success (verify: every selected claim passed; with --mutate: every one was
