@@ -115,12 +115,19 @@ def evaluate(params: dict, dps: int) -> dict:
     r = ridge_risk()
     return {k: mp_eval(r[k], values, dps) for k in ("risk", "bias", "variance")}
 
+def statement_eq():
+    """The statement as equations in the derivation's symbols (printed first by `attncheck latex`)."""
+    m_prime = sp.Symbol("m'", positive=True)
+    return (sp.Eq(sp.Symbol("E_{test}"), sigma2 + lam**2 * r2 * m_prime + sigma2 * gamma * (m - lam * m_prime)),
+            sp.Eq(gamma * lam * m**2 + (1 - gamma + lam) * m - 1, 0))
+
 
 CLAIMS = [
     Claim(
         id="X.ridge.test_error", paper="X", reference=REFERENCE, status="paper",
         statement="ridge regression, isotropic Gaussian design: test error -> sigma2 + lam^2 r2 m'(-lam) "
                   "+ sigma2 gamma (m - lam m') with m the Marchenko-Pastur Stieltjes transform",
+        statement_eq=statement_eq,
         experiment=experiment, equations=equations, evaluate=evaluate, param_space=SPACE,
         allowance_note="se over trials; finite-size allowance 2/d of the simulated mean",
         mutants=("X.ridge.stieltjes:sign", "X.ridge.variance:no-gamma", "X.ridge.bias:lam",

@@ -2,10 +2,12 @@
 
     attncheck list [--json]
     attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]
-    attncheck eval ID --param k=v ... [--dps N] [--json] [--certify]
+    attncheck verify ID --param k=v ...
+    attncheck eval ID --param k=v ... [--dps N] [--json] [--certify] | attncheck eval ID --list-params
     attncheck latex [IDS...] [-o FILE]
+    attncheck report [IDS...] -o FILE.html [--pdf] | -o FILE.pdf
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
-    attncheck figure ID -o FILE [--quick|--full] [--seed N]
+    attncheck figure ID -o FILE.png|.pdf|.svg [--quick|--full] [--seed N]
     attncheck bench [NAMES...] [--quick]
 
 Exit codes: 0 success (verify: every selected claim passed; with --mutate: every one was
@@ -170,6 +172,67 @@ class _OneLineErrors(click.Group):
             sys.exit(1)
 
 
+class _Listed(click.Command):
+    """A subcommand whose --help ends with a list built from the registry (problems, figures,
+    benchmarks, evaluable claims) when the help is shown, never at start-up: ``attncheck
+    --help`` imports none of them."""
+
+    def __init__(self, *args, lister=None, **kw):
+        super().__init__(*args, **kw)
+        self.lister = lister
+
+    def format_epilog(self, ctx, formatter):
+        super().format_epilog(ctx, formatter)
+        if self.lister is None:
+            return
+        import textwrap
+
+        for title, rows, hang in self.lister():
+            with formatter.section(title):
+                room = max(40, formatter.width - formatter.current_indent)
+                for line in rows:
+                    lead = " " * (len(line) - len(line.lstrip()) + hang)
+                    for part in textwrap.wrap(line, room, subsequent_indent=lead) or [""]:
+                        formatter.write(" " * formatter.current_indent + part + "\n")
+
+
+def _first_line(obj) -> str:
+    """The first line of a callable's docstring, else of its module's."""
+    import inspect
+
+    doc = inspect.getdoc(obj) or inspect.getdoc(inspect.getmodule(obj)) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def _param_rows(space) -> list[str]:
+    return [f"{p['name']:12s} default {p['default']!s:8s} {p['range']}; {p['doc']}" for p in space.describe()]
+
+
+def _problems_help():
+    out = []
+    for name, spec in registry.problems().items():
+        rows = [spec.doc, ""]
+        rows += [f"--{opt} {' | '.join(choices)}" for opt, choices in spec.options.items()]
+        rows += ["", "parameters (--param NAME=VALUE):"] + ["  " + r for r in _param_rows(spec.param_space)]
+        out.append((f"Problem {name}", rows, 30))
+    return out
+
+
+def _figures_help():
+    return [("Figures (FIGURE_ID)", [f"{fid:18s} {_first_line(fn)}" for fid, fn in registry.figures().items()], 19)]
+
+
+def _bench_help():
+    return [("Benchmarks (NAMES)", [f"{name:22s} {_first_line(fn)}" for name, fn in registry.benchmarks().items()], 23)]
+
+
+def _eval_help():
+    rows = [f"{r['id']:30s} {', '.join(p['name'] for p in r['params'])}"
+            for r in registry.claim_index() if r["evaluable"]]
+    return [("Evaluable claims (CLAIM_ID) and their parameters; `attncheck eval ID --list-params` gives "
+             "each one's range and default", rows, 31)]
+
+
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attncheck")
 def main():
@@ -192,6 +255,7 @@ def list_cmd(as_json):
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
     widest = max((len(r["id"]) for r in index), default=2)
@@ -202,7 +266,8 @@ def list_cmd(as_json):
         table.add_column(col, no_wrap=True, **kw)
     for rec in index:
         text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
-        table.add_row(rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        cells = (rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        table.add_row(*(Text(c) for c in cells))  # literal text: "E[h^2]" is not rich markup
     console.print(table)
 
 
@@ -252,15 +317,39 @@ def _row_text(r) -> str:
               help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
 @click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
+@click.option("--param", "params", multiple=True, metavar="K=V",
+              help="run the claim's experiment at this parameter point (repeatable; claims that "
+                   "support it: A.thm3.*; `attncheck eval ID --help` lists the parameters)")
 @_claims_files
-def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose):
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
+           params):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
-    every structural mutant and the ±5%% output scaling of every claim is rejected)."""
+    every structural mutant and the ±5%% output scaling of every claim is rejected).
+
+    \b
+    attncheck verify --quick
+    attncheck verify A.thm3 -v
+    attncheck verify A.thm3.q2_cosine --param alpha0=3 --param L=6
+    attncheck verify B --power"""
     if not math.isfinite(mutate) or mutate <= -1:
         _fail(f"--mutate must be a finite number > -1, got {mutate}")
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
     settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
+    if params:  # a parameter point of the user's: only claims whose experiment takes one
+        chosen = _select(ids)
+        point = None
+        for claim in chosen:
+            if claim.point_space is None:
+                _fail(f"claim {claim.id} runs at its built-in design only and takes no --param "
+                      f"(claims that do: {', '.join(_point_claims()) or 'none'})")
+            try:
+                values = claim.point_space.validate(parse_assignments(params))
+            except ParameterError as e:
+                _fail(str(e))
+            point = point or values
+        settings = Settings(mode=settings.mode, seed=seed, dps=dps, params=tuple(sorted(point.items())))
+        no_cache = True  # a one-off point: neither read nor written
     if show_power:
         sys.exit(_power(_select(ids), settings, as_json))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
@@ -292,7 +381,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         if mutate:
             click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
         else:
-            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed})")
+            at = ("; at " + ", ".join(f"{k}={v}" for k, v in settings.params)) if settings.params else ""
+            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed}{at})")
     sys.exit(0 if ok_all else 1)
 
 
@@ -321,6 +411,10 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
                 for r in verdict.rows:
                     click.echo(_row_text(r))
     return ok_all
+
+
+def _point_claims() -> list[str]:
+    return [c.id for c in registry.claims().values() if getattr(c, "point_space", None) is not None]
 
 
 def _power(chosen, settings, as_json) -> int:
@@ -381,16 +475,23 @@ def cache_clear():
     click.echo(f"removed {cache.clear()} records from {cache.cache_dir()}")
 
 
-@main.command("eval")
+@main.command("eval", cls=_Listed, lister=_eval_help)
 @click.argument("claim_id")
-@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable); unset ones take their default")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--certify", is_flag=True,
               help="rigorous enclosures (ball arithmetic): midpoint ± radius and the certified digits")
+@click.option("--list-params", is_flag=True, help="list the claim's parameters (range, default) and exit")
 @_claims_files
-def eval_cmd(claim_id, params, dps, as_json, certify):
-    """Evaluate a claim's closed form / limit at your parameters, to DPS digits."""
+def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
+    """Evaluate a claim's closed form / limit at your parameters, to DPS digits.
+
+    \b
+    attncheck eval A.thm3.q2_cosine --list-params      # its parameters, ranges, defaults
+    attncheck eval A.thm3.q2_cosine --param alpha0=2 --dps 50
+    attncheck eval A.thm3.q2_cosine --certify --dps 40  # rigorous intervals
+    attncheck eval B.rate.exponent --param beta=2 --param M=1e6 --json"""
     try:
         claim = registry.claim(claim_id)
     except KeyError:
@@ -401,6 +502,14 @@ def eval_cmd(claim_id, params, dps, as_json, certify):
         return _certify_eval(claim, params, dps, as_json)
     if claim.evaluate is None:
         _fail(f"claim {claim_id} has no closed form to evaluate; evaluable claims are marked 'eval' in `attncheck list`")
+    if list_params:
+        rows = claim.param_space.describe() if claim.param_space else []
+        if as_json:
+            click.echo(_dumps({"schema": "attncheck.params/1", "id": claim_id, "params": rows}))
+        else:
+            for line in _param_rows(claim.param_space) if rows else ["(no parameters)"]:
+                click.echo(line)
+        return
     try:
         values = claim.param_space.validate(parse_assignments(params))
         out = claim.evaluate(values, dps)
@@ -545,7 +654,9 @@ def latex(ids, output, body, snippets):
 
 @main.command()
 @click.argument("ids", nargs=-1)
-@click.option("-o", "--output", required=True, help="the report file, .html")
+@click.option("-o", "--output", required=True, help="the report file, .html (or .pdf)")
+@click.option("--pdf", "as_pdf", is_flag=True,
+              help="also print it to PDF with headless Chromium (next to the .html, same name)")
 @click.option("--quick", is_flag=True, help="reduced sizes (default)")
 @click.option("--full", is_flag=True, help="the paper's sizes")
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
@@ -553,38 +664,60 @@ def latex(ids, output, body, snippets):
 @click.option("--no-figures", is_flag=True, help="leave out the figures")
 @click.option("--no-cache", is_flag=True, help="recompute every claim")
 @_claims_files
-def report(ids, output, quick, full, seed, no_power, no_figures, no_cache):
-    """A self-contained HTML verification report (works offline; math as MathML).
+def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cache):
+    """A self-contained HTML verification report (works offline; math as MathML), or its PDF.
 
     \b
     attncheck report B -o paper_b.html
-    attncheck report A.thm3 --no-figures -o thm3.html
+    attncheck report B -o paper_b.html --pdf     # paper_b.html and paper_b.pdf
+    attncheck report A.thm3 --no-figures -o thm3.pdf
 
     Per claim: statement, status, equations, the verdict table, the mutation power, its
-    figure, and the provenance of the run."""
-    from numerics.report import build
+    figure, and the provenance of the run. The PDF is the HTML printed by headless Chromium
+    (Debian package chromium; run without network access, in a fresh profile)."""
+    import os
 
-    _check_output(output, (".html", ".htm"))
-    _probe_write(output)
+    from numerics.report import build, chromium, to_pdf
+
+    _check_output(output, (".html", ".htm", ".pdf"))
+    pdf_only = output.lower().endswith(".pdf")
+    pdf = output if pdf_only else (os.path.splitext(output)[0] + ".pdf" if as_pdf else None)
+    if pdf and chromium() is None:
+        _fail("a PDF report needs headless Chromium: apt-get install chromium")
+    for path in (output, pdf):
+        if path:
+            _probe_write(path)
     settings = Settings(mode=_mode(quick, full), seed=seed)
     chosen = _select(ids)
     with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
         text = build(chosen, settings, with_power=not no_power, with_figures=not no_figures,
                      use_cache=not no_cache, progress=lambda c: bar.update(1))
-    with open(output, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    click.echo(f"wrote {output}", err=True)
+    if not pdf_only:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {output}", err=True)
+    if pdf:
+        try:
+            to_pdf(text, pdf)
+        except (RuntimeError, OSError) as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+        click.echo(f"wrote {pdf}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_problems_help)
 @click.argument("problem")
-@click.option("--model", default=None)
-@click.option("--loss", default=None)
-@click.option("--param", "params", multiple=True, help="k=v (repeatable)")
+@click.option("--model", default=None, help="the problem's model (listed below)")
+@click.option("--loss", default=None, help="the problem's loss (listed below)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable; listed below)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def solve(problem, model, loss, params, dps, as_json):
-    """Solve a problem's equations at your parameters (e.g. sparse-token)."""
+    """Solve a problem's equations at your parameters; exit 1 if the solver does not converge.
+
+    \b
+    attncheck solve sparse-token --model attention --loss logistic --param alpha1=2
+    attncheck solve sparse-token --model pool --loss square --param lam=0.01 --json"""
     table = registry.problems()
     if problem not in table:
         _fail(f"unknown problem {problem!r}; known: {', '.join(table) or 'none'}")
@@ -692,16 +825,22 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
                f"to {os.path.join(out_dir, prov['table'])}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_figures_help)
 @click.argument("figure_id", required=False)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
 @click.option("--from", "from_dir", type=click.Path(file_okay=False), default=None,
               help="draw a finished sweep (attncheck sweep --out DIR) instead of a paper figure")
-@click.option("--quick", is_flag=True)
-@click.option("--full", is_flag=True)
+@click.option("--quick", is_flag=True, help="reduced sizes (default; a few minutes at most)")
+@click.option("--full", is_flag=True, help="the paper's sizes")
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
 def figure(figure_id, output, from_dir, quick, full, seed):
-    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep."""
+    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep.
+    The format follows the suffix of -o: .png, .pdf or .svg.
+
+    \b
+    attncheck figure A.thm3.fig -o alignment.png
+    attncheck figure A.fig1 --full -o fig1.pdf
+    attncheck figure --from sweeps/cos -o cos.png"""
     _check_output(output, (".png", ".pdf", ".svg"))
     _probe_write(output)
     if from_dir:
@@ -727,12 +866,16 @@ def figure(figure_id, output, from_dir, quick, full, seed):
     click.echo(f"wrote {output}", err=True)
 
 
-@main.command()
+@main.command(cls=_Listed, lister=_bench_help)
 @click.argument("names", nargs=-1)
 @click.option("--quick", is_flag=True, help="smaller problem sizes")
 @click.option("--json", "as_json", is_flag=True)
 def bench(names, quick, as_json):
-    """Benchmarks (ratios against a baseline run in the same process)."""
+    """Benchmarks (ratios against a baseline run in the same process); all of them without NAMES.
+
+    \b
+    attncheck bench --quick
+    attncheck bench eval.dps start.cheap --json"""
     table = registry.benchmarks()
     for n in names:
         if n not in table:

@@ -191,10 +191,31 @@ def _label(claim_id: str, name: str) -> str:
     return f"{claim_id}:{re.sub(r'[^A-Za-z0-9.:+-]', '-', name)}"
 
 
+def statement_latex(claim) -> str | None:
+    """The claim's statement as one numbered display (label ``claim-id:statement``): a SymPy
+    relation is printed by the project's printer, a LaTeX string as it is; several lines are
+    stacked (``gathered``) under the one label."""
+    eq = claim.get_statement_eq() if hasattr(claim, "get_statement_eq") else None
+    if eq is None:
+        return None
+    items = eq if isinstance(eq, (tuple, list)) else (eq,)
+    lines = []
+    for item in items:
+        text = item if isinstance(item, str) else latex(item)
+        lines.extend(part.strip() for part in text.split("\\\\") if part.strip())
+    body = lines[0] if len(lines) == 1 else ("\\begin{gathered}\n" + " \\\\\n".join(lines)
+                                             + "\n\\end{gathered}")
+    return f"\\begin{{equation}}\\label{{{_label(claim.id, 'statement')}}}\n{body}\n\\end{{equation}}"
+
+
 def claim_section(claim) -> str:
     parts = [f"\\section*{{\\texttt{{{_tex_text(claim.id)}}}}}",
-             f"\\noindent\\textbf{{Status}}: {claim.status}. \\textbf{{Reference}}: {_tex_text(claim.reference)}.\n",
              f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
+    stated = statement_latex(claim)
+    if stated:
+        parts.append(stated)
+    parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
+                 f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
     seen = set()
     for eq in claim.get_equations():
         label = _label(claim.id, eq.name)

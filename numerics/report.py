@@ -34,6 +34,7 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem} td,th{padding:.1
 td:first-child,th:first-child{text-align:left} table.text td,table.text th{text-align:left} .pass{color:#176117;font-weight:600} .fail{color:#a11;font-weight:600}
 .eq{overflow-x:auto;margin:.4rem 0 .4rem 1rem} .note{color:#555;font-size:.85rem} img{max-width:100%}
 code{background:#f4f4f4;padding:0 .2rem}
+@page{margin:1.5cm} @media print{body{max-width:none;margin:0;padding:0} .eq{overflow:visible} table,img{break-inside:avoid}}
 """
 
 # after load: count the <math> elements that were laid out (non-zero width); tests read it
@@ -165,3 +166,43 @@ def build(claims, settings, *, with_power: bool = True, with_figures: bool = Tru
         + "\n".join(parts)
         + f"<h2>Provenance</h2><table class='text'>{prov_rows}</table></body></html>"
     )
+
+
+# --- PDF: the HTML printed by headless Chromium ---------------------------------------------------
+#: the flags that keep Chromium headless, off the network and out of the user's profile
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+                  "--disable-default-apps", "--no-pdf-header-footer", "--virtual-time-budget=10000")
+
+
+def chromium() -> str | None:
+    """The headless Chromium executable (Debian package ``chromium``), or None."""
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def to_pdf(page: str, pdf_path: str, *, timeout: float = 300.0) -> None:
+    """Print the report's HTML ``page`` to ``pdf_path`` with headless Chromium, in a fresh profile
+    folder; raise RuntimeError if Chromium is missing or writes no PDF."""
+    import shutil
+    import subprocess
+
+    exe = chromium()
+    if exe is None:
+        raise RuntimeError("headless Chromium is needed for a PDF: apt-get install chromium")
+    work = tempfile.mkdtemp(prefix="attncheck-pdf-")
+    try:
+        src = os.path.join(work, "report.html")
+        with open(src, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        out = os.path.join(work, "report.pdf")
+        run = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(work, 'profile')}",
+                              f"--print-to-pdf={out}", "file://" + src],
+                             capture_output=True, text=True, timeout=timeout)
+        if not os.path.exists(out) or os.path.getsize(out) == 0:
+            tail = (run.stderr or "").strip().splitlines()[-1:] or [f"exit {run.returncode}"]
+            raise RuntimeError(f"chromium wrote no PDF ({tail[0][:200]})")
+        shutil.move(out, pdf_path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -57,6 +57,15 @@ def test_list_is_a_table_with_a_header(toy):
     assert head[:4] == ["id", "status", "eval", "mutants"] and "T.good" in out.output
 
 
+def test_list_prints_square_brackets_verbatim(monkeypatch):
+    statement = "m E[h^2] + E[(E)^2] >= 0 [bold]x[/bold]"
+    toys = {"T.brackets": Claim("T.brackets", "A", "toy", statement, _good, (EQ,))}
+    monkeypatch.setattr(registry, "claims", lambda: toys)
+    monkeypatch.setattr(registry, "claim_index", lambda: [registry._describe(c) for c in toys.values()])
+    out = CliRunner().invoke(main, ["list"])
+    assert out.exit_code == 0 and statement in out.output
+
+
 def test_list_json(toy):
     out = toy.invoke(main, ["list", "--json"])
     assert out.exit_code == 0
@@ -143,7 +152,8 @@ def test_latex_of_every_real_claim(tmp_path):
     out = CliRunner().invoke(main, ["latex", "-o", str(out_file)])
     assert out.exit_code == 0, out.output
     text = out_file.read_text()
-    n_eq = sum(len({e.name for e in c.get_equations()}) for c in registry.claims().values())
+    n_eq = sum(len({e.name for e in c.get_equations()}) + (c.get_statement_eq() is not None)
+               for c in registry.claims().values())  # each claim's equations, and its statement
     envs = [text.count(f"\\begin{{{env}}}") for env in ("equation", "multline")]
     assert envs[0] == text.count("\\end{equation}") and envs[1] == text.count("\\end{multline}")
     assert sum(envs) == n_eq > 0
@@ -159,3 +169,53 @@ def test_eval_prints_monte_carlo_values_only_to_their_standard_error():
     assert _digits(out, "a", 30) == 4  # 86.82: two digits beyond the se's first
     assert _digits(out, "a_rqmc_se", 30) == 2
     assert _digits(out, "exact", 30) == 30
+
+
+def test_verify_at_a_parameter_point_of_the_user():
+    """A.thm3.* run their experiment at the user's point; rows and tolerances as at the design."""
+    out = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "alpha0=1", "--param", "L=4",
+                                    "--param", "R=1", "--param", "pi=0.5", "--json"])
+    assert out.exit_code == 0, out.output
+    rec = json.loads(out.output.splitlines()[-1])
+    assert rec["passed"] and rec["details"]["params"]["point"]["L"] == 4
+    assert all("point, a0=1" in r["label"] and r["se"] > 0 for r in rec["rows"])
+    wrong = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "alpha0=1", "--param", "L=4",
+                                      "--param", "R=1", "--param", "pi=0.5", "--mutate", "0.1"])
+    assert wrong.exit_code == 0 and "mutation caught" in wrong.output
+
+
+def test_verify_param_refused_by_a_claim_without_a_point_space():
+    out = CliRunner().invoke(main, ["verify", "B.kl.bound", "--param", "M=3"])
+    assert out.exit_code == 2 and "takes no --param" in out.output and len(out.output.strip().splitlines()) == 1
+    bad = CliRunner().invoke(main, ["verify", "A.thm3.q2_cosine", "--param", "zeta=1"])
+    assert bad.exit_code == 2 and "unknown parameter" in bad.output
+
+
+def test_help_pages_list_what_they_accept():
+    run = CliRunner()
+    solve = run.invoke(main, ["solve", "--help"]).output
+    for word in ("sparse-token", "attention", "pool", "logistic", "alpha1", "default", "[0.0, inf)"):
+        assert word in solve, word
+    figure = run.invoke(main, ["figure", "--help"]).output
+    assert all(fid in figure for fid in registry.figures())
+    bench = run.invoke(main, ["bench", "--help"]).output
+    assert all(name in bench for name in registry.benchmarks())
+    ev = run.invoke(main, ["eval", "--help"]).output
+    assert "--list-params" in ev and "A.thm3.q2_cosine" in ev
+    listed = run.invoke(main, ["eval", "A.thm3.q2_cosine", "--list-params"])
+    assert listed.exit_code == 0 and listed.output.split()[0] == "L" and "default" in listed.output
+    for name, cmd in main.commands.items():
+        if isinstance(cmd, type(main)):  # a group (cache): its subcommands are the examples
+            continue
+        assert "attncheck " + name in run.invoke(main, [name, "--help"]).output, f"{name} --help has no example"
+
+
+def test_top_level_help_imports_no_registry_module():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom numerics.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('sympy', 'matplotlib', 'numerics.figures', 'numerics.claims') if m in sys.modules]\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert "HEAVY []" in out, out

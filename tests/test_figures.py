@@ -18,3 +18,31 @@ def test_figure_renders_at_quick_size(fig_id, tmp_path):
     img = mpimg.imread(path)
     assert img.shape[0] > 200 and img.shape[1] > 300
     assert np.std(img[..., :3]) > 0.05  # lines and text, not an empty canvas
+
+
+def test_a_figure_writes_pdf_by_suffix(tmp_path):
+    path = tmp_path / "fig.pdf"
+    FIGURES["A.sharp_threshold"](str(path), Settings(mode="quick"), lambda items, label: items)
+    assert path.read_bytes()[:5] == b"%PDF-" and path.stat().st_size > 10_000
+
+
+def test_style_plain_log_ticks_and_unique_legend():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from numerics.figures.style import log_ticks, unique_legend
+
+    fig, ax = plt.subplots()
+    for k in range(3):
+        ax.plot([1.5, 12], [k, k + 1], "--", label="theory -0.800")
+    ax.plot([1.5, 12], [0, 2], "o", label="simulation")
+    ax.set_xscale("log")
+    ax.set_xlim(1.5, 12)
+    log_ticks(ax, "x")
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels and all("times" not in t and "^" not in t for t in labels) and "2" in labels
+    assert [t.get_text() for t in unique_legend(ax).get_texts()] == ["theory -0.800", "simulation"]
+    plt.close(fig)

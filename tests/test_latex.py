@@ -62,3 +62,11 @@ def test_the_whole_document_compiles_cleanly(tmp_path):
     assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)[:5]
     assert "multiply defined" not in log and "multiply-defined" not in log
     assert (tmp_path / "all.pdf").stat().st_size > 10_000
+
+
+def test_every_claim_has_its_statement_as_the_first_equation():
+    for claim in registry.claims().values():
+        assert claim.get_statement_eq() is not None, f"{claim.id}: no statement_eq"
+        section = L.claim_section(claim)
+        first = re.search(r"\\label\{([^}]*)\}", section).group(1)
+        assert first == f"{claim.id}:statement", claim.id

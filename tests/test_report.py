@@ -70,3 +70,30 @@ def test_report_renders_in_headless_chromium(html_report, tmp_path):
     keep = os.environ.get("ATTNCHECK_SCREENSHOT_DIR")
     if keep:
         shutil.copy(shot, keep)
+
+
+@pytest.mark.skipif(CHROMIUM is None or shutil.which("pdftotext") is None,
+                    reason="needs headless Chromium and pdftotext: apt-get install chromium poppler-utils")
+def test_report_pdf_holds_the_claims(tmp_path):
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    out = CliRunner().invoke(main, ["report", "B.kl.bound", "--no-figures", "--no-power", "--no-cache",
+                                    "-o", str(tmp_path / "r.html"), "--pdf"])
+    assert out.exit_code == 0, out.output
+    pdf = tmp_path / "r.pdf"
+    assert (tmp_path / "r.html").exists() and pdf.read_bytes()[:5] == b"%PDF-"
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, timeout=60).stdout
+    assert "B.kl.bound" in text and "Provenance" in text
+
+
+def test_report_pdf_without_chromium_is_one_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from numerics import cli
+
+    monkeypatch.setattr(report, "chromium", lambda: None)
+    out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf")])
+    assert out.exit_code == 2 and "apt-get install chromium" in out.output
+    assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()

@@ -63,6 +63,7 @@ def _baseline_solve(law, alpha1, lam, loss, x0, time_cap):
 
 
 def bench_attention_equations(quick: bool) -> dict:
+    """The step-4 attention equations (ERM self-consistent equations): one point and a continuation."""
     from numerics.theory.paper_a import erm_equations as SE
 
     args = dict(L=10, R=1, pi=0.5, theta=5.0, beta=1.0, q_norm=2.0, s_q=0.5)

@@ -40,6 +40,7 @@ def naive_forward(phi, A: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 
 def erm_fit(quick: bool) -> dict:
+    """One variable-projection ERM fit of Paper B's estimator (M = 10^4, N = 10, d = 30)."""
     M, N, d, r, P = (2000 if quick else 10_000), 10, 30, 2, 3
     rng = np.random.default_rng(20260429)
     phi = bspline_link(rng, P, 4)

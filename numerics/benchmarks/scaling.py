@@ -28,6 +28,7 @@ def _verify(ids, cache_dir, *extra) -> float:
 
 
 def verify_cache_workers(quick: bool) -> dict:
+    """verify of a few claims: cold, warm (from the cache) and with two workers; ratios to cold."""
     ids = QUICK_CLAIMS if quick else FULL_CLAIMS
     with tempfile.TemporaryDirectory() as tmp:
         cold = _verify(ids, tmp)
@@ -39,6 +40,7 @@ def verify_cache_workers(quick: bool) -> dict:
 
 
 def eval_vs_dps(quick: bool) -> dict:
+    """The time of `eval` of a closed form against the working precision (dps)."""
     import attncheck
 
     claim, params = "B.rate.exponent", {"beta": 2, "M": 10_000}
@@ -51,6 +53,7 @@ def eval_vs_dps(quick: bool) -> dict:
 
 
 def sweep_cluster(quick: bool) -> dict:
+    """Sweep throughput in process against a dask LocalCluster on loopback."""
     from numerics import sweep as SW
 
     grid = {"beta": [repr(float(b)) for b in range(1, 9 if quick else 33)], "M": ["1000", "100000"]}
@@ -69,6 +72,7 @@ def sweep_cluster(quick: bool) -> dict:
 
 
 def cheap_start(quick: bool) -> dict:
+    """`attncheck list` and the first `eval` of a claim in a fresh process."""
     env = dict(os.environ)
     out = {}
     for name, args in (("list_s", ["list"]), ("first_eval_s", ["eval", "B.rate.exponent"])):

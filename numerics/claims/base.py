@@ -46,12 +46,15 @@ MODES = ("quick", "full")
 @dataclass(frozen=True)
 class Settings:
     """How a claim is run: mode (``quick`` reduced sizes, ``full`` the paper's), root seed,
-    backend and working precision for theory values."""
+    backend and working precision for theory values, and ``params``: a parameter point of the
+    user's (sorted ``(name, value)`` pairs; ``verify --param``) at which a claim with a
+    ``point_space`` runs its experiment instead of its built-in design (empty: the design)."""
 
     mode: str = "quick"
     seed: int = DEFAULT_SEED
     dps: int = 30
     backend: str = "mpmath"
+    params: tuple = ()
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -60,6 +63,11 @@ class Settings:
     @property
     def full(self) -> bool:
         return self.mode == "full"
+
+    @property
+    def point(self) -> dict:
+        """``params`` as a dict (empty: run the claim's built-in design)."""
+        return dict(self.params)
 
     def seed_sequence(self, claim_id: str, *path):
         return seed_sequence(self.seed, claim_id, *path)
@@ -80,7 +88,7 @@ def memo(settings: Settings, key, compute: Callable):
     derivation under test) go through the memo; theory values never do, so a structural mutant
     recomputes the theory against the same experiment.  The seed paths the experiment drew
     from are stored with it and re-recorded on every hit."""
-    k = (settings.mode, settings.seed, key)
+    k = (settings.mode, settings.seed, settings.params, key)
     if k not in _MEMO:
         with recording() as paths:
             value = compute()
@@ -224,6 +232,13 @@ class Claim:
     ``equations`` are :class:`derivations.Equation` objects, for ``attncheck latex`` — or a
     zero-argument callable returning them, so that listing claims never pays for a derivation
     (use :meth:`get_equations`).
+    ``statement_eq`` is the statement itself as an equation, printed first in the claim's LaTeX
+    section (label ``claim-id:statement``): a SymPy relation built from the derivation's symbols,
+    a LaTeX string (math mode; ``\\`` separates lines) where a SymPy form is impractical, a
+    tuple of either (one line each), or a zero-argument callable returning one of these.
+    ``point_space`` (optional) is the :class:`ParamSpace` of the points the experiment can be run
+    at (``Settings.params``, ``attncheck verify ID --param k=v``); its rows, standard errors and
+    allowances are then computed exactly as at the built-in design.
     ``mutants`` names the structural mutants of the claim's own derivation
     (``derivations.core.MUTANTS``); each must fail the claim.  ``outputs`` names the derivation
     steps whose scaling by ``1 + δ`` scales every non-zero theory value of the claim by
@@ -243,10 +258,17 @@ class Claim:
     doc: str = ""
     mutants: Sequence[str] = ()
     outputs: Sequence[str] = ()
+    statement_eq: object = None
+    point_space: object | None = None
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations
         return tuple(eqs)
+
+    def get_statement_eq(self):
+        """``statement_eq``, built if it is a callable (None if the claim has none)."""
+        eq = self.statement_eq
+        return eq() if callable(eq) else eq
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()

@@ -147,6 +147,8 @@ def key(claim, settings) -> str:
     h = hashlib.sha256()
     parts = (FORMAT, claim.id, settings.mode, settings.seed, settings.dps, settings.backend,
              sorted(versions().items()), _module_digest(claim_module(claim)))
+    if getattr(settings, "params", ()):  # a user's parameter point (verify --param)
+        parts += (tuple(settings.params),)
     h.update(repr(parts).encode())
     return h.hexdigest()
 

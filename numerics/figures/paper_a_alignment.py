@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from numerics.claims.paper_a import alignment as C
+from numerics.figures.style import figure_legend, log_ticks, save
 
 
 def figure(path, settings, progress=lambda it, label: it):
+    """cos(q^(2), xi) and cos(w^(1), xi) vs alpha0: Theorem-3 limits and simulations."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -18,24 +20,27 @@ def figure(path, settings, progress=lambda it, label: it):
     sims = C.simulate(settings)
     grid = np.geomspace(min(des["alphas"]) / 2, max(des["alphas"]) * 2, 25)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    names = {"q2_cosine": r"$\cos(q^{(2)}, \xi)$", "w1_cosine": r"$\cos(w^{(1)}, \xi)$"}
     for ax, loss in zip(axes, C.LOSSES):
         th = [C.limits(loss, dict(p, alpha0=float(a)), 15) for a in progress(grid, f"theory {loss}")]
-        for key, colour, name in (("q2_cosine", "C0", "cos(q^(2), xi)"), ("w1_cosine", "C1", "cos(w^(1), xi)")):
-            ax.plot(grid, [float(t[key]) for t in th], color=colour, label=f"{name} limit")
+        for key, colour in (("q2_cosine", "C0"), ("w1_cosine", "C1")):
+            ax.plot(grid, [float(t[key]) for t in th], color=colour, label=f"{names[key]}, limit (theory)")
             xs = np.array(des["alphas"])
             means = np.array([sims[(ip, des["d"], a)][loss][key].mean() for a in des["alphas"]])
             ses = np.array([sims[(ip, des["d"], a)][loss][key].std(ddof=1) / np.sqrt(des["trials"]) for a in des["alphas"]])
-            ax.errorbar(xs, means, 2 * ses, fmt="o", color=colour, ms=4,
-                        label=f"{name}, d={des['d']}, {des['trials']} trials")
+            ax.errorbar(xs, means, 2 * ses, fmt="o", color=colour, ms=4, capsize=2,
+                        label=f"{names[key]}, simulation $d = {des['d']}$, {des['trials']} trials ($\\pm 2$ se)")
         ax.set_xscale("log")
-        ax.set_xlabel("alpha0 = n0/d")
-        ax.set_title(f"{loss}: L={p['L']}, R={p['R']}, pi={p['pi']}, theta={p['theta']}, eta={p['eta_w']}")
+        ax.set_xlim(grid[0], grid[-1])
+        log_ticks(ax, "x")
+        ax.set_xlabel(r"$\alpha_0 = n_0/d$")
+        ax.set_title(f"{loss} loss: $L = {p['L']}$, $R = {p['R']}$, $\\pi_+ = {p['pi']:g}$, "
+                     f"$\\theta = {p['theta']:g}$, $\\eta = {p['eta_w']:g}$", fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("cosine with xi")
-    axes[0].legend(fontsize=7)
+    axes[0].set_ylabel(r"cosine with $\xi$")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    figure_legend(fig, axes[0], ncol=2)
+    save(fig, path)
     plt.close(fig)
-
 
 FIGURES = {"A.thm3.fig": figure}

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from numerics.figures.style import log_ticks, save
+
 
 def figure1(path, settings, progress):
+    """Paper A Fig. 1: step-4 test error vs alpha1, attention / pooled / vectorised, theory and ERM."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,13 +40,14 @@ def figure1(path, settings, progress):
     }
     rng = np.random.default_rng(settings.seed_sequence("A.fig1"))
     sim = SparseTokenModel(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], d)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
     colors = {"attention": "C0", "pool": "C1", "vec": "C2"}
+    names = {"attention": "attention", "pool": "pooled", "vec": "vectorised"}
     for model in progress(list(laws), "theory lines"):
         res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
         ok = np.array([r.ok for r in res][::-1])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res][::-1])
-        ax.plot(a_line[ok], err[ok], "-", color=colors[model], label=f"{model} (theory)")
+        ax.plot(a_line[ok], err[ok], "-", color=colors[model], label=f"{names[model]} (theory)")
     jobs = [(m, a) for m in laws for a in a_pts]
     pts = {m: [] for m in laws}
     for model, al in progress(jobs, "simulations"):
@@ -56,18 +60,22 @@ def figure1(path, settings, progress):
         pts[model].append((al, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(trials)))
     for model, rows in pts.items():
         a, m, s = map(np.array, zip(*rows))
-        ax.errorbar(a, m, yerr=s, fmt="o", color=colors[model], ms=4, capsize=2)
+        ax.errorbar(a, m, yerr=s, fmt="o", color=colors[model], ms=4, capsize=2,
+                    label=f"{names[model]} (ERM, $d = {d}$, {trials} trials, $\\pm 1$ se)")
     ax.set_xscale("log")
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
-
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(a_line[0], a_line[-1])
+    log_ticks(ax, "x")
     ax.set_xlabel(r"$\alpha_1 = n_1/d$")
     ax.set_ylabel("test error")
-    ax.set_title(f"Paper A Fig. 1 (logistic, $\\lambda$={lam:g}, d={d}, {trials} trials)")
-    ax.legend(fontsize=8)
+    ax.set_title(f"Paper A Fig. 1: logistic loss, $\\lambda = {lam:g}$")
+    ax.grid(alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()  # theory and simulation of a model side by side
+    rank = {names[m]: k for k, m in enumerate(laws)}
+    order = sorted(range(len(labels)), key=lambda i: (rank[labels[i].split(" (")[0]], i))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
+              bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save(fig, path)
     plt.close(fig)
 
 

@@ -21,12 +21,20 @@ import numpy as np  # noqa: E402
 from numerics.theory.paper_a import representation as ao  # noqa: E402
 from numerics.core.seeding import rng as make_rng  # noqa: E402
 from numerics.experiments.simulators import representation as sim  # noqa: E402
+from numerics.figures.style import figure_legend, save  # noqa: E402
 
 SCALINGS = {
     "theta = 0.3 sqrt(L)": lambda L: 0.3 * math.sqrt(L),
     "theta = 0.5 log L": lambda L: 0.5 * math.log(L),
     "theta = 1.25 sqrt(2 log L)": lambda L: 1.25 * math.sqrt(2 * math.log(L)),
     "theta = 0.8 sqrt(2 log L)": lambda L: 0.8 * math.sqrt(2 * math.log(L)),
+}
+#: the panel titles (the keys above are also seed-path names, kept as they are)
+TITLES = {
+    "theta = 0.3 sqrt(L)": r"$\theta = 0.3\sqrt{L}$",
+    "theta = 0.5 log L": r"$\theta = 0.5\log L$",
+    "theta = 1.25 sqrt(2 log L)": r"$\theta = 1.25\sqrt{2\log L}$",
+    "theta = 0.8 sqrt(2 log L)": r"$\theta = 0.8\sqrt{2\log L}$",
 }
 PI, R = 0.5, 1
 
@@ -37,6 +45,7 @@ def _k_grid(L):
 
 
 def figure_representation(path, settings, progress):
+    """Oracle test error vs L for four signal scalings: pooled, vectorised, hard and softmax attention."""
     Ls_line = [int(x) for x in np.unique(np.round(np.geomspace(10, 10**6, 16)))]
     Ls_sim = [10, 100, 1000] + ([10_000] if settings.full else [])
     n_sim = 20_000 if settings.full else 4_000
@@ -45,8 +54,9 @@ def figure_representation(path, settings, progress):
         pool = [float(ao.pool_error_at(th(L), L, R, PI, 15)) for L in Ls_line]
         vec = [ao.vec_ksparse_best(L, R, PI, th(L), ks=_k_grid(L)).error for L in Ls_line]
         hard = [float(ao.hardmax_error(L, R, PI, th(L), 15).error) for L in Ls_line]
-        ax.semilogx(Ls_line, pool, "-", color="C0", label="pooled (exact)")
-        ax.semilogx(Ls_line, vec, "--", color="C2", label="vectorised, best k-sparse rule")
+        # the pooled line is wide and pale, so the vectorised bound (often equal to it) shows on top
+        ax.semilogx(Ls_line, pool, "-", color="C0", lw=4, alpha=0.35, label="pooled (exact)")
+        ax.semilogx(Ls_line, vec, "--", color="C2", lw=1.5, label="vectorised, best $k$-sparse rule (bound)")
         ax.semilogx(Ls_line, hard, "-", color="C3", label="hard attention (exact)")
         pts = {"pool": [], "hard": [], "soft": []}
         for L in Ls_sim:
@@ -59,22 +69,23 @@ def figure_representation(path, settings, progress):
             pts["hard"].append((L, e2.error, e2.se))
             pts["soft"].append((L, e3.error, e3.se))
         for key, color, marker, lab in (("pool", "C0", "o", "pooled (sim)"), ("hard", "C3", "s", "hard attention (sim)"),
-                                        ("soft", "C1", "^", "softmax gamma=theta/2 (RB MC)")):
+                                        ("soft", "C1", "^", r"softmax, $\gamma = \theta/2$ (Rao-Blackwellised MC)")):
             a = np.array(pts[key])
-            ax.errorbar(a[:, 0], a[:, 1], yerr=2 * a[:, 2], fmt=marker, color=color, ms=4, capsize=2, label=lab)
-        ax.set_title(name, fontsize=10)
-        ax.set_xlabel("L")
+            ax.errorbar(a[:, 0], a[:, 1], yerr=2 * a[:, 2], fmt=marker, color=color, ms=4, capsize=2, label=lab + r" ($\pm 2$ se)")
+        ax.set_title(TITLES[name], fontsize=11)
+        ax.set_xlabel("$L$")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("oracle test error (pi = 1/2, R = 1)")
-    axes[0].legend(fontsize=7, loc="lower left")
+    axes[0].set_ylabel(r"oracle test error ($\pi_+ = 1/2$, $R = 1$)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    figure_legend(fig, axes[0], ncol=3)
+    save(fig, path, dpi=130)
     plt.close(fig)
 
 
 def figure_sharp_threshold(path, settings, progress):
-    """Hard-attention oracle error (exact) vs r = theta/sqrt(2 log L) and vs x = theta - b_L,
-    for L = 10^2 ... 10^(10^6); the second panel shows the collapse onto the limit law
+    """Hard-attention oracle error (exact) at L = 10^2 ... 10^(10^6): the sharp threshold.
+
+    Against r = theta/sqrt(2 log L) and against x = theta - b_L; the second panel shows the collapse onto the limit law
     min(pi Phi(-x), 1 - pi) (docs/paper_a_representation.md#sharp-threshold)."""
     import mpmath
 
@@ -88,20 +99,21 @@ def figure_sharp_threshold(path, settings, progress):
             b = ao.b_L_mp(mpmath.mpf(k) * mpmath.log(10))
         e_r = [float(ao.hardmax_error(None, R, PI, r * math.sqrt(2 * lnL), 12, lnL=lnL).error) for r in rs]
         e_x = [float(ao.hardmax_error(None, R, PI, b + mpmath.mpf(repr(float(x))), 12, lnL=lnL).error) for x in xs]
-        lab = f"L = 10^{k}" if k < 1000 else f"L = 10^(10^{int(round(math.log10(k)))})"
-        a1.plot(rs, e_r, "-", label=lab)
-        a2.plot(xs, e_x, "-", label=lab)
-    a2.plot(xs, [float(ao.hardmax_limit_law(x, PI, R)) for x in xs], "k--", lw=2, label="limit min(pi Phi(-x), 1-pi)")
+        lab = f"$L = 10^{{{k}}}$" if k < 1000 else f"$L = 10^{{10^{{{int(round(math.log10(k)))}}}}}$"
+        style = "-" if k < 1000 else (0, (5, 3)) if k < 10**5 else (0, (1, 2))  # the last two nearly coincide
+        a1.plot(rs, e_r, linestyle=style, label=lab)
+        a2.plot(xs, e_x, linestyle=style, label=lab)
+    a2.plot(xs, [float(ao.hardmax_limit_law(x, PI, R)) for x in xs], color="k", lw=3, alpha=0.3,
+            label=r"limit $\min(\pi_+\Phi(-x),\ 1 - \pi_+)$")
     a1.axvline(1.0, color="k", lw=0.8)
-    a1.set_xlabel("r = theta / sqrt(2 log L)")
-    a2.set_xlabel("x = theta - b_L,  b_L = Phi^-1(1 - 1/L)")
-    a1.set_ylabel("hard-attention oracle error (pi = 1/2, R = 1)")
+    a1.set_xlabel(r"$r = \theta / \sqrt{2\log L}$")
+    a2.set_xlabel(r"$x = \theta - b_L$,  $b_L = \Phi^{-1}(1 - 1/L)$")
+    a1.set_ylabel(r"hard-attention oracle error ($\pi_+ = 1/2$, $R = 1$)")
     for a in (a1, a2):
         a.grid(alpha=0.3)
-        a.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    figure_legend(fig, a2, ncol=4)
+    save(fig, path, dpi=130)
     plt.close(fig)
-
 
 FIGURES = {"A.representation": figure_representation, "A.sharp_threshold": figure_sharp_threshold}

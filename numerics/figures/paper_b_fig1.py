@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from numerics.claims.paper_b.rates import SEED_PATH, setup_for, theory_slope  # noqa: E402
 from numerics.core.seeding import child  # noqa: E402
 from numerics.experiments.paper_b_rates import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
+from numerics.figures.style import legend_below, log_ticks, save  # noqa: E402
 
 
 def _curve(settings, P, d, progress, learnt: bool):
@@ -50,32 +51,35 @@ def _panel(ax, curves, title):
         med = res.medians()
         lo, hi = np.quantile(res.errors, [0.25, 0.75], axis=0)
         line = ax.errorbar(Ms, med, yerr=[med - lo, hi - med], marker="o", ms=4, capsize=3,
-                           label=f"{label}: slope {fit.slope:.3f} ± {fit.se:.3f}")
+                           label=f"{label}: fitted slope {fit.slope:.3f} ± {fit.se:.3f}")
         th = theory_slope(P)
         ax.plot(Ms, med[0] * (Ms / Ms[0]) ** th, "--", color=line[0].get_color(), lw=1,
-                label=f"theory {th:.3f}")
+                label=f"theory slope $-2\\beta/(2\\beta+1) = {th:.3f}$ (dashed)")
         if res.oracle_errors is not None:  # learnt runs: the A = A* fit on the same data
             ax.plot(Ms, np.median(res.oracle_errors, axis=0), ":", marker=".", color=line[0].get_color(),
-                    lw=1, label=f"{label}, A = A* (same data)")
+                    lw=1, label=f"{label}, $A = A^*$ on the same data (dotted)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("M (samples)")
-    ax.set_ylabel(r"$\|\hat g - g^*\|^2_\rho$ (median)")
-    ax.set_title(title)
-    ax.legend(fontsize=7)
+    log_ticks(ax, "x")
+    ax.set_xlabel("$M$ (samples)")
+    ax.set_ylabel(r"$\|\hat g - g^*\|^2_\rho$ (median over seeds)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    legend_below(ax, ncol=2, fontsize=7)
 
 
 def figure1(path, settings, progress):
-    a = {(f"d={d}", 3): _curve(settings, 3, d, progress, learnt=False) for d in (1, 5, 30)}
-    b = {(f"P={P}", P): _curve(settings, P, 5, progress, learnt=settings.full) for P in (3, 8)}
-    c = {(f"d={d}", 3): _curve(settings, 3, d, progress, learnt=True) for d in (1, 5, 30)}
+    """Paper B Fig. 1: test error vs M, log-log, for d = 1, 5, 30 and P = 3, 8, with the theory slope."""
+    a = {(f"$d = {d}$", 3): _curve(settings, 3, d, progress, learnt=False) for d in (1, 5, 30)}
+    b = {(f"$P = {P}$", P): _curve(settings, P, 5, progress, learnt=settings.full) for P in (3, 8)}
+    c = {(f"$d = {d}$", 3): _curve(settings, 3, d, progress, learnt=True) for d in (1, 5, 30)}
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.4))
     size = "10 seeds" if settings.full else "4 seeds"
-    _panel(axes[0], a, "(a) phi-rate, A = A* (noise integrated out)")
-    _panel(axes[1], b, "(b) smoothness, d=5 (" + ("learnt A" if settings.full else "A = A*") + ")")
-    _panel(axes[2], c, f"(c) paper's panel (a): A learnt, {size}; dotted A = A*")
+    _panel(axes[0], a, r"(a) $\phi$-rate, $A = A^*$ (noise integrated out)")
+    _panel(axes[1], b, "(b) smoothness, $d = 5$ (" + ("learnt $A$" if settings.full else "$A = A^*$") + ")")
+    _panel(axes[2], c, f"(c) the paper's panel (a): $A$ learnt, {size}")
     fig.tight_layout()
-    fig.savefig(path)
+    save(fig, path)
     plt.close(fig)
 
 

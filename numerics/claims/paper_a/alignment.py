@@ -52,6 +52,19 @@ DESIGN = {
     "full": (dict(name="paper", params=PAPER, d=1000, alphas=(0.5, 1.0, 2.0, 4.0, 8.0), trials=10, labels="iid"),
              dict(name="L=4", params=SHIFT, d=1000, alphas=(1.0, 2.0), trials=40, labels="iid")),
 }
+
+
+def design(settings) -> tuple:
+    """The points the claims run at: the built-in design, or the user's point
+    (``Settings.params``, validated by ALIGNMENT_SPACE) at the design's d, trials and labels."""
+    point = settings.point
+    if not point:
+        return DESIGN[settings.mode]
+    base = DESIGN[settings.mode][0]
+    params = {k: v for k, v in point.items() if k != "alpha0"}
+    return (dict(base, name="point", params=params, alphas=(point["alpha0"],)),)
+
+
 SIM_KEY = "A.thm3"  # seed path shared by the four claims (one experiment)
 
 ALLOWANCE_NOTE = (
@@ -64,7 +77,7 @@ ALLOWANCE_NOTE = (
 
 def _simulate(settings) -> dict:
     out = {}
-    for ip, des in enumerate(DESIGN[settings.mode]):
+    for ip, des in enumerate(design(settings)):
         p = des["params"]
         for d in (des["d"], des["d"] // 2):
             model = SparseTokenModel(p["L"], p["R"], p["pi"], p["theta"], d)
@@ -109,7 +122,7 @@ def limits(loss: str, params: dict, dps: int) -> dict:
 def _rows(settings, pick):
     """Comparison rows for the (loss, alpha0, quantity) chosen by ``pick`` at every point."""
     sims = simulate(settings)
-    picked = [(ip, des, cell) for ip, des in enumerate(DESIGN[settings.mode]) for cell in pick(des)]
+    picked = [(ip, des, cell) for ip, des in enumerate(design(settings)) for cell in pick(des)]
     zc = z_critical(len(picked))
     rows, table = [], []
     for ip, des, (loss, a0, qty) in picked:
@@ -127,9 +140,9 @@ def _rows(settings, pick):
                       "drift": drift, "allowance": allowance})
     sizes = {"points": [{"name": des["name"], "d": des["d"], "d_half": des["d"] // 2, "trials": des["trials"],
                          "alphas": list(des["alphas"]), "n0": [int(round(a * des["d"])) for a in des["alphas"]]}
-                        for des in DESIGN[settings.mode]]}
-    details = {"params": {des["name"]: des["params"] for des in DESIGN[settings.mode]},
-               "labels": {des["name"]: des["labels"] for des in DESIGN[settings.mode]},
+                        for des in design(settings)]}
+    details = {"params": {des["name"]: des["params"] for des in design(settings)},
+               "labels": {des["name"]: des["labels"] for des in design(settings)},
                "seed_path": [settings.seed, SIM_KEY, "sim", "point", "d", "alpha_index", "trial"],
                "table": table, "losses": list(LOSSES)}
     return rows, sizes, details
@@ -167,7 +180,7 @@ def _equations():
 
 
 _COMMON = dict(paper="A", status="derived", allowance_note=ALLOWANCE_NOTE, param_space=ALIGNMENT_SPACE,
-               doc="docs/paper_a_alignment.md")
+               point_space=ALIGNMENT_SPACE, doc="docs/paper_a_alignment.md")
 
 
 # --- Corollary 1 --------------------------------------------------------------------------
@@ -241,9 +254,19 @@ def _rate_evaluate(params, dps):
     return out
 
 
+def _statement_q2_cosine():
+    """cos(q^(2), xi) -> s_q: the limit does not depend on eta_q or beta."""
+    import sympy as sp
+
+    s_q = sp.Symbol("s_q", real=True)
+    return (sp.Eq(sp.Symbol(r"\lim \cos(q^{(2)},\xi)"), s_q),
+            r"s_q = \frac{\langle q, \xi\rangle}{\|q\|} \quad (\text{independent of } \eta_q \text{ and } \beta)")
+
+
 CLAIMS = [
     Claim(
         id="A.thm3.w1_alignment",
+        statement_eq=r"\cos(w^{(1)}, \xi) \to \frac{\omega}{\sqrt{\omega^2 + \eta_w^2\,\mathbb{E}[g^2]/(\alpha_0 L)}}, \qquad \|w^{(1)}\| \to \sqrt{\omega^2 + \frac{\eta_w^2\,\mathbb{E}[g^2]}{\alpha_0 L}}",
         reference="Paper A Thm 3 (readout after steps 1-2)",
         statement="cos(w^(1), xi) -> omega/sqrt(omega^2 + eta_w^2 E[g^2]/(alpha0 L)), |w^(1)| -> sqrt(omega^2 + eta_w^2 E[g^2]/(alpha0 L))",
         experiment=_experiment(_pick_w1),
@@ -255,6 +278,7 @@ CLAIMS = [
     ),
     Claim(
         id="A.thm3.q2_overlap",
+        statement_eq=r"\langle q^{(2)}, \xi\rangle \to -\frac{\eta_q \beta}{L}\, K \omega, \qquad K = \theta^2 r \pi_{+} h_{+} + (L - 1)\,\mathbb{E}[h]",
         reference="Paper A Thm 3",
         statement="<q^(2), xi> -> -(eta_q beta / L) K omega, K = theta^2 r pi h_+ + (L-1) E[h] (self-interaction shift included)",
         experiment=_experiment(_pick("q2_overlap")),
@@ -267,6 +291,7 @@ CLAIMS = [
     ),
     Claim(
         id="A.thm3.q2_norm",
+        statement_eq=r"\|q^{(2)}\| \to \frac{\eta_q \beta}{L} \sqrt{K^2 \omega^2 + m^2\,\mathbb{E}[h]^2 \|w_n\|^2 + \frac{\theta^2 r \pi_{+} h_{2,+} \omega^2 + m\,\mathbb{E}[h^2]\, \|w\|^2}{\alpha_0}}",
         reference="Paper A Thm 3",
         statement="|q^(2)| -> (eta_q beta/L) sqrt(K^2 omega^2 + m^2 E[h]^2 |w_n|^2 + (theta^2 r pi h2_+ omega^2 + m E[h^2] |w|^2)/alpha0)",
         experiment=_experiment(_pick("q2_norm")),
@@ -279,6 +304,7 @@ CLAIMS = [
     ),
     Claim(
         id="A.thm3.q2_cosine",
+        statement_eq=lambda: _statement_q2_cosine(),
         reference="Paper A Thm 3 / Fig. (cos(q^(2), xi) vs alpha0)",
         statement="cos(q^(2), xi) -> s_q = <q,xi>/|q| (independent of eta_q and beta)",
         experiment=_experiment(_pick("q2_cosine")),
@@ -291,6 +317,7 @@ CLAIMS = [
     ),
     Claim(
         id="A.cor1.alignment_rate",
+        statement_eq=r"|s_q| = 1 - \frac{C}{\alpha_0} + O(\alpha_0^{-2}), \qquad C = \frac{1}{2K^2}\Bigl(m\,\mathbb{E}[h^2] + r\theta^2 \pi_{+} h_{2,+} + \frac{m^2\,\mathbb{E}[h]^2\,\mathbb{E}[g^2]\, L}{\theta^2 R^2 \pi_{+}^2 g_+^2}\Bigr) \\ |s_w| = 1 - \frac{C_w}{\alpha_0} + O(\alpha_0^{-2}), \qquad C_w = \frac{\mathbb{E}[g^2]\, L}{2\theta^2 R^2 \pi_{+}^2 g_+^2}",
         paper="A",
         reference="Paper A Cor. 1",
         statement="|s_q| = 1 - C/alpha0 + O(alpha0^-2) with C = [m E[h^2] + r theta^2 pi h2_+ + m^2 E[h]^2 E[g^2] L/(theta^2 R^2 pi^2 g_+^2)]/(2K^2) (h at alpha0 = inf); |s_w| = 1 - C_w/alpha0, C_w = E[g^2] L/(2 theta^2 R^2 pi^2 g_+^2)",

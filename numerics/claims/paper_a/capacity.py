@@ -287,6 +287,7 @@ ATTENTION_MUTANTS = ("A.reduction.a:drop_zs", "A.reduction.c:no_rotation", "A.re
 CLAIMS = [
     Claim(
         id="A.capacity.pool_vec_ratio",
+        statement_eq=r"\alpha^*_{\mathrm{pool}} = \frac{\alpha^*_{\mathrm{vec}}}{L}",
         paper="A",
         reference="Paper A, Conjecture 1 / Eq. (18); docs/paper_a_capacity.md",
         statement="alpha*_pool = alpha*_vec / L: the Gardner/CGMT capacities (solved to dps digits) "
@@ -304,6 +305,7 @@ CLAIMS = [
     ),
     Claim(
         id="A.capacity.ordering",
+        statement_eq=r"\alpha^*_{\mathrm{vec}} > \alpha^*_{A} > \alpha^*_{\mathrm{pool}} \qquad (L = 10,\ R = 1,\ \pi_{+} = 1/2,\ \theta = 5;\ (s_q, \beta\|q\|) = (0.9, 1),\ (0.6, 1))",
         paper="A",
         reference="Paper A, Conjecture 1; docs/paper_a_capacity.md",
         statement="alpha*_vec > alpha*_A > alpha*_pool at L=10, R=1, pi=0.5, theta=5 for a fixed query "

@@ -171,6 +171,7 @@ _ALLOW_NOTE = (
 CLAIMS = [
     Claim(
         id="A.capacity.conjecture1_fails",
+        statement_eq=r"\alpha^*_{A} > \alpha^*_{\mathrm{vec}} \quad (\theta = 6,\ s_q = 0.9,\ \beta\|q\| = 1), \qquad \alpha^*_{A} < \alpha^*_{\mathrm{pool}} \quad (\theta = 5,\ s_q = 0,\ \beta\|q\| = 2)",
         paper="A",
         reference="Paper A, Conjecture 1 (alpha*_vec > alpha*_A > alpha*_pool, stated for the "
                   "experiments); docs/paper_a_capacity.md §7",

@@ -166,6 +166,7 @@ def experiment(settings, claim):
 CLAIMS = [
     Claim(
         id="A.grad.q2",
+        statement_eq=r"\nabla_q \hat y = \beta X^\top (\operatorname{diag} s - s s^\top) X w, \qquad \nabla_q \hat y\big|_{q = 0} = \frac{\beta}{L} X^\top \Bigl(I - \frac{\mathbf{1}\mathbf{1}^\top}{L}\Bigr) X w \\ q^{(2)} = -\frac{\eta_q \beta}{n_0 L} \sum_{i=1}^{n_0} h_i\, X_i^\top \Bigl(I - \frac{\mathbf{1}\mathbf{1}^\top}{L}\Bigr) X_i w^{(1)}",
         paper="A",
         reference="Paper A §4 (training protocol, step 3)",
         statement="grad_q y_hat = beta X^T (diag s - s s^T) X w, = (beta/L) X^T (I - 11^T/L) X w at q = 0; "

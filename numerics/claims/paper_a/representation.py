@@ -138,6 +138,7 @@ def _linear_evaluate(params: dict, dps: int) -> dict:
 
 LINEAR = Claim(
     id="A.thm1.linear_threshold",
+    statement_eq=r"E^*(S) = (1 - \pi_{+})\,\Phi\Bigl(-\frac{S}{2} - \frac{\kappa}{S}\Bigr) + \pi_{+}\,\Phi\Bigl(-\frac{S}{2} + \frac{\kappa}{S}\Bigr), \qquad S = \frac{\theta R}{\sqrt{L}} \\ E^*(S) \to 0 \iff \theta/\sqrt{L} \to \infty",
     paper=PAPER,
     reference="Paper A, Proposition 1 and Theorem 1",
     statement=("pooled/vectorised linear oracles: error E*(S) = (1-pi)Phi(-S/2-kappa/S)+pi Phi(-S/2+kappa/S) "
@@ -216,6 +217,7 @@ def _hardmax_evaluate(params: dict, dps: int) -> dict:
 
 ATTENTION = Claim(
     id="A.thm2.attention_threshold",
+    statement_eq=r"\theta = c \log L,\ q = \kappa \xi,\ w = \xi: \qquad E_{\mathrm{oracle}}(L) \to 0 \quad (L \to \infty;\ \text{softmax at fixed } \gamma \text{ needs } \gamma > 1/(2c))",
     paper=PAPER,
     reference="Paper A, Theorem 2",
     statement=("attention with q = kappa xi, w = xi: at theta = 0.5 log L the oracle error decreases to 0 "
@@ -285,6 +287,7 @@ def _sharp_experiment(settings, claim):
 
 SHARP = Claim(
     id="A.thm2.sharp_threshold",
+    statement_eq=r"\theta = b_L + x,\quad b_L = \Phi^{-1}(1 - 1/L) \sim \sqrt{2 \log L}: \qquad E_{\mathrm{hard}} \to \min\bigl(\pi_{+} \Phi(-x),\ 1 - \pi_{+}\bigr) \\ \theta^*_\gamma = \gamma + \frac{\log L}{2\gamma}",
     paper=PAPER,
     reference="beyond Paper A, Theorem 2",
     statement=("the true attention threshold is theta ~ sqrt(2 log L) (constant 1, the detection boundary of "

@@ -599,9 +599,21 @@ RATE_SPACE = ParamSpace((
 
 
 # ================================================================================ claims
+def _statement_rate_exponent():
+    """The statement of Theorem 3.1's rate in the derivation's own symbols (K, M, beta)."""
+    import sympy as sp
+
+    RE = import_module("derivations.paper_b.rate_exponent")
+    k_star = sp.Eq(sp.Symbol("K^*_M"), (2 * RE.beta * RE.M / sp.log(RE.M)) ** (1 / (2 * RE.beta + 1)))
+    return (k_star, r"\min_K \Bigl(K^{-2\beta} + \frac{K \log M}{M}\Bigr) \asymp "
+                    r"\Bigl(\frac{M}{\log M}\Bigr)^{-2\beta/(2\beta + 1)}, \qquad r d\, \frac{\log M}{M} "
+                    r"\text{ is dominated} \iff r d \le \Bigl(\frac{M}{\log M}\Bigr)^{1/(2\beta + 1)}")
+
+
 CLAIMS = [
     Claim(
         id="B.forward.linearity",
+        statement_eq=r"R_g[X]_i = \frac{1}{N - 1} \sum_{j \ne i} g(X_i, X_j) \quad \text{is linear in } g, \qquad (R^* v)(X_i, X_j) = v_i \\ \mathbb{E}\langle R_g, v\rangle = \bigl\langle g,\ \mathbb{E}[v_1 \mid X_1, X_2]\bigr\rangle_\rho",
         paper=PAPER,
         reference="Paper B, model: forward operator R_g; adjoint ours",
         statement="R_g[X]_i = (1/(N-1)) sum_{j!=i} g(X_i,X_j) is linear in g; its adjoint for the per-token and "
@@ -619,6 +631,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.coercivity.identity",
+        statement_eq=r"\mathbb{E}|R_h[X]_1|^2 = \frac{1}{N - 1}\,\mathbb{E}\, h(X_1, X_2)^2 + \frac{N - 2}{N - 1}\,\mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] \\ \mathcal{E}_\infty(g) - \mathcal{E}_\infty(g^*) = \mathbb{E}|R_h[X]_1|^2, \qquad h = g - g^*",
         paper=PAPER,
         reference="Paper B, Lemma 3.4; identity and coefficients ours",
         statement="exchangeable tokens: E|R_h[X]_1|^2 = (1/(N-1)) E h(X1,X2)^2 + ((N-2)/(N-1)) E[h(X1,X2)h(X1,X3)], "
@@ -636,6 +649,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.coercivity.conditionally_iid",
+        statement_eq=r"X_j = c Z + W_j: \qquad \mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] = \mathbb{E}\bigl[\mathbb{E}[h(X_1, X_2) \mid X_1, Z]^2\bigr] \ge 0 \\ \mathbb{E}|R_h[X]_1|^2 \ge \frac{1}{N - 1}\, \|h\|_\rho^2",
         paper=PAPER,
         reference="Paper B, Lemma 3.4 for i.i.d. / conditionally i.i.d. tokens; proof ours",
         statement="X_j = cZ + W_j: E[h(X1,X2)h(X1,X3)] = E[(E[h(X1,X2)|X1,Z])^2] >= 0, so Lemma 3.4 holds with "
@@ -649,6 +663,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.coercivity.counterexample",
+        statement_eq=r"N = 3,\ X \text{ a permutation of } \{a, b, c\},\ h(x, y) = f(y): \qquad \mathbb{E}|R_h|^2 = \frac{1}{6} < \frac{\|h\|_\rho^2}{N - 1} = \frac{1}{3} \\ \inf_{h} \frac{\mathbb{E}|R_h|^2}{\|h\|_\rho^2} = \frac{1}{N - 1}\, \frac{k - N}{k - 2} \quad (\text{the first } N \text{ of } k \text{ exchangeable tokens})",
         paper=PAPER,
         reference="Paper B, Lemma 3.4 under A1 (erratum)",
         statement="finite exchangeability is not enough: N=3 permutation of {a,b,c}, h=f(y): E|R_h|^2 = 1/6 < "
@@ -669,6 +684,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.lemma41.projection",
+        statement_eq=r"\|\hat g - g^*\|_\rho^2 = \|\hat\psi - \phi^*\|_{p_U}^2 + \mathbb{E}\bigl(\hat g - \hat\psi(U)\bigr)^2 \ge \|\hat\psi - \phi^*\|_{p_U}^2, \qquad \hat\psi(u) = \mathbb{E}[\hat g \mid U = u]",
         paper=PAPER,
         reference="Paper B, Lemma 4.1; proof ours",
         statement="psi_hat(u) = E[g_hat|U=u]: ||g_hat-g*||^2_rho = ||psi_hat-phi*||^2_{p_U} + E(g_hat-psi_hat(U))^2 "
@@ -686,6 +702,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.kl.bound",
+        statement_eq=r"\mathrm{KL}(P_{g_1}^M \,\|\, P_{g_2}^M) = \frac{M}{2\sigma^2} \sum_{i} \mathbb{E}|R_{g_1 - g_2}[X]_i|^2 \le \frac{M N}{2\sigma^2}\, \|g_1 - g_2\|_\rho^2",
         paper=PAPER,
         reference="Paper B, lower bound, Lemma 4.2 ingredients; ours",
         statement="Gaussian noise: KL(P_g1^M || P_g2^M) = (M/(2 sigma^2)) sum_i E|R_{g1-g2}[X]_i|^2 <= "
@@ -701,6 +718,7 @@ CLAIMS = [
     ),
     Claim(
         id="B.rate.exponent",
+        statement_eq=lambda: _statement_rate_exponent(),
         paper=PAPER,
         reference="Paper B, Theorem 3.1",
         statement="min_K K^{-2b} + K log M/M is attained at K* = (2b M/log M)^{1/(2b+1)} and scales as "
