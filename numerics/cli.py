@@ -378,6 +378,8 @@ def eval_cmd(claim_id, params, dps, as_json):
         _fail(f"unknown claim id {claim_id!r}; run `attncheck list` for the ids")
     if claim.evaluate is None:
         _fail(f"claim {claim_id} has no closed form to evaluate; evaluable claims are marked 'eval' in `attncheck list`")
+    if dps > claim.max_dps:  # refuse at once what the claim cannot reach in bounded time
+        _fail(f"--dps {dps}: {claim_id} supports --dps 5..{claim.max_dps}")
     try:
         values = claim.param_space.validate(parse_assignments(params))
         out = claim.evaluate(values, dps)
