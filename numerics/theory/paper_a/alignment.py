@@ -21,7 +21,7 @@ from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import lambdify, to_mpf
-from numerics.core.quadrature import gaussian_expect_mp
+from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
                                   ParameterError, ParamSpace, r_le_l)
 
@@ -59,7 +59,7 @@ def _compiled(loss: str):
     return f, _h_evaluator(loss, A.h_integrands(loss), lim["h"], A.PARAMS)
 
 
-def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple):
+def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple, rule: str = "trapezoid"):
     """vals, dps -> ((h1_p, h1_m, h2_p, h2_m), quadrature error estimate).  Square loss: the
     compiled closed forms; logistic: ONE vector Gaussian quadrature E f(mu + s zeta) of the
     compiled f = l'(yhat; y)^k at the compiled laws (mu, s), every moment on the same nodes
@@ -75,6 +75,14 @@ def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple):
     parts = [(idx, lambdify([integrands[A.H_KEYS[i]][0] for i in idx], (A.yhat,), "mpmath", cse=True),
               lambdify(list(law), params, "mpmath")) for law, idx in groups.items()]
     n = len(A.H_KEYS)
+    if rule == "tanh-sinh":  # the reference rule: mpmath.quad, one moment at a time
+        singles = [(lambdify(integrands[k][0], (A.yhat,), "mpmath"), lambdify(list(integrands[k][1:]), params, "mpmath"))
+                   for k in A.H_KEYS]
+
+        def reference(vals, dps):
+            out = [expect_mp_err(f, *law(*vals), dps) for f, law in singles]
+            return tuple(v for v, _ in out), max(e for _, e in out)
+        return reference
 
     def evaluate(vals, dps):
         laws = [(idx, f, *law(*vals)) for idx, f, law in parts]
@@ -88,6 +96,24 @@ def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple):
         H, err = gaussian_expect_mp(vector, n, dps)
         return tuple(H), err
     return evaluate
+
+
+@derivation
+def _h_compiled(loss: str, rule: str):
+    return _h_evaluator(loss, A.h_integrands(loss), A.limits(loss)["h"], A.PARAMS, rule)
+
+
+def h_moments(loss: str, *, rule: str = "trapezoid", dps: int = 30, **params) -> tuple:
+    """((h1_p, h1_m, h2_p, h2_m), quadrature error estimate) of Theorem 3 at ``params``.
+    ``rule``: ``"trapezoid"`` (the one used by the limits: all four moments on shared nodes,
+    relative error estimate) or ``"tanh-sinh"`` (mpmath.quad per moment on the whole line,
+    absolute error estimate; the reference for tests and benchmarks)."""
+    check_loss(loss)
+    if rule not in ("trapezoid", "tanh-sinh"):
+        raise ValueError(f"rule must be trapezoid or tanh-sinh, got {rule!r}")
+    p = ALIGNMENT_SPACE.validate(params)
+    with mpmath.workdps(dps + 10):
+        return _h_compiled(loss, rule)(_values(p), dps + 5)
 
 
 def _values(params: dict) -> list:
