@@ -186,9 +186,11 @@ def gaussian_expect_mp(f, n_values: int, dps: int, *, guard: int = 10, max_nodes
                 slope = (last[1] - here[1]) / (here[0] - last[0])
                 x_needed = here[0] + (here[1] - mpmath.log(tol)) / slope
             nodes = 4 * K + 1 if x_needed is None else 4 * Z * x_needed  # the next grid, or the final one
-            if nodes > max_nodes:
-                raise ArithmeticError(f"trapezoidal rule would need about {int(nodes)} nodes (> {max_nodes}) "
-                                      f"for {dps} digits: singularity close to the real axis")
+            if nodes > max_nodes:  # nodes grow like dps^1.5 (Z ~ dps^0.5, 1/h ~ dps)
+                reach = int(dps * (max_nodes / nodes) ** (2 / 3))
+                raise ArithmeticError(f"the trapezoidal rule would need about {int(nodes)} nodes (> {max_nodes}) "
+                                      f"for {dps} digits (a singularity close to the real axis); about "
+                                      f"{reach} digits are reachable here: lower --dps")
             last = here
 
 
