@@ -584,6 +584,8 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
         if model or loss:
             _fail("--model/--loss are options of a problem, not of a claim")
         space, kind = claims[target].param_space, "claim"
+        if dps > claims[target].max_dps:
+            _fail(f"--dps {dps}: {target} supports --dps 5..{claims[target].max_dps}")
     elif target in problems:
         spec, kind = problems[target], "problem"
         space = spec.param_space

@@ -110,3 +110,18 @@ def test_theorem3_h_moments_trapezoid_against_tanh_sinh():
     for a, b in zip(trap, ref):
         assert agree_digits(a, b) >= 40
     assert err < mpmath.mpf(10) ** -40
+
+
+def test_theorem3_and_corollary1_logistic_limits_at_hundreds_of_digits():
+    """The shared-node trapezoid carries the logistic limits to hundreds of digits (dps 250
+    against dps 500)."""
+    from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, RATE_SPACE, alignment_limits, rate_constants
+
+    p = ALIGNMENT_SPACE.validate({})
+    lo, hi = alignment_limits("logistic", **p, dps=250), alignment_limits("logistic", **p, dps=500)
+    for k in lo:
+        assert agree_digits(lo[k], hi[k]) >= 248, k
+    r = RATE_SPACE.validate({})
+    lo, hi = rate_constants("logistic", **r, dps=250), rate_constants("logistic", **r, dps=500)
+    for k in lo:
+        assert agree_digits(lo[k], hi[k]) >= 248, k
