@@ -5,6 +5,9 @@ no truncation of the real line — at ``dps`` digits, with the quadrature's own 
 (``expect_mp_err``).  ``expect_np``: Gauss-Hermite (probabilists' weight) in numpy,
 vectorised over mu and sigma; exact for polynomials of degree < 2 n_nodes.
 ``gaussian_sobol``: randomised quasi-Monte Carlo points for expectations over N(0, I_dim).
+``gaussian_expect_mp``: E f(zeta) of a vector integrand on shared trapezoid nodes, truncation
+and step chosen from dps, exponentially convergent for integrands analytic in a strip, with a
+relative error estimate and an up-front refusal of a grid that would be too large.
 """
 from __future__ import annotations
 
