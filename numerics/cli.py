@@ -510,6 +510,8 @@ def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
             for line in _param_rows(claim.param_space) if rows else ["(no parameters)"]:
                 click.echo(line)
         return
+    if dps > claim.max_dps:  # refuse at once what the claim cannot reach in bounded time
+        _fail(f"--dps {dps}: {claim_id} supports --dps 5..{claim.max_dps}")
     try:
         values = claim.param_space.validate(parse_assignments(params))
         out = claim.evaluate(values, dps)
@@ -785,6 +787,8 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
         if model or loss:
             _fail("--model/--loss are options of a problem, not of a claim")
         space, kind = claims[target].param_space, "claim"
+        if dps > claims[target].max_dps:
+            _fail(f"--dps {dps}: {target} supports --dps 5..{claims[target].max_dps}")
     elif target in problems:
         spec, kind = problems[target], "problem"
         space = spec.param_space

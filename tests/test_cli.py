@@ -33,6 +33,7 @@ def _evaluate(params, dps):
 TOYS = {
     "T.good": Claim("T.good", "A", "toy", "sqrt 2", _good, (EQ,), _evaluate, SPACE),
     "T.also": Claim("T.also", "A", "toy", "sqrt 2 again", _good, (EQ,)),
+    "T.capped": Claim("T.capped", "A", "toy", "sqrt 2, to 40 digits", _good, (EQ,), _evaluate, SPACE, max_dps=40),
 }
 
 
@@ -70,8 +71,9 @@ def test_list_json(toy):
     out = toy.invoke(main, ["list", "--json"])
     assert out.exit_code == 0
     recs = [json.loads(line) for line in out.output.splitlines()]
-    assert [r["id"] for r in recs] == ["T.good", "T.also"]
+    assert [r["id"] for r in recs] == ["T.good", "T.also", "T.capped"]
     assert recs[0]["evaluable"] and recs[0]["params"][0]["name"] == "pi"
+    assert [r["max_dps"] for r in recs] == [2000, None, 40]
 
 
 def test_verify_passes_and_mutation_is_caught(toy):
@@ -102,6 +104,13 @@ def test_eval_digits_and_errors(toy):
     assert bad.exit_code == 2 and bad.output.strip().count("\n") == 0 and "pi" in bad.output
     assert "Traceback" not in bad.output
     assert toy.invoke(main, ["eval", "T.also"]).exit_code == 2
+
+
+def test_eval_refuses_a_dps_beyond_the_claims_max_dps_at_once(toy):
+    assert toy.invoke(main, ["eval", "T.capped", "--dps", "40"]).exit_code == 0
+    out = toy.invoke(main, ["eval", "T.capped", "--dps", "41"])
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+    assert "--dps" in out.output and "5..40" in out.output
 
 
 def test_latex(toy, tmp_path):

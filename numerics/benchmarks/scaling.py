@@ -2,7 +2,10 @@
 
 * ``verify_cache_workers``: ``verify`` of a group of claims cold (no cache, one process), warm
   (every verdict from the cache) and cold with two worker processes; ratios to the cold run.
-* ``eval_vs_dps``: the time of ``eval`` of a closed form against the working precision.
+* ``eval_vs_dps``: the time of ``eval`` of Theorem 3 (A.thm3.q2_cosine) against the working
+  precision, and its h-moment quadrature against mpmath.quad.
+* ``sim_vs_blas``: the sparse-token training simulator at d = 1000 against the bare BLAS
+  products (and the data draw) it cannot avoid.
 * ``sweep_cluster``: sweep throughput in process against a dask LocalCluster on loopback.
 * ``cheap_start``: ``attncheck list`` and the first ``eval`` of a claim in a fresh process.
 Every figure is measured in this run, on this machine.
@@ -40,16 +43,75 @@ def verify_cache_workers(quick: bool) -> dict:
 
 
 def eval_vs_dps(quick: bool) -> dict:
-    """The time of `eval` of a closed form against the working precision (dps)."""
+    """``evaluate`` of A.thm3.q2_cosine (both losses; the logistic h-moments by the shared-node
+    trapezoid of ``numerics.core.quadrature.gaussian_expect_mp``) against dps, after one
+    warm-up call that compiles the derivation; and, at dps 30 and 100, the four logistic
+    h-moments by that trapezoid against mpmath.quad (tanh-sinh) one moment at a time."""
     import attncheck
+    from numerics.theory.paper_a.alignment import h_moments
 
-    claim, params = "B.rate.exponent", {"beta": 2, "M": 10_000}
+    claim = "A.thm3.q2_cosine"
+    attncheck.evaluate(claim, dps=15)  # compile the derivation once
     out = {"claim": claim}
-    for dps in (15, 50, 200) if quick else (15, 50, 200, 500, 1000):
-        t0 = time.perf_counter()
-        attncheck.evaluate(claim, dps=dps, **params)
-        out[f"dps{dps}_s"] = round(time.perf_counter() - t0, 4)
+    for dps in (30, 100, 300) if quick else (30, 100, 300, 500, 1000):
+        out[f"dps{dps}_s"] = round(_cpu(lambda: attncheck.evaluate(claim, dps=dps)), 3)
+    for dps in (30, 100):
+        trap = _cpu(lambda: h_moments("logistic", dps=dps))
+        ts = _cpu(lambda: h_moments("logistic", rule="tanh-sinh", dps=dps))
+        out[f"h_moments_dps{dps}_trapezoid_s"] = round(trap, 4)
+        out[f"h_moments_dps{dps}_speedup_vs_tanh_sinh"] = round(ts / trap, 1)
+    out["time"] = "process CPU time (the machine may be shared)"
     return out
+
+
+def _cpu(fn) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def sim_vs_blas(quick: bool) -> dict:
+    """Steps 1-3 of the sparse-token training simulator (``run_two_steps``, both losses on one
+    D0) at d = 1000, L = 10, against, in the same run and on the same shapes, (a) the bare
+    BLAS matrix-vector products it cannot avoid (per loss: g @ X^T 1/L, X w and p @ X with X
+    viewed as (n0 L, d): three reads of X) and (b) those products plus one draw of the data
+    (n0 L d standard normals, the floor of any simulator of this model).  Best of 3 each."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    from numerics.experiments.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.simulators.sparse_token_training import run_two_steps
+
+    d, L = 1000, 10
+    n0 = d if quick else 2 * d
+    model = SparseTokenModel(L=L, R=3, pi=0.2, theta=6.0, d=d)
+    ss = np.random.SeedSequence(0)
+    sim = _best(lambda: run_two_steps(model, n0, ("logistic", "square"), eta_w=0.5, eta_b=0.5, eta_q=0.5,
+                                      beta=1.0, seed=ss))
+    rng = np.random.default_rng(0)
+    X2 = rng.standard_normal((n0 * L, d))
+    p, w = rng.standard_normal(n0 * L), rng.standard_normal(d)
+
+    def products():
+        for _ in range(2):  # two losses
+            p @ X2, X2 @ w, p @ X2
+    blas = _best(products)
+    draw = _best(lambda: rng.standard_normal((n0, L, d)))
+    kernels = sorted({f"{i['internal_api']}:{i.get('architecture', '?')}x{i['num_threads']}"
+                      for i in threadpool_info() if i["user_api"] == "blas"})
+    return {"d": d, "L": L, "n0": n0, "X_MB": round(n0 * L * d * 8 / 1e6), "simulator_s": round(sim, 3),
+            "blas_products_s": round(blas, 3), "draw_s": round(draw, 3),
+            "ratio_blas_over_simulator": round(blas / sim, 2),
+            "ratio_blas_plus_draw_over_simulator": round((blas + draw) / sim, 2), "blas": " ".join(kernels)}
+
+
+def _best(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def sweep_cluster(quick: bool) -> dict:
@@ -85,5 +147,5 @@ def cheap_start(quick: bool) -> dict:
     return out
 
 
-BENCHMARKS = {"verify.cache_workers": verify_cache_workers, "eval.dps": eval_vs_dps,
+BENCHMARKS = {"verify.cache_workers": verify_cache_workers, "eval.dps": eval_vs_dps, "sim.two_steps": sim_vs_blas,
               "sweep.cluster": sweep_cluster, "start.cheap": cheap_start}

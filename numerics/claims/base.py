@@ -220,6 +220,10 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
     )
 
 
+#: the largest working precision of the command line (``--dps``)
+MAX_DPS = 2000
+
+
 @dataclass
 class Claim:
     """One checkable statement.
@@ -243,6 +247,9 @@ class Claim:
     (``derivations.core.MUTANTS``); each must fail the claim.  ``outputs`` names the derivation
     steps whose scaling by ``1 + δ`` scales every non-zero theory value of the claim by
     ``1 + δ``: the ±5 % test runs through them, so allowances are recomputed.
+    ``max_dps`` is the largest ``dps`` that ``evaluate`` reaches in bounded time (``attncheck
+    eval`` refuses more at once); Monte Carlo outputs (with a ``*_se`` companion) keep the digits
+    of their standard error whatever the dps.
     """
 
     id: str
@@ -260,6 +267,7 @@ class Claim:
     outputs: Sequence[str] = ()
     statement_eq: object = None
     point_space: object | None = None
+    max_dps: int = MAX_DPS
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations

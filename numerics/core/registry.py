@@ -196,7 +196,8 @@ def _describe(claim) -> dict:
     return {"id": claim.id, "paper": claim.paper, "reference": claim.reference, "status": claim.status,
             "statement": claim.statement, "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
-            "mutants": len(claim.mutants), "module": claim.experiment.__module__}
+            "mutants": len(claim.mutants), "module": claim.experiment.__module__,
+            "max_dps": claim.max_dps if claim.evaluate is not None else None}
 
 
 def claim_index() -> list[dict]:

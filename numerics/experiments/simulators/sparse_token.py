@@ -70,7 +70,7 @@ class SparseTokenModel:
         y = np.where(rng.random(n) < self.pi, 1.0, -1.0)
         v = self.positions(rng, n) * (y > 0)[:, None]
         X = rng.standard_normal((n, self.L, self.d))
-        X += self.theta * v[:, :, None] * xi[None, None, :]
+        add_signal(X, v, self.theta, xi)
         return X, y, v
 
     def batch_size(self, batch_bytes: int = DEFAULT_BATCH_BYTES) -> int:
@@ -85,6 +85,13 @@ class SparseTokenModel:
             m = min(size, n - done)
             yield self.sample(rng, m, xi)
             done += m
+
+
+def add_signal(X: np.ndarray, v: np.ndarray, theta: float, xi: np.ndarray) -> None:
+    """X += theta v xi^T in place, sample by sample, touching only the signal tokens (v = 1;
+    v is 0/1): the same numbers as the dense broadcast, without its (n, L, d) temporary."""
+    i, l = np.nonzero(v)
+    X[i, l] += theta * xi
 
 
 def pooled_features(X: np.ndarray) -> np.ndarray:

@@ -15,9 +15,10 @@ The gradient of y_hat in q is taken by the chain rule written out here independe
 (at q = 0 the softmax Jacobian is (I - 11^T/L)/L); the alignment formulas under test are
 NOT used.  This module must not import ``derivations``.
 
-Memory: the data of D0 are generated twice from the same seed (pass 1 for w^(1), b^(1);
-pass 2 for q^(2), which needs w^(1)), in batches of ``batch_bytes``, so d = 2000, n0 = 10 d
-(3.2 GB if held at once) runs in a few hundred MB.
+Memory: D0 is drawn in batches of ``batch_bytes``; if it fits in one batch it is kept for
+step 3, otherwise it is drawn again from the same seed (pass 1 for w^(1), b^(1); pass 2 for
+q^(2), which needs w^(1)), so d = 2000, n0 = 10 d (3.2 GB if held at once) runs in a few
+hundred MB.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ import numpy as np
 from numerics.core.seeding import children
 from scipy.special import expit
 
-from numerics.experiments.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel
+from numerics.experiments.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel, add_signal
 
 LOSSES = ("logistic", "square")
 LABEL_LAWS = ("iid", "stratified")
@@ -49,7 +50,7 @@ def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int
         y = y_all[start:start + size]
         v = model.positions(rng, len(y)) * (y > 0)[:, None]
         X = rng.standard_normal((len(y), model.L, model.d))
-        X += model.theta * v[:, :, None] * xi[None, None, :]
+        add_signal(X, v, model.theta, xi)
         yield X, y, v
 
 
@@ -140,28 +141,34 @@ def run_two_steps(
     xi = model.signal_direction(np.random.default_rng(xi_seed))
     L = model.L
 
+    # Every product below is one BLAS matrix-vector product over X viewed as (n L, d): the
+    # work is bounded by reading X once per product (docs/benchmarks.md, sim.two_steps).
     # steps 1-2: gradient at w = 0, q = 0, b = b0 (y_hat = b0 for every sample).
+    kept = [] if n0 <= model.batch_size(batch_bytes) else None  # one batch: pass 2 reuses it
     sum_gx = {k: np.zeros(model.d) for k in losses}
     sum_g = dict.fromkeys(losses, 0.0)
     for X, y, _ in batches():
-        pooled = X.mean(axis=1)  # grad_w y_hat = X^T softmax(0) = X^T 1 / L
+        X2 = X.reshape(-1, model.d)
         for k in losses:
             g = -loss_derivative(k, np.full_like(y, b0), y)  # -dl/dy_hat at y_hat = b0
-            sum_gx[k] += g @ pooled
+            sum_gx[k] += np.repeat(g / L, L) @ X2  # g @ (X^T 1 / L): grad_w y_hat = X^T softmax(0)
             sum_g[k] += g.sum()
+        if kept is not None:
+            kept.append((X, y))
     w1 = {k: eta_w * sum_gx[k] / n0 for k in losses}
     b1 = {k: b0 + eta_b * sum_g[k] / n0 for k in losses}
     # q^(1) = 0 because grad_q y_hat = beta X^T (diag s - s s^T) X w vanishes at w = 0.
 
-    # step 3: same D0 (replayed from the same seed), gradient in q at (w1, b1, q = 0).
+    # step 3: same D0 (kept, or replayed from the same seed), gradient in q at (w1, b1, q = 0).
     acc = {k: np.zeros(model.d) for k in losses}
-    for X, y, _ in batches():
+    for X, y in (kept if kept is not None else ((X, y) for X, y, _ in batches())):
+        X2 = X.reshape(-1, model.d)
         for k in losses:
-            u = X @ w1[k]  # (n, L): token scores X_i w
+            u = (X2 @ w1[k]).reshape(len(y), L)  # (n, L): token scores X_i w
             yhat = u.mean(axis=1) + b1[k]  # w^T X^T 1/L + b
             h = loss_derivative(k, yhat, y)
             pu = (u - u.mean(axis=1, keepdims=True)) * h[:, None]  # h_i (I - 11^T/L) X_i w
-            acc[k] += np.einsum("nl,nld->d", pu, X, optimize=True)  # sum_i h_i X_i^T P X_i w
+            acc[k] += pu.reshape(-1) @ X2  # sum_i h_i X_i^T P X_i w
     out = {
         k: TwoStepResult(w1=w1[k], b1=float(b1[k]), q2=-(eta_q * beta / (n0 * L)) * acc[k], xi=xi,
                          n0=n0, d=model.d, loss=k)

@@ -6,9 +6,10 @@
 
 Every value is a compiled step of ``derivations.paper_a.alignment`` / ``alignment_rate``
 (lambdified to mpmath by ``numerics.core.backends``).  The h-moments: square loss, the compiled
-SymPy closed forms; logistic loss, generic Gaussian quadrature
-(``numerics.core.quadrature.expect_mp_err``, mpmath.quad on the whole real line) of the
-compiled l'(yhat; y)^k at the compiled step-2 law (mu_y, s).  The compiled functions are cached
+SymPy closed forms; logistic loss, one generic vector Gaussian quadrature for the four moments
+(``numerics.core.quadrature.gaussian_expect_mp``: trapezoidal rule with step and truncation
+chosen from dps, exponentially convergent for these integrands, analytic in a strip) of the
+compiled l'(yhat; y)^k at the compiled step-2 laws (mu_y, s).  The compiled functions are cached
 per active mutant set (``derivations.core.derivation``).
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
@@ -20,7 +21,7 @@ from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import lambdify, to_mpf
-from numerics.core.quadrature import expect_mp_err
+from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
                                   ParameterError, ParamSpace, r_le_l)
 
@@ -58,20 +59,61 @@ def _compiled(loss: str):
     return f, _h_evaluator(loss, A.h_integrands(loss), lim["h"], A.PARAMS)
 
 
-def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple):
-    """vals, dps -> ((h1_p, h1_m, h2_p, h2_m), largest quadrature error estimate).  Square
-    loss: the compiled closed forms; logistic: generic Gaussian quadrature E f(mu + s zeta) of
-    the compiled f = l'(yhat; y)^k at the compiled law (mu, s)."""
+def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple, rule: str = "trapezoid"):
+    """vals, dps -> ((h1_p, h1_m, h2_p, h2_m), quadrature error estimate).  Square loss: the
+    compiled closed forms; logistic: ONE vector Gaussian quadrature E f(mu + s zeta) of the
+    compiled f = l'(yhat; y)^k at the compiled laws (mu, s), every moment on the same nodes
+    (``numerics.core.quadrature.gaussian_expect_mp``; the moments of one law y share one
+    compiled vector function of yhat)."""
     if loss == "square":
         fs = [lambdify(closed[k], params, "mpmath") for k in A.H_KEYS]
         return lambda vals, dps: (tuple(fk(*vals) for fk in fs), mpmath.mpf(0))
-    parts = [(lambdify(f, (A.yhat,), "mpmath"), lambdify([mu, s], params, "mpmath"))
-             for f, mu, s in (integrands[k] for k in A.H_KEYS)]
+    groups: dict = {}  # law (mu, s) -> indices into H_KEYS of the moments at that law
+    for i, k in enumerate(A.H_KEYS):
+        f, mu, s = integrands[k]
+        groups.setdefault((mu, s), []).append(i)
+    parts = [(idx, lambdify([integrands[A.H_KEYS[i]][0] for i in idx], (A.yhat,), "mpmath", cse=True),
+              lambdify(list(law), params, "mpmath")) for law, idx in groups.items()]
+    n = len(A.H_KEYS)
+    if rule == "tanh-sinh":  # the reference rule: mpmath.quad, one moment at a time
+        singles = [(lambdify(integrands[k][0], (A.yhat,), "mpmath"), lambdify(list(integrands[k][1:]), params, "mpmath"))
+                   for k in A.H_KEYS]
+
+        def reference(vals, dps):
+            out = [expect_mp_err(f, *law(*vals), dps) for f, law in singles]
+            return tuple(v for v, _ in out), max(e for _, e in out)
+        return reference
 
     def evaluate(vals, dps):
-        out = [expect_mp_err(f, *law(*vals), dps) for f, law in parts]
-        return tuple(v for v, _ in out), max(e for _, e in out)
+        laws = [(idx, f, *law(*vals)) for idx, f, law in parts]
+
+        def vector(z):
+            out = [None] * n
+            for idx, f, mu, s in laws:
+                for i, v in zip(idx, f(mu + s * z)):
+                    out[i] = v
+            return out
+        H, err = gaussian_expect_mp(vector, n, dps)
+        return tuple(H), err
     return evaluate
+
+
+@derivation
+def _h_compiled(loss: str, rule: str):
+    return _h_evaluator(loss, A.h_integrands(loss), A.limits(loss)["h"], A.PARAMS, rule)
+
+
+def h_moments(loss: str, *, rule: str = "trapezoid", dps: int = 30, **params) -> tuple:
+    """((h1_p, h1_m, h2_p, h2_m), quadrature error estimate) of Theorem 3 at ``params``.
+    ``rule``: ``"trapezoid"`` (the one used by the limits: all four moments on shared nodes,
+    relative error estimate) or ``"tanh-sinh"`` (mpmath.quad per moment on the whole line,
+    absolute error estimate; the reference for tests and benchmarks)."""
+    check_loss(loss)
+    if rule not in ("trapezoid", "tanh-sinh"):
+        raise ValueError(f"rule must be trapezoid or tanh-sinh, got {rule!r}")
+    p = ALIGNMENT_SPACE.validate(params)
+    with mpmath.workdps(dps + 10):
+        return _h_compiled(loss, rule)(_values(p), dps + 5)
 
 
 def _values(params: dict) -> list:
