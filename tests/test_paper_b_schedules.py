@@ -50,6 +50,10 @@ def test_kink_cell_error_matches_quadrature():
         assert e == pytest.approx(num, rel=1e-6, abs=1e-12)
 
 
+def test_kink_bias_exponent():
+    assert sp.simplify(H.kink_bias_exponent(2) - (2 * H.beta + 1)) == 0
+
+
 def test_variance_slope_of_a_schedule():
     assert sp.simplify(RS.variance_slope_schedule() - (RS.a - 1)) == 0
 

@@ -159,6 +159,14 @@ def kink_cell_error(s_value: int):
     return sp.simplify(total)
 
 
+def kink_bias_exponent(s_value: int = 2):
+    """lim_{h→0} log[(h/2)^{2β+1} e_s(β)] / log h = 2β + 1: the kink's squared bias ∝ h^{2β+1},
+    i.e. K^{−(2β+1)} with K = 2/h (e_s(β) > 0 is a constant)."""
+    h = sp.Symbol("h", positive=True)
+    cell = (h / 2) ** (2 * beta + 1) * kink_cell_error(s_value)
+    return sp.simplify(sp.limit(sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0))
+
+
 def equations():
     return (
         Equation(

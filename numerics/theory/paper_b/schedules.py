@@ -64,5 +64,5 @@ def evaluate_holder(beta, s: int, a, dps: int) -> dict:
         "optimal_schedule_exponent": mp_eval(H.schedule_exponent(), vals, dps),
         "rate_exponent": mp_eval(H.exponent(), vals, dps),
         "schedule_slope_at_a": mp_eval(H.schedule_slope(), {**vals, H.a: a}, dps),
-        "kink_bias_exponent_2beta+1": mp_eval(2 * H.beta + 1, {H.beta: beta}, dps),
+        "kink_bias_exponent": mp_eval(H.kink_bias_exponent(s), {H.beta: beta}, dps),
     }
