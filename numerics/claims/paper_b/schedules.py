@@ -26,7 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.core.params import Param, ParamSpace
+from numerics.core.params import Param, ParameterError, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b_schedules import ScheduleSetup, bias_slope, link_model, run_schedule
 from numerics.experiments.simulators.interacting_particles import bspline_link
@@ -48,7 +48,7 @@ SIGMA_H = 2.0  # bias and variance of the same order on the grid (bias share ~ 0
 K_H = (16, 32, 64)
 
 
-def holder_schedules(full: bool) -> dict:
+def holder_schedules() -> dict:
     """(K, M) grids.  Optimal: M = K^{2β+1} = K^{5/2} (K_M = M^{1/(2β+1)} exactly, dyadic K so
     that the lacunary bias has no log-periodic wobble).  K ∝ M^{1/2}: K = 32, 64, 128 at
     M = K^2 (variance-led: bias share <= 0.2).  K fixed at 16 on the optimal M grid."""
@@ -68,7 +68,7 @@ def _holder_run(settings):
     g_pairs = settings.pick(400_000, 2_000_000)
     runs = {}
     with threadpool_limits(1):
-        for label, (Ks, Ms) in holder_schedules(settings.full).items():
+        for label, (Ks, Ms) in holder_schedules().items():
             setup = ScheduleSetup(P=DEGREE, K_values=Ks, M_values=Ms, d=D, N=N, sigma=SIGMA_H, seeds=seeds,
                                   g_pairs=g_pairs, label=label)
             runs[label] = run_schedule(setup, child(ss, label), model, M_pop=M_pop)
@@ -166,15 +166,12 @@ SCHEDULE_SPACE = ParamSpace((
 
 def _evaluate_holder(params, dps):
     if params["s"] + 1 <= params["beta"]:
-        from numerics.core.params import ParameterError
         raise ParameterError(f"parameter s: need s + 1 > beta = {params['beta']}, got s = {params['s']}")
     return _theory().evaluate_holder(params["beta"], params["s"], params["a"], dps)
 
 
 def _evaluate_schedule(params, dps):
-    from numerics.core.backends import mp_eval
-    RS = _deriv("rate_schedule")
-    return {"variance_slope": mp_eval(RS.variance_slope_schedule(), {RS.a: params["a"]}, dps)}
+    return _theory().evaluate_schedule_slope(params["a"], dps)
 
 
 _HOLDER_NOTE = (

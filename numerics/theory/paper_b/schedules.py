@@ -66,3 +66,8 @@ def evaluate_holder(beta, s: int, a, dps: int) -> dict:
         "schedule_slope_at_a": mp_eval(H.schedule_slope(), {**vals, H.a: a}, dps),
         "kink_bias_exponent": mp_eval(H.kink_bias_exponent(s), {H.beta: beta}, dps),
     }
+
+
+def evaluate_schedule_slope(a, dps: int) -> dict:
+    """``attncheck eval B.rate.schedule_not_exponent``: the variance slope a - 1 (no beta)."""
+    return {"variance_slope": mp_eval(RS.variance_slope_schedule(), {RS.a: a}, dps)}
