@@ -15,19 +15,25 @@ and the experiment reports the local log–log slope d log E / d log M.  The exp
    — corrections of order 1/log M that do not vanish over any feasible M range: at M = 10^4,
    β = 2 they are -0.022 and +0.087, as large as the ±5 % (±0.04) a rate check must resolve.
    This is why the rate experiments use schedule 1 (docs/paper_b.md, "Rate experiments").
+3. [``B.rate.schedule.variance_slope``] a φ* inside the estimator's space (a spline whose knots
+   the estimator's grid contains) has no bias, and the error is the variance term alone: under
+   any schedule n_M = c M^a its slope is a − 1 (``variance_slope_schedule``), whatever β is.
+   The slope of such an experiment tests the schedule, not the minimax exponent; only
+   a = 1/(2β+1) gives −2β/(2β+1) (docs/paper_b.md, "B.rate.schedule_not_exponent").
 Pure SymPy.
 """
 from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Equation
+from derivations.core import Equation, derivation, mutant, step
 from derivations.paper_b import rate_exponent as RE
 
 M, beta = RE.M, RE.beta
 c = sp.Symbol("c", positive=True)
 L = RE.L  # log M
 t = sp.Symbol("t", real=True)  # t = log M as the variable of differentiation
+a = sp.Symbol("a", positive=True)  # schedule exponent n_M = c M^a
 
 
 def schedule_n():
@@ -60,6 +66,20 @@ def var_slope_paper():
 
 def bias_slope_paper():
     return local_slope(paper_K() ** (-2 * beta))
+
+
+@derivation
+def variance_slope_schedule():
+    """d log(n_M / M) / d log M under n_M = c M^a: the error's slope when the bias is zero."""
+    return step("B.rate.schedule.variance_slope", local_slope(c * M ** a / M))
+
+
+mutant("B.rate.schedule.variance_slope:exponent", "B.rate.schedule.variance_slope",
+       "the slope read as the minimax exponent -2 beta/(2 beta+1), whatever the schedule",
+       lambda e: RE.exponent())
+mutant("B.rate.schedule.variance_slope:log", "B.rate.schedule.variance_slope",
+       "variance n log M / M (the bound's log M kept): slope a - 1 + 1/log M",
+       lambda e: e + 1 / L)
 
 
 def corrections():
@@ -95,6 +115,20 @@ def equations():
             "Paper B, Theorem 3.1 schedule K_M = (M/log M)^{1/(2beta+1)}",
             (beta, L),
             "L = log M: a 1/log M slope correction of the bias term",
+            status="derived",
+        ),
+    )
+
+
+def schedule_equations():
+    return (
+        Equation(
+            "B.rate.schedule.variance_slope",
+            sp.Symbol(r"\frac{d\log(n_M/M)}{d\log M}"),
+            variance_slope_schedule(),
+            "ours (Paper B, Figure 1(b))",
+            (a,),
+            "phi* in the estimator's space: the slope under n_M = c M^a is a - 1, for any beta",
             status="derived",
         ),
     )

@@ -188,6 +188,14 @@ def bootstrap_slope(Ms, errors: np.ndarray, rng: np.random.Generator, boot: int 
     return SlopeFit(slope, float(slopes.std(ddof=1)), ci, boot)
 
 
+def oracle_slope(res: RateResult, rng: np.random.Generator) -> SlopeFit:
+    """``bootstrap_slope`` of an oracle run (``run_rate_oracle_rb``), with the error of the
+    shared rho-Gram G added to its se: |slope with G half a - half b| / 2."""
+    fit = bootstrap_slope(res.Ms, res.errors, rng)
+    sa, sb = (loglog_slope(res.Ms, np.median(e, axis=0)) for e in res.errors_halves)
+    return SlopeFit(fit.slope, float(np.hypot(fit.se, abs(sa - sb) / 2)), fit.ci, fit.boot)
+
+
 def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sigma: float,
                           B_test: np.ndarray, g_test: np.ndarray, G=None):
     """E_eta ||g_hat - g*||^2_rho given the design X, for the oracle fit (A = A* fixed),
@@ -217,7 +225,8 @@ def oracle_expected_error(est: PairwiseERM, X: np.ndarray, F: np.ndarray, A, sig
 
 
 def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progress=None,
-                       problem: np.random.SeedSequence | None = None) -> RateResult:
+                       problem: np.random.SeedSequence | None = None,
+                       model: InteractingParticleModel | None = None) -> RateResult:
     """Oracle-A rate experiment with the noise integrated out (``oracle_expected_error``):
     errors[s, k] = E_eta[err | design of seed s at M_k].  Per-seed variability then comes from
     the token design only, which makes slopes precise enough for the +-5% mutation test.
@@ -228,23 +237,29 @@ def run_rate_oracle_rb(setup: RateSetup, seed_seq: np.random.SeedSequence, progr
     G from the 20 000 test pairs its error moved the slope by ~0.02 between test sets while the
     bootstrap se said 0.006.  G is now estimated on ``G_PAIRS`` fresh pairs in two independent
     halves; ``errors`` uses their mean and ``errors_halves`` each half, so that the claim can
-    add the G-error of the slope (|slope_a - slope_b| / 2) to its se."""
+    add the G-error of the slope (|slope_a - slope_b| / 2) to its se.
+
+    ``model`` (optional) replaces the (phi*, A*) of ``make_problem``: any link phi* (a callable
+    of u) with the setup's law, noise and N; ``setup`` then only needs the attributes used here
+    (P, r, N, sigma, seeds, n_test, Ms, pieces(), check())."""
     setup.check()
     problem_ss, g_ss, _, *seed_ss = children(seed_seq, 3 + setup.seeds)
-    model = make_problem(setup, problem_ss if problem is None else problem)
+    if model is None:
+        model = make_problem(setup, problem_ss if problem is None else problem)
     quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
     Ms = setup.Ms
     ests = [PairwiseERM(setup.P, K, setup.r) for K in setup.pieces()]
+    g_pairs = getattr(setup, "g_pairs", G_PAIRS)
     halves = []
     for h_ss in children(g_ss, 2):  # two independent estimates of G per K
         acc = [np.zeros((e.basis.n, e.basis.n)) for e in ests]
         rng = np.random.default_rng(h_ss)
-        for _ in range(G_PAIRS // 2 // 100_000):
+        for _ in range(g_pairs // 2 // 100_000):
             u = model.A.form(*model.sample_pairs(rng, 100_000))
             for k, e in enumerate(ests):
                 B = e.basis.design(u)
                 acc[k] += B.T @ B
-        halves.append([a / (G_PAIRS // 2) for a in acc])
+        halves.append([a / (g_pairs // 2) for a in acc])
     G_mean = [(a + b) / 2 for a, b in zip(*halves)]
     errors = np.empty((setup.seeds, len(Ms)))
     errors_halves = np.empty((2, setup.seeds, len(Ms)))
@@ -279,6 +294,8 @@ class Prediction:
     slope: float
     se: float
     slope_first_order: float = float("nan")
+    bias_halves: list = field(default_factory=list)  # bias(K) of each population
+    V1_halves: list = field(default_factory=list)  # V1(K) of each population
 
     def curve(self, sigma: float, N: int) -> np.ndarray:
         V = np.asarray(self.V, dtype=float).reshape(len(self.Ms), -1)
@@ -289,7 +306,7 @@ class Prediction:
 
 def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M_pop: int,
                            halves: int = 2, problem: np.random.SeedSequence | None = None,
-                           order: int = 2) -> Prediction:
+                           order: int = 2, model: InteractingParticleModel | None = None) -> Prediction:
     """The pre-asymptotic slope predicted by the first-order variance of least squares with a
     fixed basis (docs/paper_b.md, "Why P = 8 ...").
 
@@ -310,10 +327,12 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     Sigma, G (on the same population's token pairs) and bias(K) (the population least-squares
     fit of phi*, measured on the test pairs) are estimated on ``halves`` independent noise-free
     populations of ``M_pop`` samples (independent of the experiment's seeds); ``se`` is the
-    standard error of the predicted slope over the halves."""
+    standard error of the predicted slope over the halves.  ``model``: as in
+    ``run_rate_oracle_rb``."""
     problem_ss, test_ss, *_ = children(seed_seq, 3 + setup.seeds)
     pop_ss = child(seed_seq, 10**6)
-    model = make_problem(setup, problem_ss if problem is None else problem)
+    if model is None:
+        model = make_problem(setup, problem_ss if problem is None else problem)
     u_test = model.A.form(*model.sample_pairs(np.random.default_rng(test_ss), setup.n_test))
     g_test = model.phi(u_test)
     quiet = InteractingParticleModel(model.law, model.A, model.phi, 0.0, model.N)
@@ -364,7 +383,8 @@ def first_order_prediction(setup: RateSetup, seed_seq: np.random.SeedSequence, M
     se = float(slopes.std(ddof=1) / np.sqrt(len(slopes))) if len(slopes) > 1 else 0.0
     return Prediction(list(setup.Ms), list(np.mean(biases, axis=0)),
                       [list(v) for v in np.mean(Vs, axis=0)], float(slopes.mean()), se,
-                      float(np.mean(slopes1)))
+                      float(np.mean(slopes1)), [list(b) for b in biases],
+                      [[v[0] for v in V_h] for V_h in Vs])
 
 
 # --- learnt A: the parametric excess ---------------------------------------------------------

@@ -28,8 +28,6 @@ last kept term) contains no theory value.  Every simulation is memoised
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
-
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -37,7 +35,7 @@ from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b_rates import (
-    RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, make_problem,
+    RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, make_problem, oracle_slope,
     parametric_prediction, run_rate, run_rate_oracle_rb,
 )
 
@@ -86,10 +84,7 @@ def _oracle_run(settings, P: int, d: int):
         res = run_rate_oracle_rb(setup, ss, problem=_problem(settings, P))
         pred = first_order_prediction(setup, ss, M_pop=settings.pick(12_000, 40_000),
                                       halves=4, problem=_problem(settings, P))
-    fit = bootstrap_slope(res.Ms, res.errors, np.random.default_rng(child(ss, "bootstrap")))
-    # the shared rho-Gram G of the variance part: slope with each half's G
-    sa, sb = (loglog_slope(res.Ms, np.median(e, axis=0)) for e in res.errors_halves)
-    fit = replace(fit, se=float(np.hypot(fit.se, abs(sa - sb) / 2)))
+    fit = oracle_slope(res, np.random.default_rng(child(ss, "bootstrap")))
     return setup, res, fit, ss, pred
 
 

@@ -1,0 +1,199 @@
+"""Paper B, Theorem 3.1 at the edge of the Hölder class: a lacunary φ*, its approximation
+exponent, the rate and what other schedules give.
+
+Input: the lacunary (Weierstrass-type) link, truncated at J terms (``lacunary_link``),
+
+    φ*(u) = Σ_{k=0}^{J} b^{-kβ} cos(b^k π u),      b = 2, 0 < β < 1,
+
+β-Hölder and nowhere smoother (Hardy): every scale carries its share b^{-kβ}, so no
+piecewise polynomial space "catches up" with φ* as it does with a spline.  The analysis is a
+chain of named steps:
+
+1. [``B.holder.bias``] squared L² error of the best degree-s piecewise polynomial with K = b^j
+   equal pieces: a term of frequency b^k below the cell scale (k < j) is fitted to the order of
+   the Taylor remainder, (b^{k-j})^{2(s+1)} b^{-2kβ}; a term above it (k >= j) is not resolved,
+   its whole mass b^{-2kβ} (times ½) stays.  Both are geometric sums (ratios b^{2δ} > 1 with
+   δ = s + 1 − β > 0, and b^{-2β} < 1):
+       bias²(j) ≍ b^{-2j(β+δ)} (b^{2δj} − 1)/(b^{2δ} − 1) + b^{-2jβ}/(1 − b^{-2β}).
+2. [``B.holder.bias_exponent``] γ = −lim_{j→∞} log bias²(j) / log b^j = 2β: the squared bias
+   decays like K^{-2β}, the edge of the class (for any estimator degree s > β − 1);
+   [``B.holder.bias_slope``] −γ, the slope of log bias² on log K.
+3. [``B.holder.K_star``] the balance K^{-γ} + K log M / M: K* = (γ M / log M)^{1/(γ+1)};
+   [``B.holder.schedule_exponent``] a* = lim log K* / log M = 1/(γ+1) = 1/(2β+1);
+   [``B.holder.exponent``] lim log B(K*) / log M = −γ/(γ+1) = −2β/(2β+1).
+4. [``B.holder.schedule_slope``] for a schedule K = c M^a the two terms decay like M^{-aγ} and
+   M^{a-1}; the error's asymptotic log–log slope is the slower one, max(−aγ, a − 1), which is
+   > −γ/(γ+1) for every a ≠ a*: fixed K (a = 0) gives 0, K ∝ M^{1/2} gives −1/2.
+
+Remark (``kink_cell_error``): a single kink |u − u0|^β is *not* at the edge in L²: only the
+cell containing u0 keeps an O(1) relative error, its squared L² error is
+h^{2β+1} · e_s(β) (h the cell width, e_s the error of the best degree-s polynomial fit of
+|t|^β on [−1, 1] with the scaling (h/2)^{2β+1}), so bias² ∝ K^{-(2β+1)} and the rate would be
+−(2β+1)/(2β+2) — the Besov B^{β+1/2}_{2,∞} rate, not the Hölder one.
+
+Pure SymPy; docs: docs/paper_b.md, "B.rate.holder_edge".
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from derivations.core import Equation, derivation, mutant, step
+
+beta, b = sp.symbols("beta b", positive=True)
+s = sp.Symbol("s", integer=True, nonnegative=True)  # degree of the estimator's pieces
+K, M, a = sp.symbols("K M a", positive=True)
+u = sp.Symbol("u", real=True)
+L = sp.Symbol("L", positive=True)  # log M
+j = sp.Symbol("j", integer=True, positive=True)  # K = b^j
+_k = sp.Symbol("k", integer=True, nonnegative=True)
+_x = sp.Symbol("x", positive=True)
+_t = sp.Symbol("t", positive=True)
+
+#: the experiment's lacunarity
+B_LACUNARITY = 2
+
+
+def lacunary_link(J: int, beta_value, b_value=B_LACUNARITY):
+    """φ*(u) = Σ_{k=0}^{J} b^{-kβ} cos(b^k π u) (the input; exact coefficients)."""
+    bv, bt = sp.nsimplify(b_value), sp.nsimplify(beta_value)
+    return sp.Add(*[bv ** (-k * bt) * sp.cos(bv ** k * sp.pi * u) for k in range(J + 1)])
+
+
+def _geometric(ratio, last):
+    """Σ_{k=0}^{last} ratio^k in closed form (the non-degenerate branch: ratio ≠ 1, and
+    ratio < 1 for last = oo)."""
+    S = sp.summation(_x ** _k, (_k, 0, last))
+    if isinstance(S, sp.Piecewise):
+        S = next(p.expr for p in S.args if not isinstance(p.expr, sp.Sum) and not isinstance(p.cond, sp.Eq))
+    return S.subs(_x, ratio)
+
+
+# --- steps 1-2: the approximation error ---------------------------------------------------
+@derivation
+def bias():
+    """Squared L² error at K = b^j pieces, in terms of j (step 1)."""
+    delta = s + 1 - beta
+    low = b ** (-2 * j * (beta + delta)) * _geometric(b ** (2 * delta), j - 1)  # k < j: Taylor
+    high = b ** (-2 * beta * j) * _geometric(b ** (-2 * beta), sp.oo)  # k >= j: unresolved
+    return step("B.holder.bias", low + high)
+
+
+@derivation
+def bias_exponent():
+    """γ = −lim log bias² / log K (K = b^j), for b > 1 and s + 1 > β (step 2)."""
+    eps, dlt = sp.symbols("epsilon delta", positive=True)
+    expr = bias().subs(s, beta - 1 + dlt).subs(j, _t).subs(b, 1 + eps)  # b > 1, δ > 0
+    gamma = -sp.limit(sp.log(expr) / (_t * sp.log(1 + eps)), _t, sp.oo)
+    return step("B.holder.bias_exponent", sp.simplify(gamma))
+
+
+mutant("B.holder.bias_exponent:kink", "B.holder.bias_exponent",
+       "bias exponent of an isolated kink, 2 beta + 1 (one cell of width h keeps its error)",
+       lambda e: e + 1)
+mutant("B.holder.bias_exponent:not_squared", "B.holder.bias_exponent",
+       "bias exponent of the L2 norm, not of its square: K^{-beta} against the variance K/M",
+       lambda e: e / 2)
+mutant("B.holder.bias_exponent:spline_order", "B.holder.bias_exponent",
+       "bias exponent 2(s+1) of a smooth phi* (the estimator's order, not phi*'s smoothness)",
+       lambda e: 2 * (s + 1))
+
+
+@derivation
+def bias_slope():
+    """d log bias² / d log K = −γ: what a fit of the bias against K measures."""
+    return step("B.holder.bias_slope", -bias_exponent())
+
+
+# --- step 3: the balance ---------------------------------------------------------------------
+def bound():
+    """K^{-γ} + K log M / M with the derived γ."""
+    return K ** (-bias_exponent()) + K * L / M
+
+
+@derivation
+def optimal_K():
+    d = sp.powsimp(sp.diff(bound(), K), force=True)
+    sols = [x for x in sp.solve(sp.Eq(d, 0), K) if x.is_positive is not False]
+    if len(sols) != 1:
+        raise ValueError(f"expected one positive stationary point, got {sols}")
+    return step("B.holder.K_star", sp.simplify(sols[0]))
+
+
+def _limit_in_log_M(expr):
+    """lim_{M→∞} log expr / log M with M = e^t and L = log M = t."""
+    e = sp.expand_log(sp.log(expr.subs({M: sp.exp(_t), L: _t})), force=True)
+    return sp.simplify(sp.limit(e / _t, _t, sp.oo))
+
+
+@derivation
+def schedule_exponent():
+    return step("B.holder.schedule_exponent", _limit_in_log_M(optimal_K()))
+
+
+@derivation
+def exponent():
+    at_star = sp.powsimp(bound().subs(K, optimal_K()), force=True)
+    return step("B.holder.exponent", _limit_in_log_M(at_star))
+
+
+# --- step 4: other schedules ----------------------------------------------------------------
+@derivation
+def schedule_slope():
+    """Asymptotic slope of K^{-γ} + K/M under K = c M^a: the slower of the two terms."""
+    c = sp.Symbol("c", positive=True)
+    terms = [(c * M ** a) ** (-bias_exponent()), c * M ** a / M]
+    slopes = [_limit_in_log_M(t) for t in terms]
+    return step("B.holder.schedule_slope", sp.Max(*slopes))
+
+
+# --- remark: a single kink ------------------------------------------------------------------
+def kink_cell_error(s_value: int):
+    """e_s(β) = min_p ∫_{-1}^{1} (|t|^β − p(t))² dt over polynomials p of degree s (Legendre
+    projection, even degrees only since |t|^β is even); the cell of width h around the kink
+    then has squared error (h/2)^{2β+1} e_s(β) (substitute u − u0 = h t / 2)."""
+    t = sp.Symbol("t", real=True)
+    total = 2 / (2 * beta + 1)  # ∫ |t|^{2β}
+    for n in range(0, s_value + 1, 2):
+        moment = 2 * sp.integrate(t ** beta * sp.legendre(n, t), (t, 0, 1))
+        total -= sp.Rational(2 * n + 1, 2) * moment ** 2
+    return sp.simplify(total)
+
+
+def kink_bias_exponent(s_value: int = 2):
+    """lim_{h→0} log[(h/2)^{2β+1} e_s(β)] / log h = 2β + 1: the kink's squared bias ∝ h^{2β+1},
+    i.e. K^{−(2β+1)} with K = 2/h (e_s(β) > 0 is a constant)."""
+    h = sp.Symbol("h", positive=True)
+    cell = (h / 2) ** (2 * beta + 1) * kink_cell_error(s_value)
+    return sp.simplify(sp.limit(sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0))
+
+
+def equations():
+    return (
+        Equation(
+            "B.holder.bias_exponent",
+            sp.Symbol(r"\gamma"),
+            bias_exponent(),
+            "Paper B, Theorem 3.1 (approximation term); lacunary phi* ours",
+            (beta,),
+            "squared L2 bias of K-piece polynomials for the lacunary phi*: K^{-gamma}",
+            status="derived",
+        ),
+        Equation(
+            "B.holder.exponent",
+            sp.Symbol(r"\lim_{M\to\infty}\frac{\log B(K^*_M)}{\log M}"),
+            exponent(),
+            "Paper B, Theorem 3.1",
+            (beta,),
+            "rate exponent with the derived bias exponent: -2 beta/(2 beta + 1)",
+            status="paper",
+        ),
+        Equation(
+            "B.holder.schedule_slope",
+            sp.Symbol(r"s(a)"),
+            schedule_slope(),
+            "ours",
+            (beta, a),
+            "asymptotic slope under K = c M^a: max(-a gamma, a - 1)",
+            status="derived",
+        ),
+    )
