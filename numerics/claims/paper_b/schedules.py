@@ -196,6 +196,10 @@ CLAIMS = [
         id="B.rate.holder_edge",
         paper="B",
         reference="Paper B, Theorem 3.1 (the rate for beta-Hölder phi*)",
+        statement_eq=(r"\phi^*(u) = \sum_{k \le 14} 2^{-3k/4} \cos(2^k \pi u) \in \mathcal{C}^{3/4}: \quad "
+                      r"\|\phi^* - \Pi_K \phi^*\|^2 \asymp K^{-2\beta} \\ "
+                      r"\frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M}\Big|_{K_M \propto M^{1/(2\beta+1)}} "
+                      r"= -\frac{2\beta}{2\beta + 1} = -0.6"),
         statement=("a lacunary phi* = sum_k 2^{-3k/4} cos(2^k pi u), 3/4-Hölder and nowhere smoother: the squared "
                    "bias of K-piece quadratic splines decays like K^{-2beta} = K^{-1.5} and, under K_M ∝ "
                    "M^{1/(2beta+1)}, the error's slope is -2beta/(2beta+1) = -0.6 with the bias active at every M; "
@@ -215,6 +219,8 @@ CLAIMS = [
         id="B.rate.schedule_not_exponent",
         paper="B",
         reference="Paper B, Figure 1(b)",
+        statement_eq=(r"\phi^* \in \Phi_K: \quad \frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M}"
+                      r"\Big|_{n_M \propto M^{a}} = a - 1 \quad (a = \tfrac15, \tfrac13, \tfrac12)"),
         statement=("with phi* a spline inside the estimator's space (Figure 1(b)'s design), the error's log-log slope "
                    "under n_M ∝ M^a is the variance term's a - 1 (-0.8, -0.667, -0.5 for a = 1/5, 1/3, 1/2), not "
                    "the minimax -2beta/(2beta+1) = -0.8: the figure's slopes test the schedule K_M ∝ "
