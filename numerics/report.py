@@ -90,6 +90,33 @@ def _power_table(p) -> str:
     return f"<table class='text'><tr><th>mutant</th><th>what is wrong</th><th></th><th>how</th></tr>{rows}</table>{note}"
 
 
+CERTIFIED_DIGITS = 30
+
+
+def _certified_table(claim) -> str:
+    """Certified enclosures (ball arithmetic) of a certifiable claim's closed forms at its
+    default parameters, or nothing."""
+    from numerics.theory import certify as cert
+
+    if not cert.certifiable(claim.id) or claim.param_space is None:
+        return ""
+    from numerics.core.arb import ArbPrintError, CertifyError
+
+    params = claim.param_space.validate({})
+    try:
+        balls = cert.certify(claim.id, params, CERTIFIED_DIGITS)
+    except (CertifyError, ArbPrintError, ArithmeticError, ValueError) as e:
+        return f"<h3>Certified values</h3><p class='note'>not certified: {html.escape(str(e))}</p>"
+    rows = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(b.digits)}</code></td>"
+                   f"<td><code>[{html.escape(b.mid)} ± {html.escape(b.rad)}]</code></td></tr>"
+                   for k, b in balls.items())
+    at = ", ".join(f"{k}={v}" for k, v in params.items())
+    return (f"<h3>Certified values</h3><p class='note'>ball arithmetic (python-flint), width ≤ "
+            f"10<sup>-{CERTIFIED_DIGITS - 3}</sup>, at the default parameters {html.escape(at)} "
+            f"(<code>attncheck eval {html.escape(claim.id)} --certify</code>)</p>"
+            f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
+
+
 def _figure_png(figure_id: str, settings) -> str | None:
     from numerics.core import registry
 
@@ -142,6 +169,7 @@ def build(claims, settings, *, with_power: bool = True, with_figures: bool = Tru
                 f"sizes {html.escape(str(v.sizes))}; seed paths {html.escape(str(v.seed_paths[:6]))}</p>"]
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
+        sec.append(_certified_table(claim))
         fid = figure_for(claim.id) if with_figures else None
         if fid:
             if fid not in figures_done:

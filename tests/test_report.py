@@ -97,3 +97,12 @@ def test_report_pdf_without_chromium_is_one_line(tmp_path, monkeypatch):
     out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf")])
     assert out.exit_code == 2 and "apt-get install chromium" in out.output
     assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
+
+
+def test_certifiable_claims_show_their_certified_digits():
+    from numerics.core import registry as reg
+
+    claim = reg.claim("A.thm1.linear_threshold")
+    table = report._certified_table(claim)
+    assert "Certified values" in table and "±" in table and "not certified" not in table
+    assert report._certified_table(reg.claim("B.kl.bound")) == ""  # not certifiable: no section
