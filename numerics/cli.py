@@ -614,15 +614,18 @@ def _digits(out: dict, key: str, dps: int) -> int:
 @click.option("--body", is_flag=True, help="only the sections, for \\input into your own document")
 @click.option("--snippets", "snippets", type=click.Path(file_okay=False), default=None,
               help="write one file per claim into this folder (ID.tex)")
+@click.option("--certified", is_flag=True,
+              help="add the certified digits (ball arithmetic) of each certifiable claim at its defaults")
 @_claims_files
-def latex(ids, output, body, snippets):
+def latex(ids, output, body, snippets, certified):
     """The LaTeX of each claim's equations: a standalone document (amsmath, amssymb) unless
     --body; labels are claim-id:equation-name.
 
     \b
     attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
     attncheck latex B --body -o paper_b_body.tex
-    attncheck latex --snippets eqs/"""
+    attncheck latex --snippets eqs/
+    attncheck latex A.thm3.q2_cosine --certified -o cos.tex"""
     import os
 
     if output:
@@ -638,11 +641,11 @@ def latex(ids, output, body, snippets):
                 _fail(f"--snippets {snippets!r}: cannot create the folder ({e.strerror or e})")
         for claim in chosen:
             with open(os.path.join(snippets, f"{claim.id}.tex"), "w") as fh:
-                fh.write(claim_section(claim))
+                fh.write(claim_section(claim, certified=certified))
         click.echo(f"wrote {len(chosen)} snippets to {snippets}", err=True)
         if not output:
             return
-    text = claims_latex(chosen, standalone=not body)
+    text = claims_latex(chosen, standalone=not body, certified=certified)
     if output:
         try:
             with open(output, "w") as fh:

@@ -208,7 +208,22 @@ def statement_latex(claim) -> str | None:
     return f"\\begin{{equation}}\\label{{{_label(claim.id, 'statement')}}}\n{body}\n\\end{{equation}}"
 
 
-def claim_section(claim) -> str:
+def certified_latex(claim, digits: int = 30) -> str | None:
+    """The certified digits (ball arithmetic, ``numerics.theory.certify``) of a certifiable
+    claim's closed forms at its default parameters, as a list; None if it is not certifiable."""
+    from numerics.theory import certify as cert
+
+    if not cert.certifiable(claim.id) or claim.param_space is None:
+        return None
+    params = claim.param_space.validate({})
+    balls = cert.certify(claim.id, params, digits)
+    at = ", ".join(f"{k} = {v}" for k, v in params.items())
+    items = "\n".join(f"\\item {_tex_text(k)}: $\\mathtt{{{b.digits}}}$" for k, b in balls.items())
+    return (f"\\noindent\\textbf{{Certified}} (ball arithmetic, radius $\\le 10^{{-{digits - 3}}}$) at "
+            f"{_tex_text(at)}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
+
+
+def claim_section(claim, *, certified: bool = False) -> str:
     parts = [f"\\section*{{\\texttt{{{_tex_text(claim.id)}}}}}",
              f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
     stated = statement_latex(claim)
@@ -216,6 +231,9 @@ def claim_section(claim) -> str:
         parts.append(stated)
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
                  f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
+    cert_text = certified_latex(claim) if certified else None
+    if cert_text:
+        parts.append(cert_text)
     seen = set()
     for eq in claim.get_equations():
         label = _label(claim.id, eq.name)
@@ -227,7 +245,8 @@ def claim_section(claim) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def claims_latex(claims, *, standalone: bool = False) -> str:
-    """The sections of ``claims``; a complete document with ``standalone=True``."""
-    body = "\n".join(claim_section(c) for c in claims)
+def claims_latex(claims, *, standalone: bool = False, certified: bool = False) -> str:
+    """The sections of ``claims``; a complete document with ``standalone=True``; with
+    ``certified=True`` the certified digits of each certifiable claim at its defaults."""
+    body = "\n".join(claim_section(c, certified=certified) for c in claims)
     return PREAMBLE + body + "\\end{document}\n" if standalone else body
