@@ -243,6 +243,9 @@ class Claim:
     doc: str = ""
     mutants: Sequence[str] = ()
     outputs: Sequence[str] = ()
+    #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of
+    #: ``evaluate`` at the user's parameters, checked before it runs
+    cost: Callable | None = None
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations
