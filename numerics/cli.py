@@ -441,11 +441,17 @@ def eval_cmd(claim_id, params, dps, as_json):
     text = {k: _value_text(out, k, dps) for k in out}
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
-                           "values": text}))
+                           "defaults_from": _defaults_from(claim), "values": text}))
     else:
         click.echo(f"{claim_id} at " + ", ".join(f"{k}={v}" for k, v in values.items()) + f"  ({dps} digits)")
+        click.echo(f"  (parameters not given: {_defaults_from(claim)})")
         for k in out:
             click.echo(f"  {k} = {text[k]}")
+
+
+def _defaults_from(claim) -> str:
+    source = getattr(claim.param_space, "source", "")
+    return f"defaults of {claim.id}, {source}" if source else f"defaults of {claim.id} (attncheck list --json)"
 
 
 _SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")

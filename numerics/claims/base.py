@@ -158,6 +158,8 @@ class Verdict:
     elapsed_s: float
     reference: str = ""
     statement: str = ""
+    #: Python and the numerical packages of the run (numerics.core.cache.versions)
+    versions: dict = field(default_factory=dict)
 
     def _repr_html_(self) -> str:  # notebooks render the verdict table
         import html
@@ -209,7 +211,14 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         elapsed_s=evidence.elapsed_s,
         reference=claim.reference if claim else "",
         statement=claim.statement if claim else "",
+        versions=dict(_versions()),
     )
+
+
+def _versions() -> dict:
+    from numerics.core.cache import versions
+
+    return versions()
 
 
 @dataclass

@@ -37,7 +37,7 @@ SPACE = ParamSpace((
 #: the choices of --model and --loss: erm_equations.MODELS and LOSSES (tests/test_cli.py checks
 #: they agree), named here so that the problem is listed, and a request refused, without SymPy
 MODELS = ("attention", "pool", "vec")
-LOSSES = ("logistic", "square")
+LOSSES = ("square", "logistic")
 
 
 def _cost(options: dict, p: dict):
