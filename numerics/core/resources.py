@@ -53,11 +53,6 @@ class Estimate:
     what: str = ""
     parts: dict = field(default_factory=dict)
 
-    def __add__(self, other: "Estimate") -> "Estimate":  # two stages run one after the other
-        return Estimate(max(self.bytes, other.bytes), self.seconds + other.seconds,
-                        tuple(dict.fromkeys(self.knobs + other.knobs)), self.what or other.what,
-                        {**self.parts, **other.parts})
-
 
 NOTHING = Estimate()
 
@@ -79,26 +74,24 @@ _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb"
 _TIME_UNITS = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
 
 
+def _quantity(text, units: dict, what: str, example: str) -> float:
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in units:
+        raise ParameterError(f"{what} must look like {example}, got {text!r}")
+    v = float(m.group(1)) * units[m.group(2).lower()]
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"{what} must be finite and > 0, got {text!r}")
+    return v
+
+
 def parse_size(text) -> float:
     """'4G', '512M', '2.5GB', '1000000' -> bytes (binary units)."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise ParameterError(f"memory size must look like 4G, 512M or 2000000000 (bytes), got {text!r}")
-    v = float(m.group(1)) * _UNITS[m.group(2).lower()]
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"memory size must be > 0, got {text!r}")
-    return v
+    return _quantity(text, _UNITS, "memory size", "4G, 512M or 2000000000 (bytes)")
 
 
 def parse_duration(text) -> float:
     """'90s', '30m', '2h', '600' -> seconds."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _TIME_UNITS:
-        raise ParameterError(f"duration must look like 90s, 30m, 2h or 600 (seconds), got {text!r}")
-    v = float(m.group(1)) * _TIME_UNITS[m.group(2).lower()]
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"duration must be > 0, got {text!r}")
-    return v
+    return _quantity(text, _TIME_UNITS, "duration", "90s, 30m, 2h or 600 (seconds)")
 
 
 def size_text(n: float) -> str:
