@@ -178,7 +178,7 @@ def limits() -> Limits:
 
 
 def _lower(knobs) -> str:
-    return f"lower {' or '.join(knobs)}" if knobs else "use smaller sizes"
+    return (f"lower {' or '.join(knobs)}" if knobs else "use smaller sizes") + ", or raise the limit"
 
 
 def check(est: Estimate, announce=None) -> Estimate:
