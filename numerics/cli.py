@@ -7,6 +7,7 @@
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
     attncheck figure ID -o FILE [--quick|--full] [--seed N]
     attncheck bench [NAMES...] [--quick]
+    attncheck [--max-memory SIZE] [--max-time DURATION] COMMAND ...   (also per command)
 
 Exit codes: 0 success (verify: every selected claim passed; with --mutate: every one was
 rejected), 1 a check failed / a solve did not converge, 2 bad usage or bad parameters.
