@@ -40,18 +40,45 @@ def claims() -> dict:
 
 def _claim(claim_id: str):
     table = claims()
-    if claim_id not in table:
+    if not isinstance(claim_id, str) or claim_id not in table:
         from numerics.core.params import ParameterError
 
         raise ParameterError(f"unknown claim id {claim_id!r}; attncheck.claims() lists them")
     return table[claim_id]
 
 
+def _integer(name: str, value, lo: int, hi: int | None) -> int:
+    from numerics.core.params import ParameterError
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+        raise ParameterError(f"{name} must be an integer in [{lo}, {hi if hi is not None else 'inf'}], got {value!r}")
+    return value
+
+
 def _settings(mode: str, seed: int | None, dps: int):
-    from numerics.claims.base import Settings
+    from numerics.claims.base import MODES, Settings
+    from numerics.core.params import ParameterError
     from numerics.core.seeding import DEFAULT_SEED
 
-    return Settings(mode=mode, seed=DEFAULT_SEED if seed is None else seed, dps=dps)
+    if mode not in MODES:
+        raise ParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    seed = DEFAULT_SEED if seed is None else _integer("seed", seed, 0, None)
+    return Settings(mode=mode, seed=seed, dps=_integer("dps", dps, 5, 2000))
+
+
+def _select(ids):
+    from numerics.core import registry
+    from numerics.core.params import ParameterError
+
+    if ids is not None and not isinstance(ids, (str, list, tuple)):
+        raise ParameterError(f"ids must be a claim id, a list of ids or None, got {ids!r}")
+    ids = [ids] if isinstance(ids, str) else list(ids or [])
+    if not all(isinstance(i, str) for i in ids):
+        raise ParameterError(f"claim ids must be strings, got {ids!r}")
+    try:
+        return registry.select(ids)
+    except KeyError as e:
+        raise ParameterError(f"unknown claim id {e.args[0]!r}; attncheck.claims() lists them") from None
 
 
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int = 1,
@@ -61,14 +88,19 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
     """
+    import math
+
     from numerics.claims.base import judge
     from numerics.claims.runner import collect_all
-    from numerics.core import registry
+    from numerics.core.params import ParameterError
 
-    ids = [ids] if isinstance(ids, str) else list(ids or [])
     settings = _settings(mode, seed, dps)
+    _integer("workers", workers, 1, 64)
+    if isinstance(mutate, bool) or not isinstance(mutate, (int, float)) or not math.isfinite(mutate) or mutate <= -1:
+        raise ParameterError(f"mutate must be a finite number > -1, got {mutate!r}")
+    chosen = _select(ids)
     out = []
-    for claim, evidence, cached in collect_all(registry.select(ids), settings, workers=workers,
+    for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
                                                use_cache=cache, scheduler=scheduler):
         v = judge(evidence, mutate, claim)
         v.details = {**v.details, "cached": cached}
@@ -115,11 +147,23 @@ class Value:
         return f"${self}$"
 
 
-def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, **params) -> dict:
+def _within_limits(estimate, max_memory, max_time) -> None:
+    """Refuse a request above the memory/time limits before it runs (``ResourceError``, a
+    ``ParameterError``); ``max_memory`` ('4G') and ``max_time`` ('2h') override the defaults
+    (numerics/core/resources.py)."""
+    from numerics.core import resources
+
+    with resources.limited(max_memory, max_time):
+        resources.check(estimate)
+
+
+def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,
+             **params) -> dict:
     """The claim's closed form at ``params`` (CLI names, e.g. ``alpha0=2``), at ``dps`` digits.
 
     Returns ``{name: Value}`` (or decimal strings with ``as_strings=True``). Monte Carlo
     estimates keep only the digits their standard error supports, as in ``attncheck eval``.
+    A request estimated above ``max_memory``/``max_time`` is refused before it runs.
     """
     from numerics.cli import _digits
     from numerics.core.params import ParameterError
@@ -127,10 +171,17 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, **params
     claim = _claim(claim_id)
     if claim.evaluate is None:
         raise ParameterError(f"claim {claim_id} has no closed form to evaluate")
-    if not isinstance(dps, int) or not 5 <= dps <= 2000:
+    if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
         raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
     values = claim.param_space.validate(params)
+    if claim.cost is not None:
+        _within_limits(claim.cost(values), max_memory, max_time)
     out = claim.evaluate(values, dps)
+    import mpmath
+
+    bad = [k for k, v in out.items() if not isinstance(v, (bool, int)) and not mpmath.isfinite(v)]
+    if bad:  # as `attncheck eval` (exit 1): a non-finite value is never returned as a result
+        raise ArithmeticError(f"{claim_id}: non-finite value for {', '.join(bad)} at these parameters")
     res = {k: Value(v, _digits(out, k, dps)) for k, v in out.items()}
     return {k: str(v) for k, v in res.items()} if as_strings else res
 
@@ -152,22 +203,28 @@ def certify(claim_id: str, *, dps: int = 30, **params) -> dict:
     return cert.certify(claim_id, claim.param_space.validate(params), dps)
 
 
-def solve(problem: str = "sparse-token", *, dps: int = 30, **params) -> dict:
+def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_time=None, **params) -> dict:
     """A problem's equations at your parameters, as ``attncheck solve`` (options ``model=``,
-    ``loss=`` go with the parameters). Raises ``SolveError`` when the solve did not converge."""
+    ``loss=`` go with the parameters). Raises ``SolveError`` when the solve did not converge,
+    ``ResourceError`` (a ``ParameterError``) before it runs when it is estimated above
+    ``max_memory``/``max_time``."""
     from numerics.core import registry
     from numerics.core.params import ParameterError
     from numerics.core.results import RESULTS, SolveError, Solution
 
     table = registry.problems()
-    if problem not in table:
+    if not isinstance(problem, str) or problem not in table:
         raise ParameterError(f"unknown problem {problem!r}; known: {', '.join(table)}")
     spec = table[problem]
     options = {k: params.pop(k) for k in list(params) if k in spec.options}
     for k, v in options.items():
         if v not in spec.options[k]:
             raise ParameterError(f"{k} must be one of {', '.join(spec.options[k])}, got {v!r}")
+    if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
+        raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
     values = spec.param_space.validate(params)
+    if spec.cost is not None:
+        _within_limits(spec.cost(options, values), max_memory, max_time)
     out = spec.solve(options, values, dps)
     if not out.get("converged", False):
         raise SolveError(Solution(RESULTS.failed, int(out.get("iterations", 0)),
@@ -182,8 +239,6 @@ def equations(claim_id: str) -> tuple:
 
 def latex(ids=None) -> str:
     """The LaTeX of the claims' equations (ids or prefixes; all if None)."""
-    from numerics.core import registry
     from numerics.latex import claims_latex
 
-    ids = [ids] if isinstance(ids, str) else list(ids or [])
-    return claims_latex(registry.select(ids))
+    return claims_latex(_select(ids))

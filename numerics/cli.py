@@ -9,6 +9,7 @@
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
     attncheck figure ID -o FILE.png|.pdf|.svg [--quick|--full] [--seed N]
     attncheck bench [NAMES...] [--quick]
+    attncheck [--max-memory SIZE] [--max-time DURATION] COMMAND ...   (also per command)
 
 Exit codes: 0 success (verify: every selected claim passed; with --mutate: every one was
 rejected), 1 a check failed / a solve did not converge, 2 bad usage or bad parameters.
@@ -112,6 +113,38 @@ def _claims_files(fn):
                         help="a Python file defining CLAIMS (see docs/adding-a-claim.md); repeatable")(fn)
 
 
+def _limits(fn):
+    """``--max-memory SIZE`` and ``--max-time DURATION`` (on the group or on a command): the
+    limits a request's estimated memory and time are checked against before it runs
+    (numerics/core/resources.py; default: half the available memory, 2 h)."""
+
+    def store(ctx, param, value):
+        if value is not None:
+            from numerics.core import resources
+
+            try:
+                resources.set_limits(**{param.name: value})
+            except ParameterError as e:
+                _fail(f"--{param.name.replace('_', '-')}: {e}")
+        return value
+
+    fn = click.option("--max-time", "max_time", default=None, metavar="DURATION", expose_value=False,
+                      callback=store, help="refuse a request estimated to take longer (90s, 30m, 2h; default 2h)")(fn)
+    return click.option("--max-memory", "max_memory", default=None, metavar="SIZE", expose_value=False,
+                        callback=store, help="refuse a request estimated to need more memory (4G, 512M; "
+                                             "default half the available memory)")(fn)
+
+
+def _check_cost(estimate):
+    """Refuse a request above the memory/time limits (exit 2, one line), announce a long one."""
+    from numerics.core import resources
+
+    try:
+        return resources.check(estimate, announce=lambda text: click.echo(text, err=True))
+    except ParameterError as e:
+        _fail(str(e))
+
+
 def _guard(iterator):
     """Turn a ParameterError raised while iterating (e.g. a bad --scheduler) into exit 2."""
     try:
@@ -147,8 +180,11 @@ class _OneLineErrors(click.Group):
     and exit 2, like a bad parameter: no usage block, no traceback."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        try:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        import contextvars
+
+        try:  # in a context of its own: --max-memory/--max-time do not outlive the invocation
+            return contextvars.copy_context().run(super().main, args, prog_name, complete_var,
+                                                  standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
         except click.Abort:
@@ -235,6 +271,7 @@ def _eval_help():
 
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attncheck")
+@_limits
 def main():
     """attncheck: check the derivations of two ICLR 2026 attention-theory papers."""
 
@@ -320,6 +357,7 @@ def _row_text(r) -> str:
 @click.option("--param", "params", multiple=True, metavar="K=V",
               help="run the claim's experiment at this parameter point (repeatable; claims that "
                    "support it: A.thm3.*; `attncheck eval ID --help` lists the parameters)")
+@_limits
 @_claims_files
 def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
            params):
@@ -360,6 +398,11 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
 
     seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
     todo = len(chosen) - cached
+    from numerics.core import resources
+
+    if todo and resources.limits().time_source != resources.DEFAULT_TIME_SOURCE:  # an explicit --max-time
+        _check_cost(resources.Estimate(seconds=seconds / max(1, min(workers, todo)), what=f"verify of {todo} claims",
+                                       knobs=("the number of claims (or use --quick, more --workers)",)))
     if todo and not as_json:
         guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
                  f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
@@ -483,6 +526,7 @@ def cache_clear():
 @click.option("--certify", is_flag=True,
               help="rigorous enclosures (ball arithmetic): midpoint ± radius and the certified digits")
 @click.option("--list-params", is_flag=True, help="list the claim's parameters (range, default) and exit")
+@_limits
 @_claims_files
 def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
     """Evaluate a claim's closed form / limit at your parameters, to DPS digits.
@@ -514,6 +558,8 @@ def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
         _fail(f"--dps {dps}: {claim_id} supports --dps 5..{claim.max_dps}")
     try:
         values = claim.param_space.validate(parse_assignments(params))
+        if claim.cost is not None:
+            _check_cost(claim.cost(values))
         out = claim.evaluate(values, dps)
     except ParameterError as e:
         _fail(str(e))
@@ -530,9 +576,10 @@ def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
     text = {k: _value_text(out, k, dps) for k in out}
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
-                           "values": text}))
+                           "defaults_from": _defaults_from(claim), "values": text}))
     else:
         click.echo(f"{claim_id} at " + ", ".join(f"{k}={v}" for k, v in values.items()) + f"  ({dps} digits)")
+        click.echo(f"  (parameters not given: {_defaults_from(claim)})")
         for k in out:
             click.echo(f"  {k} = {text[k]}")
 
@@ -564,6 +611,9 @@ def _certify_eval(claim, params, dps, as_json):
     for k, b in out.items():
         click.echo(f"  {k} = {b.digits}")
         click.echo(f"  {' ' * len(k)}   in [{b.mid} ± {b.rad}]")
+def _defaults_from(claim) -> str:
+    source = getattr(claim.param_space, "source", "")
+    return f"defaults of {claim.id}, {source}" if source else f"defaults of {claim.id} (attncheck list --json)"
 
 
 _SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
@@ -717,6 +767,7 @@ def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cach
 @click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable; listed below)")
 @click.option("--dps", type=click.IntRange(5, 2000), default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@_limits
 def solve(problem, model, loss, params, dps, as_json):
     """Solve a problem's equations at your parameters; exit 1 if the solver does not converge.
 
@@ -738,6 +789,8 @@ def solve(problem, model, loss, params, dps, as_json):
         options[name] = value
     try:
         values = spec.param_space.validate(parse_assignments(params))
+        if spec.cost is not None:
+            _check_cost(spec.cost(options, values))
         result = spec.solve(options, values, dps)
     except ParameterError as e:
         _fail(str(e))
@@ -767,6 +820,7 @@ def solve(problem, model, loss, params, dps, as_json):
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
+@_limits
 @_claims_files
 def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt, out_dir):
     """A claim's theory values (``eval``) or a problem's solve over a grid.
@@ -816,10 +870,16 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
         if clash:
             raise ParameterError(f"parameter {clash[0]} is both fixed (--param) and swept (--grid)")
         pts = [{**fixed, **p} for p in SW.points(grid)]
-        for p in pts:  # every point is validated before any is computed
-            space.validate(p)
+        checked = [space.validate(p) for p in pts]  # every point is validated before any is computed
+        from numerics.core import resources
+
+        price = claims[target].cost if kind == "claim" else (
+            (lambda v: spec.cost(options, v)) if spec.cost is not None else None)
+        cost = resources.many([price(v) for v in checked] if price else [], workers,
+                              what=f"sweep of {len(pts)} points")
     except ParameterError as e:
         _fail(str(e))
+    _check_cost(cost)
     tgt = SW.Target(kind, target, tuple(sorted(options.items())))
     grid_all = {**{k: [v] for k, v in fixed.items()}, **grid}
     with click.progressbar(length=len(pts), label=f"sweep {target}", file=sys.stderr) as bar:

@@ -12,3 +12,12 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many inputs the fuzz tests tried (tests/test_fuzz_cli.py)."""
+    import sys
+
+    mod = next((m for name, m in sys.modules.items() if name.endswith("test_fuzz_cli")), None)
+    if mod is not None and getattr(mod, "TRIED", None):
+        terminalreporter.write_line(f"fuzz inputs tried: {mod.TRIED['inputs']} CLI, {mod.TRIED['api']} API")

@@ -166,6 +166,8 @@ class Verdict:
     elapsed_s: float
     reference: str = ""
     statement: str = ""
+    #: Python and the numerical packages of the run (numerics.core.cache.versions)
+    versions: dict = field(default_factory=dict)
 
     def _repr_html_(self) -> str:  # notebooks render the verdict table
         import html
@@ -217,11 +219,16 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         elapsed_s=evidence.elapsed_s,
         reference=claim.reference if claim else "",
         statement=claim.statement if claim else "",
+        versions=dict(_versions()),
     )
 
 
 #: the largest working precision of the command line (``--dps``)
 MAX_DPS = 2000
+def _versions() -> dict:
+    from numerics.core.cache import versions
+
+    return versions()
 
 
 @dataclass
@@ -268,6 +275,9 @@ class Claim:
     statement_eq: object = None
     point_space: object | None = None
     max_dps: int = MAX_DPS
+    #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of
+    #: ``evaluate`` at the user's parameters, checked before it runs
+    cost: Callable | None = None
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations

@@ -92,6 +92,8 @@ class ParamSpace:
 
     params: tuple[Param, ...]
     constraints: tuple[Constraint, ...] = ()
+    #: where the defaults come from (shown by ``attncheck eval``), e.g. a figure of the paper
+    source: str = ""
 
     @property
     def names(self) -> tuple[str, ...]:

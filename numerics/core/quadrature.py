@@ -16,6 +16,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from numerics.core.resources import SOBOL_MAX_DIM  # noqa: F401 (the limit of gaussian_sobol)
+
 
 def expect_mp_err(f, mu, sigma, dps: int = 30):
     """(E f(mu + sigma zeta), error estimate) in mpmath at ``dps`` digits.  ``f`` takes an
@@ -70,7 +72,7 @@ def gauss_hermite(n_nodes: int):
 
 def gaussian_sobol(dim: int, log2_points: int, seed) -> np.ndarray:
     """2^log2_points scrambled-Sobol points in R^dim mapped to N(0, I) by the normal quantile
-    (``seed``: a SeedSequence or int for the scrambling)."""
+    (``seed``: a SeedSequence or int for the scrambling); 1 <= dim <= SOBOL_MAX_DIM."""
     from scipy.special import ndtri
     from scipy.stats import qmc
 

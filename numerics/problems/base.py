@@ -16,3 +16,6 @@ class ProblemSpec:
     param_space: object
     solve: Callable
     options: dict = field(default_factory=dict)  # option name -> tuple of choices
+    #: ``cost(options, params) -> numerics.core.resources.Estimate`` (optional): memory and time
+    #: of a solve, from its sizes, checked before it runs
+    cost: Callable | None = None

@@ -259,6 +259,13 @@ def _ordering_experiment(settings, claim):
     return rows, sizes, details
 
 
+def _eval_cost(params: dict):
+    """``eval``'s attention capacity: RQMC 2^13 x 16 at the user's L (checked before it runs)."""
+    from numerics.theory.paper_a.costs import attention_capacity_cost
+
+    return attention_capacity_cost(params["L"], 13, 16)
+
+
 def _ordering_evaluate(params: dict, dps: int) -> dict:
     out = _ratio_evaluate({k: params[k] for k in ("L", "R", "pi", "theta")}, dps)
     try:
@@ -312,7 +319,7 @@ CLAIMS = [
                   "with (s_q, beta|q|) = (0.9, 1) and (0.6, 1): theory vs simulated crossings",
         experiment=_ordering_experiment,
         equations=dcap.equations,
-        evaluate=_ordering_evaluate,
+        evaluate=_ordering_evaluate, cost=_eval_cost,
         param_space=ncap.ATTENTION_SPACE,
         status="derived",
         allowance_note=_ALLOW_NOTE,

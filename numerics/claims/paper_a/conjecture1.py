@@ -137,6 +137,13 @@ def _experiment(settings, claim):
     return rows, sizes, details
 
 
+def _eval_cost(params: dict):
+    """``eval``'s attention capacity: RQMC 2^13 x 16 at the user's L (checked before it runs)."""
+    from numerics.theory.paper_a.costs import attention_capacity_cost
+
+    return attention_capacity_cost(params["L"], 13, 16)
+
+
 def _evaluate(params: dict, dps: int) -> dict:
     """Closed-form alpha*_pool and alpha*_vec to dps digits and alpha*_A (RQMC 2^13 x 16, with
     its standard error) at the user's setting, and the two gaps of Conjecture 1."""
@@ -182,7 +189,7 @@ CLAIMS = [
                   "exact-LP separability crossings agree on all four thresholds and both gaps",
         experiment=_experiment,
         equations=dcap.equations,
-        evaluate=_evaluate,
+        evaluate=_evaluate, cost=_eval_cost,
         param_space=PARAM_SPACE,
         status="beyond",
         allowance_note=_ALLOW_NOTE,

@@ -38,8 +38,11 @@ ALIGNMENT_SPACE = ParamSpace(
         ETA_B.with_default(0.5), ETA_Q.with_default(0.5), BETA.with_default(1.0),
     ),
     (r_le_l,),
+    source="the setting of Paper A's alignment figure (the full-size A.thm3 design); verify --quick and the "
+           "quick figure use pi=0.4, theta=4 (docs/cli.md)",
 )
-RATE_SPACE = ParamSpace(tuple(p for p in ALIGNMENT_SPACE.params if p.name != "alpha0"), (r_le_l,))
+RATE_SPACE = ParamSpace(tuple(p for p in ALIGNMENT_SPACE.params if p.name != "alpha0"), (r_le_l,),
+                        source=ALIGNMENT_SPACE.source)
 
 
 def check_loss(loss: str) -> str:

@@ -40,6 +40,7 @@ from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
 from numerics.core.results import RESULTS, Solution, SolveError, iterate
 from numerics.core.roots import increasing_root
 from numerics.core.special import namespace
+from numerics.theory.paper_a import costs
 from numerics.theory.paper_a.laws import LatentLaw, attention_law, linear_law  # noqa: F401 (re-exported)
 
 LOSSES = EQ.LOSS_NAMES
@@ -168,9 +169,18 @@ class Equations:
         self.step = None if self.exact else float(step or DEFAULT_STEP)
         zn, zw = gauss_hermite(self.cmp.exact_nodes) if self.exact else gaussian_trapezoid(self.step)
         self.nodes = len(zn)
-        self.zeta = zn[None, :]
-        self.W = law.weight[:, None] * zw[None, :]
-        self.lat = tuple(v[:, None] for v in law.latent)
+        self.zeta, self.zw = zn[None, :], zw
+        n_pts = len(law.weight)
+        # a law of more than costs.CHUNK_ELEMENTS points x nodes is processed in blocks of rows
+        # (the working memory does not grow with the QMC points); within one block (every
+        # claim's law) it is summed in one piece
+        if n_pts * self.nodes <= costs.CHUNK_ELEMENTS:
+            self.blocks = None
+            self.W = law.weight[:, None] * zw[None, :]
+            self.lat = tuple(v[:, None] for v in law.latent)
+        else:  # row blocks; the proximal points are not kept between evaluations
+            rows = max(1, costs.CHUNK_ELEMENTS // self.nodes)
+            self.blocks = [(i, min(i + rows, n_pts)) for i in range(0, n_pts, rows)]
         self._h = None
 
     def _args(self, x):
@@ -183,19 +193,35 @@ class Equations:
         self._h = h
         return h, args
 
-    def _average(self, vals):
-        return [float(np.sum(self.W * np.broadcast_to(np.asarray(v, dtype=float), self.W.shape))) for v in vals]
+    @staticmethod
+    def _sums(W, vals):
+        return [float(np.sum(W * np.broadcast_to(np.asarray(v, dtype=float), W.shape))) for v in vals]
+
+    def _averages(self, x, values) -> list:
+        """E over the law and zeta of ``values(h, *args)`` (a list of arrays) at x: in one
+        piece, or as the sum over the row blocks."""
+        if self.blocks is None:
+            h, args = self.prox(x)
+            return self._sums(self.W, values(h, *args))
+        total = None
+        for i, j in self.blocks:
+            W = self.law.weight[i:j, None] * self.zw[None, :]
+            args = (self.zeta, *[float(v) for v in x], *(v[i:j, None] for v in self.law.latent))
+            h = increasing_root(self.cmp.prox, args, np.broadcast_to(self.cmp.omega(0.0, *args), W.shape))
+            part = self._sums(W, values(h, *args))
+            total = part if total is None else [t + p for t, p in zip(total, part)]
+        return total
 
     def evaluate(self, x):
         """(F, J) at x: the compiled outer map of the averaged compiled channel."""
         with np.errstate(all="ignore"):  # a non-finite F is the Newton solver's to reject
-            h, args = self.prox(x)
-            avg = self._average(self.cmp.channel(h, *args))
+            avg = self._averages(x, self.cmp.channel)
         return assemble(self.cmp, x, self.alpha, self.lam, avg)
 
     def metrics(self, x) -> dict:
-        h, args = self.prox(x)
-        return {k: self._average([f(h, *args)])[0] for k, (f, _) in self.cmp.outputs.items()}
+        fns = list(self.cmp.outputs.items())
+        avg = self._averages(x, lambda h, *args: [f(h, *args) for _, (f, _) in fns])
+        return {k: v for (k, _), v in zip(fns, avg)}
 
 
 def _newton(eqs: Equations, x0, tol, max_steps) -> Solution:

@@ -27,6 +27,7 @@ from numerics.core.params import ParameterError
 from numerics.core.quadrature import gaussian_sobol
 from numerics.core.seeding import child, children
 from numerics.core.special import namespace
+from numerics.theory.paper_a.costs import attention_law_cost, check_L  # noqa: F401 (re-exported)
 
 LATENT_NAMES = ("a", "c", "s2", "y")
 
@@ -119,6 +120,7 @@ def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: 
     an int or a SeedSequence (the scramblings are its children)."""
     _check("s_q", s_q, -1.0, 1.0)
     _check("q_norm", q_norm, 0.0, None)
+    check_L(L)
     f = _attention_points(L, R)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     n = 2**log2_points

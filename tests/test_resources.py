@@ -1,0 +1,93 @@
+"""Resource limits: requests refused up front (one line, exit 2, under a second), limits from
+the options, the Python API, and the step-4 equations in row blocks (the same solution)."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import attncheck
+from numerics.cli import main
+from numerics.core import resources
+from numerics.core.params import ParameterError
+
+OOM = ["solve", "sparse-token", "--model", "attention", "--param", "log2_points=16", "--param", "n_scrambles=64"]
+
+
+def _cli(*args):
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "numerics.cli", *args], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "ATTNCHECK_MAX_MEMORY": "", "ATTNCHECK_MAX_TIME": ""})
+    return out, time.perf_counter() - t0
+
+
+def test_the_largest_qmc_solve_is_refused_at_once():
+    out, wall = _cli(*OOM)
+    assert out.returncode == 2 and out.stdout == ""
+    line = out.stderr.strip()
+    assert "\n" not in line and line.startswith("error: ") and "log2_points" in line and "limit" in line
+    assert wall < 5  # about 0.2 s on an idle machine: no SymPy, nothing computed
+    out, _ = _cli("--max-memory", "1G", *OOM)
+    assert out.returncode == 2 and "memory" in out.stderr and "1 GiB" in out.stderr
+
+
+def test_L_beyond_the_sobol_dimension_is_refused_with_its_range():
+    out, _ = _cli("solve", "sparse-token", "--model", "attention", "--param", "L=1000000")
+    assert out.returncode == 2 and "parameter L" in out.stderr and "21201" in out.stderr
+    res = CliRunner().invoke(main, ["eval", "A.capacity.ordering", "--param", "L=1000000"])
+    assert res.exit_code == 2 and "21201" in res.output
+
+
+@pytest.mark.parametrize("where", ["group", "command"])
+def test_limits_from_options(where):
+    lim = ["--max-time", "1s"]
+    args = lim + OOM[:4] if where == "group" else OOM[:4] + lim
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2 and "above the limit 1 s (--max-time)" in res.output
+    res = CliRunner().invoke(main, OOM[:4] + ["--max-memory", "lots"])
+    assert res.exit_code == 2 and "--max-memory" in res.output
+    # the limit does not outlive its invocation
+    assert resources.limits().time_source == resources.DEFAULT_TIME_SOURCE
+
+
+def test_api_refuses_before_running():
+    with pytest.raises(resources.ResourceError, match="log2_points"):
+        attncheck.solve("sparse-token", model="attention", log2_points=16, n_scrambles=64)
+    with pytest.raises(ParameterError, match="max_memory="):
+        attncheck.solve("sparse-token", model="attention", max_memory="1M")
+    with pytest.raises(ParameterError, match="21201"):
+        attncheck.evaluate("A.capacity.ordering", L=10**6)
+
+
+def test_sizes_and_durations_parse():
+    assert resources.parse_size("4G") == 4 * 2**30 and resources.parse_size("512M") == 512 * 2**20
+    assert resources.parse_duration("2h") == 7200 and resources.parse_duration("90") == 90
+    for bad in ("", "x", "-1", "0", "1e999", "nan", "4Q"):
+        with pytest.raises(ParameterError):
+            resources.parse_size(bad)
+    assert resources.available_memory() > 0
+
+
+def test_sparse_token_option_names_are_the_solvers():
+    from numerics.problems import sparse_token as P
+    from numerics.theory.paper_a import erm_equations as SE
+
+    assert P.MODELS == SE.MODELS and P.LOSSES == SE.LOSSES
+
+
+def test_equations_in_row_blocks_give_the_same_solution(monkeypatch):
+    from numerics.theory.paper_a import costs, erm_equations as SE
+
+    law = SE.attention_law(6, 1, 0.5, 4.0, 1.0, 1.5, 0.6, log2_points=6, n_scrambles=2, seed=1)
+    whole = SE.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    monkeypatch.setattr(costs, "CHUNK_ELEMENTS", 1000)
+    eqs = SE.Equations(law, 2.0, 1e-3, "logistic")
+    assert eqs.blocks is not None and len(eqs.blocks) > 5
+    blocks = SE.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    assert whole.ok and blocks.ok
+    for k, v in whole.raw.x.items():
+        assert blocks.raw.x[k] == pytest.approx(v, rel=1e-12, abs=1e-12)
+    for k, v in whole.raw.metrics.items():
+        assert blocks.raw.metrics[k] == pytest.approx(v, rel=1e-12, abs=1e-14)
