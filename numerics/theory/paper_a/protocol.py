@@ -17,21 +17,17 @@ from numerics.core.params import ParameterError
 MODELS = ("attention", "pool", "vec")
 
 
-def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", loss_steps: str = "logistic",
-                   loss: str = "logistic", eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5,
-                   beta: float = 1.0, lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5,
-                   theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8, seed: int = 0,
-                   **solve_kw):
-    """Alignment limits -> (||q||, s_q) -> step-4 equations of ``model``.  Returns
-    (q_norm, s_q, Solution of ``erm_equations.solve_with_error``); for the linear models
-    q_norm = s_q = None.  ``solve_kw``: quadrature options of the step-4 solve (default
-    quad_tol=1e-7, x_quad_tol=1e-6)."""
+def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: str = "logistic", eta_w: float = 0.5,
+                 eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0, L: int = 10, R: int = 1,
+                 pi: float = 0.5, theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8,
+                 seed: int = 0):
+    """The step-4 latent law of ``model`` after steps 1-3: for attention the law at the
+    Theorem-3 limits (||q^(2)||, s_q) of steps 1-3 with ``loss_steps``; the linear laws do not
+    see q.  Returns (q_norm, s_q, law); q_norm = s_q = None for the linear models."""
     if model not in MODELS:
         raise ParameterError(f"parameter model: must be one of {', '.join(MODELS)}, got {model!r}")
-    kw = dict(quad_tol=1e-7, x_quad_tol=1e-6)
-    kw.update(solve_kw)
     if model != "attention":
-        return None, None, SE.solve_with_error(SE.linear_law(model, L, R, pi, theta), alpha1, lam, loss, **kw)
+        return None, None, SE.linear_law(model, L, R, pi, theta)
     from numerics.theory.paper_a.alignment import alignment_limits
 
     lim = alignment_limits(loss_steps, L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
@@ -41,7 +37,35 @@ def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", lo
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
     law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                            n_scrambles=n_scrambles, seed=seed)
+    return q_norm, s_q, law
+
+
+def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", loss_steps: str = "logistic",
+                   loss: str = "logistic", eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5,
+                   beta: float = 1.0, lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5,
+                   theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8, seed: int = 0,
+                   **solve_kw):
+    """Alignment limits -> (||q||, s_q) -> step-4 equations of ``model``.  Returns
+    (q_norm, s_q, Solution of ``erm_equations.solve_with_error``); for the linear models
+    q_norm = s_q = None.  ``solve_kw``: quadrature options of the step-4 solve (default
+    quad_tol=1e-7, x_quad_tol=1e-6)."""
+    q_norm, s_q, law = protocol_law(model=model, alpha0=alpha0, loss_steps=loss_steps, eta_w=eta_w, eta_b=eta_b,
+                                    eta_q=eta_q, beta=beta, L=L, R=R, pi=pi, theta=theta, log2_points=log2_points,
+                                    n_scrambles=n_scrambles, seed=seed)
+    kw = dict(quad_tol=1e-7, x_quad_tol=1e-6)
+    kw.update(solve_kw)
     return q_norm, s_q, SE.solve_with_error(law, alpha1, lam, loss, **kw)
+
+
+def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = "attention", **kw) -> list:
+    """:func:`solve_protocol` along a grid of alpha1 (continuation, warm starts; one law):
+    a list of Solutions in the order of ``alphas1``.  ``kw``: the arguments of
+    :func:`protocol_law` and the quadrature options."""
+    law_kw = {k: kw.pop(k) for k in list(kw) if k in protocol_law.__code__.co_varnames}
+    _, _, law = protocol_law(model=model, **law_kw)
+    opts = dict(quad_tol=1e-6, x_quad_tol=1e-3)
+    opts.update(kw)
+    return SE.continuation(law, alphas1, lam, loss, **opts)
 
 
 def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss: str = "logistic",
