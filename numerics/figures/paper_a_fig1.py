@@ -5,7 +5,9 @@ continuation along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.
 pi = 0.5, theta = 5, lambda = 1e-5, d = 1000, 8 trials (the paper's setting); ``--quick``:
 lambda = 1e-2, d = 300, 3 trials, fewer alpha1.  The attention query is the fixed q of the
 claims (||q|| = 2, s_q = 0.5, beta = 1): under our conventions the protocol's own q^(2) with
-eta = 0.5 has ||q^(2)|| ~ 0.02 (docs/paper_a_after_training.md §7).
+eta = 0.5 has ||q^(2)|| ~ 0.02 (docs/paper_a_after_training.md §7).  ``A.fig1.trained``
+(below) draws the same setting after the whole protocol, at the protocol's own q^(2)
+(docs/paper_a_protocol.md).
 """
 from __future__ import annotations
 
