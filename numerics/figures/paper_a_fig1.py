@@ -160,7 +160,8 @@ def figure1_trained(path, settings, progress):
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(r"$\alpha_1 = n_1/d$")
     ax.set_ylabel(r"test error $E_{\mathrm{test}}$")
-    ax.set_title(rf"Paper A Fig. 1 as trained (logistic, $\alpha_0 = {ALPHA0_FIG:g}$, $\lambda = {lam:g}$)",
+    lam_tex = rf"10^{{{int(round(np.log10(lam)))}}}"
+    ax.set_title(rf"Paper A Fig. 1 as trained (logistic, $\alpha_0 = {ALPHA0_FIG:g}$, $\lambda = {lam_tex}$)",
                  fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
