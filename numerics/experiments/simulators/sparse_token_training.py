@@ -114,13 +114,16 @@ def run_two_steps(
     b0: float = 0.0,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     labels: str = "iid",
+    xi: np.ndarray | None = None,
 ):
     """Run steps 1-3 on a fresh D0 of ``n0`` samples drawn from ``model``.
 
     ``loss`` is one loss name (returns a TwoStepResult) or a tuple of names (returns a dict
     name -> TwoStepResult, all trained on the *same* D0: the data are generated once per
     pass and shared, which halves the cost of comparing losses).  ``labels``: ``"iid"`` (the
-    paper's model, P(y = +1) = pi per sample) or ``"stratified"`` (``stratified_batches``)."""
+    paper's model, P(y = +1) = pi per sample) or ``"stratified"`` (``stratified_batches``).
+    ``xi``: the signal direction (a unit vector; default: drawn from ``seed``), so that several
+    runs and a later step 4 can share one."""
     if labels not in LABEL_LAWS:
         raise ValueError(f"labels must be one of {LABEL_LAWS}, got {labels!r}")
 
@@ -138,7 +141,8 @@ def run_two_steps(
     if n0 < 1:
         raise ValueError(f"n0 must be >= 1, got {n0}")
     xi_seed, data_seed = children(seed, 2)
-    xi = model.signal_direction(np.random.default_rng(xi_seed))
+    if xi is None:
+        xi = model.signal_direction(np.random.default_rng(xi_seed))
     L = model.L
 
     # Every product below is one BLAS matrix-vector product over X viewed as (n L, d): the

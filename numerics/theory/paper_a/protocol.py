@@ -5,21 +5,29 @@ Steps 1-3 (on D0): the Theorem-3 limits of ||q^(2)|| and cos(q^(2), xi) from
 independent of D0): the ERM self-consistent equations at fixed q with those (||q||, s_q)
 (``numerics.theory.paper_a.erm_equations``; docs/paper_a_after_training.md).  Because D1 is
 independent of D0 and (||q^(2)||, s_q) concentrate, the step-4 law depends on q^(2) only
-through their limits, so the composition is exact in the limit.
+through their limits, so the composition is exact in the limit.  The linear baselines do not
+see q: their step 4 is the linear law's (``model="pool"|"vec"``), whatever steps 1-3 did.
+Checked end to end by ``A.protocol.end_to_end`` (docs/paper_a_protocol.md).
 """
 from __future__ import annotations
 
 from numerics.theory.paper_a import erm_equations as SE
 from numerics.core.params import ParameterError
 
+MODELS = ("attention", "pool", "vec")
 
-def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss: str = "logistic",
-            eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0,
-            lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5, theta: float = 5.0,
-            log2_points: int = 11, n_scrambles: int = 8, seed: int = 0) -> dict:
-    """Alignment limits -> (||q||, s_q) -> step-4 equations.  Returns the solve report
-    (converged/status/iterations/residual, order parameters, test_error, train_loss, ...)
-    plus q_norm and s_q."""
+
+def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: str = "logistic", eta_w: float = 0.5,
+                 eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0, L: int = 10, R: int = 1,
+                 pi: float = 0.5, theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8,
+                 seed: int = 0):
+    """The step-4 latent law of ``model`` after steps 1-3: for attention the law at the
+    Theorem-3 limits (||q^(2)||, s_q) of steps 1-3 with ``loss_steps``; the linear laws do not
+    see q.  Returns (q_norm, s_q, law); q_norm = s_q = None for the linear models."""
+    if model not in MODELS:
+        raise ParameterError(f"parameter model: must be one of {', '.join(MODELS)}, got {model!r}")
+    if model != "attention":
+        return None, None, SE.linear_law(model, L, R, pi, theta)
     from numerics.theory.paper_a.alignment import alignment_limits
 
     lim = alignment_limits(loss_steps, L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
@@ -29,7 +37,48 @@ def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss:
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
     law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                            n_scrambles=n_scrambles, seed=seed)
-    res = SE.solve_with_error(law, alpha1, lam, loss, quad_tol=1e-7, x_quad_tol=1e-6)
-    out = {"q_norm": q_norm, "s_q": s_q}
+    return q_norm, s_q, law
+
+
+def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", loss_steps: str = "logistic",
+                   loss: str = "logistic", eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5,
+                   beta: float = 1.0, lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5,
+                   theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8, seed: int = 0,
+                   **solve_kw):
+    """Alignment limits -> (||q||, s_q) -> step-4 equations of ``model``.  Returns
+    (q_norm, s_q, Solution of ``erm_equations.solve_with_error``); for the linear models
+    q_norm = s_q = None.  ``solve_kw``: quadrature options of the step-4 solve (default
+    quad_tol=1e-7, x_quad_tol=1e-6)."""
+    q_norm, s_q, law = protocol_law(model=model, alpha0=alpha0, loss_steps=loss_steps, eta_w=eta_w, eta_b=eta_b,
+                                    eta_q=eta_q, beta=beta, L=L, R=R, pi=pi, theta=theta, log2_points=log2_points,
+                                    n_scrambles=n_scrambles, seed=seed)
+    kw = dict(quad_tol=1e-7, x_quad_tol=1e-6)
+    kw.update(solve_kw)
+    return q_norm, s_q, SE.solve_with_error(law, alpha1, lam, loss, **kw)
+
+
+def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = "attention", **kw) -> list:
+    """:func:`solve_protocol` along a grid of alpha1 (continuation, warm starts; one law):
+    a list of Solutions in the order of ``alphas1``.  ``kw``: the arguments of
+    :func:`protocol_law` and the quadrature options."""
+    law_kw = {k: kw.pop(k) for k in list(kw) if k in protocol_law.__code__.co_varnames}
+    _, _, law = protocol_law(model=model, **law_kw)
+    opts = dict(quad_tol=1e-6, x_quad_tol=1e-3)
+    opts.update(kw)
+    return SE.continuation(law, alphas1, lam, loss, **opts)
+
+
+def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss: str = "logistic",
+            eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0,
+            lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5, theta: float = 5.0,
+            log2_points: int = 11, n_scrambles: int = 8, seed: int = 0, model: str = "attention",
+            **solve_kw) -> dict:
+    """:func:`solve_protocol` as the solve report (converged/status/iterations/residual, order
+    parameters, test_error, train_loss, ...) plus q_norm and s_q (attention)."""
+    q_norm, s_q, res = solve_protocol(alpha0=alpha0, alpha1=alpha1, model=model, loss_steps=loss_steps, loss=loss,
+                                      eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta, lam=lam, L=L, R=R, pi=pi,
+                                      theta=theta, log2_points=log2_points, n_scrambles=n_scrambles, seed=seed,
+                                      **solve_kw)
+    out = {} if q_norm is None else {"q_norm": q_norm, "s_q": s_q}
     out.update(SE.report(res))
     return out
