@@ -186,6 +186,11 @@ def _equations():
 
 CLAIMS = [
     Claim(id=CLAIM_ID, paper="A", reference="Paper A Thms 3-5 (the four-step protocol)",
+          statement_eq=(r"E_{\mathrm{test}}\big(\hat y_{q^{(2)}}\big) \to E_{\mathrm{test}}^{\mathrm{step\,4}}"
+                        r"\big(\|q^{(2)}\|_\infty, s_q^\infty\big), \qquad "
+                        r"\mathcal{L}_{\mathrm{train}} \to \mathcal{L}_{\mathrm{train}}^{\mathrm{step\,4}}"
+                        r"\big(\|q^{(2)}\|_\infty, s_q^\infty\big) \\ "
+                        r"(\|q^{(2)}\|_\infty, s_q^\infty) = \text{Theorem-3 limits of steps 1--3 on } D_0"),
           statement="the trained test error and training loss after steps 1-3 on D0 and ridge ERM on an "
                     "independent D1 at the protocol's own q^(2) equal the composition Theorem-3 limits -> "
                     "step-4 equations (attention at three step-3 points, pooled, vectorised; logistic and "
