@@ -1,6 +1,6 @@
 """Finite-d simulator of Paper A's data model and its three feature maps.
 
-Data (paper A, §2 of our notes): y = +1 with probability pi, else -1.
+Data (paper A; docs/conventions.md): y = +1 with probability pi, else -1.
 Negative: X = Z.  Positive: X = theta * v xi^T + Z, with Z i.i.d. N(0, 1) of shape (L, d),
 xi a fixed unit vector and v in {0,1}^L marking R signal tokens.
 
