@@ -4,8 +4,8 @@
     attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]
     attncheck verify ID --param k=v ...
     attncheck eval ID --param k=v ... [--dps N] [--json] [--certify] | attncheck eval ID --list-params
-    attncheck latex [IDS...] [-o FILE]
-    attncheck report [IDS...] -o FILE.html [--pdf] | -o FILE.pdf
+    attncheck latex [IDS...] [-o FILE] [--body | --snippets DIR] [--certified]
+    attncheck report [IDS...] -o FILE.html [--pdf] | -o FILE.pdf [--pdf-engine latex|chromium]
     attncheck solve PROBLEM [--model M] [--loss L] --param k=v ... [--dps N] [--json]
     attncheck figure ID -o FILE.png|.pdf|.svg [--quick|--full] [--seed N]
     attncheck bench [NAMES...] [--quick]
@@ -710,8 +710,9 @@ def latex(ids, output, body, snippets, certified):
 @main.command()
 @click.argument("ids", nargs=-1)
 @click.option("-o", "--output", required=True, help="the report file, .html (or .pdf)")
-@click.option("--pdf", "as_pdf", is_flag=True,
-              help="also print it to PDF with headless Chromium (next to the .html, same name)")
+@click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF (next to the .html, same name)")
+@click.option("--pdf-engine", type=click.Choice(["latex", "chromium"]), default="latex", show_default=True,
+              help="typeset the PDF with pdflatex, or print the HTML with headless Chromium")
 @click.option("--quick", is_flag=True, help="reduced sizes (default)")
 @click.option("--full", is_flag=True, help="the paper's sizes")
 @click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)
@@ -719,7 +720,7 @@ def latex(ids, output, body, snippets, certified):
 @click.option("--no-figures", is_flag=True, help="leave out the figures")
 @click.option("--no-cache", is_flag=True, help="recompute every claim")
 @_claims_files
-def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cache):
+def report(ids, output, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, no_cache):
     """A self-contained HTML verification report (works offline; math as MathML), or its PDF.
 
     \b
@@ -728,32 +729,41 @@ def report(ids, output, as_pdf, quick, full, seed, no_power, no_figures, no_cach
     attncheck report A.thm3 --no-figures -o thm3.pdf
 
     Per claim: statement, status, equations, the verdict table, the mutation power, its
-    figure, and the provenance of the run. The PDF is the HTML printed by headless Chromium
-    (Debian package chromium; run without network access, in a fresh profile)."""
+    figure, and the provenance of the run. The PDF is the same content typeset by pdflatex
+    (Debian packages texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended),
+    or with --pdf-engine chromium the HTML printed by headless Chromium (Debian package
+    chromium; run without network access, in a fresh profile)."""
     import os
 
-    from numerics.report import build, chromium, to_pdf
+    from numerics import report as R
 
     _check_output(output, (".html", ".htm", ".pdf"))
     pdf_only = output.lower().endswith(".pdf")
     pdf = output if pdf_only else (os.path.splitext(output)[0] + ".pdf" if as_pdf else None)
-    if pdf and chromium() is None:
+    if pdf and pdf_engine == "chromium" and R.chromium() is None:
         _fail("a PDF report needs headless Chromium: apt-get install chromium")
+    if pdf and pdf_engine == "latex" and R.pdflatex() is None:
+        _fail("a PDF report needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
+              "texlive-fonts-recommended (or --pdf-engine chromium)")
     for path in (output, pdf):
         if path:
             _probe_write(path)
     settings = Settings(mode=_mode(quick, full), seed=seed)
     chosen = _select(ids)
     with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
-        text = build(chosen, settings, with_power=not no_power, with_figures=not no_figures,
-                     use_cache=not no_cache, progress=lambda c: bar.update(1))
+        entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
+                                  use_cache=not no_cache, progress=lambda c: bar.update(1))
+    text = R.html_page(entries, prov, settings)
     if not pdf_only:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
         click.echo(f"wrote {output}", err=True)
     if pdf:
         try:
-            to_pdf(text, pdf)
+            if pdf_engine == "latex":
+                R.to_latex_pdf(entries, prov, settings, pdf)
+            else:
+                R.to_pdf(text, pdf)
         except (RuntimeError, OSError) as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(1)

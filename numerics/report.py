@@ -5,7 +5,8 @@ printer: no script, no font or CDN needed, browsers render it natively); the ver
 (theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
 ±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
 provenance of the run (seed, seed paths, package versions, git commit, machine, times).
-Nothing in the file refers to anything outside it.
+Nothing in the file refers to anything outside it.  The PDF is the same content typeset by
+pdflatex (``latex_document``), or the HTML printed by headless Chromium.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import os
 import platform
 import tempfile
 import time
+from dataclasses import dataclass
 
 #: the figure that illustrates a claim, by claim-id prefix (longest prefix wins)
 FIGURE_OF = {
@@ -139,21 +141,62 @@ def provenance(settings) -> dict:
             "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
 
 
-def build(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
-          progress=None) -> str:
-    """The report's HTML for ``claims`` (evidence from the verdict cache where recorded)."""
+@dataclass
+class Entry:
+    """One claim of the report: its verdict, mutation power and figure (PNG bytes, base64)."""
+
+    claim: object
+    verdict: object
+    power: object | None
+    cached: bool
+    figure_id: str | None
+    figure_png: str | None
+
+
+def collect(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
+            progress=None) -> tuple[list, dict]:
+    """The report's content, whatever its format: ``(entries, provenance)``."""
     from numerics.claims.base import judge, power
     from numerics.claims.runner import collect_all
 
     t0 = time.time()
-    parts, summary, figures_done = [], [], {}
+    entries, figures_done = [], {}
     for claim, evidence, cached in collect_all(claims, settings, use_cache=use_cache):
         v = judge(evidence, 0.0, claim)
         p = power(claim, settings) if with_power and claim.mutants else None
+        fid = figure_for(claim.id) if with_figures else None
+        if fid and fid not in figures_done:
+            figures_done[fid] = _figure_png(fid, settings)
+        entries.append(Entry(claim, v, p, cached, fid, figures_done.get(fid)))
+        if progress:
+            progress(claim)
+    prov = provenance(settings)
+    prov["seconds"] = round(time.time() - t0, 1)
+    return entries, prov
+
+
+def _killed(p) -> str:
+    return "" if p is None else f"{sum(m.killed for m in p.mutants)}/{len(p.mutants)}"
+
+
+def _tolerance_note(v, cached) -> str:
+    return (f"tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over {len(v.rows)} rows); "
+            f"{'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; sizes {v.sizes}; "
+            f"seed paths {v.seed_paths[:6]}")
+
+
+def build(claims, settings, **kw) -> str:
+    """The report's HTML for ``claims`` (evidence from the verdict cache where recorded)."""
+    return html_page(*collect(claims, settings, **kw), settings)
+
+
+def html_page(entries, prov, settings) -> str:
+    parts, summary = [], []
+    for e in entries:
+        claim, v, p = e.claim, e.verdict, e.power
         word = "PASS" if v.passed else "FAIL"
         summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(claim.id)}</a></td>"
-                       f"<td>{claim.status}</td><td class='{word.lower()}'>{word}</td>"
-                       f"<td>{'' if p is None else f'{sum(m.killed for m in p.mutants)}/{len(p.mutants)}'}</td></tr>")
+                       f"<td>{claim.status}</td><td class='{word.lower()}'>{word}</td><td>{_killed(p)}</td></tr>")
         sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(claim.id)} "
                f"<span class='{word.lower()}'>{word}</span></h2>",
                f"<p>{html.escape(claim.statement)}</p>",
@@ -161,27 +204,17 @@ def build(claims, settings, *, with_power: bool = True, with_figures: bool = Tru
         eqs = claim.get_equations()
         if eqs:
             sec.append("<h3>Equations</h3>")
-            sec += [f"<div class='eq' title='{html.escape(e.name)}'>{_mathml(e)}</div>" for e in eqs]
+            sec += [f"<div class='eq' title='{html.escape(q.name)}'>{_mathml(q)}</div>" for q in eqs]
         sec += ["<h3>Verdict</h3>", _verdict_table(v),
                 f"<p class='note'>{html.escape(claim.allowance_note)}</p>" if claim.allowance_note else "",
-                f"<p class='note'>tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over "
-                f"{len(v.rows)} rows); {'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; "
-                f"sizes {html.escape(str(v.sizes))}; seed paths {html.escape(str(v.seed_paths[:6]))}</p>"]
+                f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
         sec.append(_certified_table(claim))
-        fid = figure_for(claim.id) if with_figures else None
-        if fid:
-            if fid not in figures_done:
-                figures_done[fid] = _figure_png(fid, settings)
-            if figures_done[fid]:
-                sec.append(f"<h3>Figure {html.escape(fid)}</h3>"
-                           f"<img alt='{html.escape(fid)}' src='data:image/png;base64,{figures_done[fid]}'>")
+        if e.figure_png:
+            sec.append(f"<h3>Figure {html.escape(e.figure_id)}</h3>"
+                       f"<img alt='{html.escape(e.figure_id)}' src='data:image/png;base64,{e.figure_png}'>")
         parts.append("\n".join(sec))
-        if progress:
-            progress(claim)
-    prov = provenance(settings)
-    prov["seconds"] = round(time.time() - t0, 1)
     prov_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(str(val))}</td></tr>"
                         for k, val in prov.items())
     return (
@@ -194,6 +227,93 @@ def build(claims, settings, *, with_power: bool = True, with_figures: bool = Tru
         + "\n".join(parts)
         + f"<h2>Provenance</h2><table class='text'>{prov_rows}</table></body></html>"
     )
+
+
+# --- PDF through LaTeX ------------------------------------------------------------------------
+def _tex_rows(head: str, spec: str, rows: list[list[str]]) -> str:
+    body = " \\\\\n".join(" & ".join(r) for r in rows)
+    return (f"\\begin{{longtable}}{{{spec}}}\n{head} \\\\ \\hline\n\\endhead\n{body}"
+            + (" \\\\\n" if rows else "") + "\\end{longtable}\n")
+
+
+def latex_document(entries, prov, settings, figure_files: dict) -> str:
+    """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
+    statement equation, equations, certified digits) with the verdict table, the mutation
+    power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
+    from numerics.latex import PREAMBLE, _tex_text, claim_section
+
+    t = _tex_text
+    pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
+                           "\\usepackage{amsmath,amssymb,graphicx,longtable}")
+    pre = pre.replace("the equations of the checked claims", "verification report")
+    summary = _tex_rows("claim & status & verdict & mutants killed", "p{7cm}llr",
+                        [[f"\\texttt{{{t(e.claim.id)}}}", e.claim.status,
+                          "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
+    parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
+    for e in entries:
+        v, p = e.verdict, e.power
+        parts.append(claim_section(e.claim, certified=True))
+        rows = [[t(r.label), _fmt(r.mutated_theory), _fmt(r.mean), _fmt(r.se, 2), _fmt(r.tolerance, 2),
+                 "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
+        parts += [f"\\paragraph{{Verdict: {'PASS' if v.passed else 'FAIL'}}}\n",
+                  _tex_rows("row & theory & experiment & se & tolerance & $z$ &", "p{5.2cm}rrrrrl", rows),
+                  f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
+        if e.claim.allowance_note:
+            parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")
+        if p is not None:
+            mrows = [[f"\\texttt{{{t(m.name)}}}", t(m.description), "killed" if m.killed else "\\textbf{ALIVE}"]
+                     for m in p.mutants]
+            mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
+                       "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
+            parts += ["\\paragraph{Mutation power}\n", _tex_rows("mutant & what is wrong &", "p{5cm}p{8cm}l", mrows)]
+        if e.figure_id in figure_files:
+            parts.append(f"\\paragraph{{Figure \\texttt{{{t(e.figure_id)}}}}}\n\\begin{{center}}"
+                         f"\\includegraphics[width=0.9\\linewidth]{{{figure_files[e.figure_id]}}}\\end{{center}}\n")
+    prov_rows = [[t(k), f"\\texttt{{{t(str(val))}}}"] for k, val in prov.items()]
+    parts += ["\\section*{Provenance}\n", _tex_rows("& ", "lp{12cm}", prov_rows)]
+    return pre + "\n".join(parts) + "\\end{document}\n"
+
+
+def pdflatex() -> str | None:
+    """The pdflatex executable (Debian packages texlive-latex-base, -latex-recommended,
+    -fonts-recommended), or None."""
+    import shutil
+
+    return shutil.which("pdflatex")
+
+
+def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300.0) -> None:
+    """Typeset the report with pdflatex (twice, for the long tables) into ``pdf_path``; raise
+    RuntimeError if pdflatex is missing or fails."""
+    import shutil
+    import subprocess
+
+    exe = pdflatex()
+    if exe is None:
+        raise RuntimeError("a LaTeX PDF needs pdflatex: apt-get install texlive-latex-base "
+                           "texlive-latex-recommended texlive-fonts-recommended")
+    work = tempfile.mkdtemp(prefix="attncheck-tex-")
+    try:
+        files = {}
+        for e in entries:
+            if e.figure_png and e.figure_id not in files:
+                name = f"fig{len(files)}.png"
+                with open(os.path.join(work, name), "wb") as fh:
+                    fh.write(base64.b64decode(e.figure_png))
+                files[e.figure_id] = name
+        with open(os.path.join(work, "report.tex"), "w", encoding="utf-8") as fh:
+            fh.write(latex_document(entries, prov, settings, files))
+        for _ in range(2):
+            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=work,
+                                 capture_output=True, text=True, timeout=timeout)
+        out = os.path.join(work, "report.pdf")
+        if run.returncode != 0 or not os.path.exists(out):
+            log = open(os.path.join(work, "report.log"), errors="replace").read().splitlines()
+            first = next((ln for ln in log if ln.startswith("!")), f"exit {run.returncode}")
+            raise RuntimeError(f"pdflatex failed: {first[:200]}")
+        shutil.move(out, pdf_path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # --- PDF: the HTML printed by headless Chromium ---------------------------------------------------

@@ -80,7 +80,7 @@ def test_report_pdf_holds_the_claims(tmp_path):
     from numerics.cli import main
 
     out = CliRunner().invoke(main, ["report", "B.kl.bound", "--no-figures", "--no-power", "--no-cache",
-                                    "-o", str(tmp_path / "r.html"), "--pdf"])
+                                    "-o", str(tmp_path / "r.html"), "--pdf", "--pdf-engine", "chromium"])
     assert out.exit_code == 0, out.output
     pdf = tmp_path / "r.pdf"
     assert (tmp_path / "r.html").exists() and pdf.read_bytes()[:5] == b"%PDF-"
@@ -94,9 +94,30 @@ def test_report_pdf_without_chromium_is_one_line(tmp_path, monkeypatch):
     from numerics import cli
 
     monkeypatch.setattr(report, "chromium", lambda: None)
-    out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf")])
+    out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf"), "--pdf-engine", "chromium"])
     assert out.exit_code == 2 and "apt-get install chromium" in out.output
     assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
+    monkeypatch.setattr(report, "pdflatex", lambda: None)
+    out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf")])
+    assert out.exit_code == 2 and "texlive-latex-base" in out.output
+    assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("pdftotext") is None,
+                    reason="needs pdflatex and pdftotext: apt-get install texlive-latex-base "
+                           "texlive-latex-recommended texlive-fonts-recommended poppler-utils")
+def test_report_pdf_through_latex_holds_the_claims(tmp_path):
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    out = CliRunner().invoke(main, ["report", "A.thm1.linear_threshold", "B.kl.bound", "--no-figures",
+                                    "--no-cache", "-o", str(tmp_path / "r.pdf")])
+    assert out.exit_code == 0, out.output
+    text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
+                          timeout=60).stdout
+    for needle in ("A.thm1.linear", "B.kl.bound", "Mutation power", "Certified", "Provenance", "killed"):
+        assert needle in text, needle
 
 
 def test_certifiable_claims_show_their_certified_digits():
