@@ -52,12 +52,46 @@ def figure_for(claim_id: str) -> str | None:
     return FIGURE_OF[max(hits, key=len)] if hits else None
 
 
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+          "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+          "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "psi": "ψ", "omega": "ω",
+          "Phi": "Φ", "Sigma": "Σ", "Delta": "Δ", "Gamma": "Γ", "Omega": "Ω", "otimes": "⊗", "|": "‖",
+          "infty": "∞", "cdot": "·", "top": "ᵀ", "perp": "⊥", "ell": "ℓ", "hat": "", "bar": "",
+          "tilde": "", "mathbb": "", "mathbf": "", "mathrm": "", "operatorname": "", "text": "",
+          "mathcal": "", "left": "", "right": "", ",": " ", ";": " ", "quad": " ", "langle": "⟨",
+          "rangle": "⟩", "mid": "|", "le": "≤", "ge": "≥", "to": "→", "sqrt": "√", "sum": "Σ"}
+_SUP = str.maketrans("0123456789+-()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾ⁿ")
+_SUB = str.maketrans("0123456789+-()", "₀₁₂₃₄₅₆₇₈₉₊₋₍₎")
+
+
+def _readable(name: str) -> str:
+    """A symbol name written in LaTeX (``\\mathrm{KL}(N(\\mu_1,\\sigma^2)...``) as plain Unicode
+    text, so that the MathML printer shows it as one identifier instead of splitting it at
+    every ``_`` and ``^``."""
+    import re
+
+    def script(m, table):
+        body = m.group(1) or m.group(2)
+        return body.translate(table) if all(ch in "0123456789+-()n" for ch in body) else body
+
+    t = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", name)
+    t = re.sub(r"\\([A-Za-z]+|\||,|;) ?", lambda m: _GREEK.get(m.group(1), m.group(1)), t)
+    t = re.sub(r"\^\{([^{}]*)\}|\^(\w)", lambda m: script(m, _SUP), t)
+    t = re.sub(r"_\{([^{}]*)\}|_(\w)", lambda m: script(m, _SUB), t)
+    return t.replace("{", "").replace("}", "").replace("_", "").replace("^", "")
+
+
 def _mathml(eq) -> str:
     import sympy as sp
     from sympy.printing.mathml import mathml
 
+    lhs, rhs = eq.lhs, eq.rhs
+    latex_named = {x: sp.Symbol(_readable(x.name)) for x in (lhs.free_symbols | rhs.free_symbols)
+                   if isinstance(x, sp.Symbol) and ("\\" in x.name or "{" in x.name)}
+    if latex_named:
+        lhs, rhs = lhs.xreplace(latex_named), rhs.xreplace(latex_named)
     try:
-        body = mathml(sp.Eq(eq.lhs, eq.rhs, evaluate=False), printer="presentation")
+        body = mathml(sp.Eq(lhs, rhs, evaluate=False), printer="presentation")
     except Exception:  # a printer gap must not lose the equation: show its LaTeX source
         return f"<code>{html.escape(eq.latex())}</code>"
     return f'<math display="block">{body}</math>'
