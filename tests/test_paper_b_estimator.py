@@ -288,7 +288,7 @@ def test_figure_panel_draws_learnt_runs_with_their_oracle(tmp_path):
     fig, ax = plt.subplots()
     _panel(ax, {("d=2", 3): (res, fit)}, "t")
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("A = A*" in t for t in labels)
+    assert any("A = A^*" in t for t in labels)
     fig.savefig(tmp_path / "p.png")
     plt.close(fig)
 
