@@ -12,6 +12,7 @@ SymPy symbol ``alpha_0``)::
     >>> attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01)
     >>> eqs = attncheck.equations("A.thm3.q2_cosine")      # Equation objects (render in notebooks)
     >>> attncheck.latex("A.thm3")                          # the LaTeX of the equations
+    >>> attncheck.report("B", "paper_b.html")              # or "paper_b.pdf" (pdflatex)
 
 Functions:
 
@@ -22,13 +23,15 @@ Functions:
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
 * :func:`power` — the claim under each structural mutant of its derivation;
 * :func:`equations`, :func:`latex` — the claim's equations;
+* :func:`report` — the verification report, HTML or PDF (``attncheck report``);
 * :func:`claims` — every registered claim, by id.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "latex", "power", "simulate", "solve", "verify"]
+__all__ = ["Value", "certify", "claims", "equations", "evaluate", "latex", "power", "report", "simulate", "solve",
+           "verify"]
 
 
 def claims() -> dict:
@@ -242,3 +245,28 @@ def latex(ids=None) -> str:
     from numerics.latex import claims_latex
 
     return claims_latex(_select(ids))
+
+
+def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: int | None = None,
+           power: bool = True, figures: bool = True, cache: bool = True) -> str:
+    """Write the verification report of the claims (ids or prefixes; all if None) to ``path``:
+    ``.html`` (self-contained, offline) or ``.pdf`` (typeset by pdflatex).  Returns ``path``."""
+    import os
+
+    from numerics import report as R
+    from numerics.core.params import ParameterError
+
+    kind = os.path.splitext(str(path))[1].lower()
+    if kind not in (".html", ".htm", ".pdf"):
+        raise ParameterError(f"path must end in .html or .pdf, got {path!r}")
+    if kind == ".pdf" and R.pdflatex() is None:
+        raise ParameterError("a PDF report needs pdflatex: apt-get install texlive-latex-base "
+                             "texlive-latex-recommended texlive-fonts-recommended")
+    settings = _settings(mode, seed, 30)
+    entries, prov = R.collect(_select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
+    if kind == ".pdf":
+        R.to_latex_pdf(entries, prov, settings, str(path))
+    else:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(R.html_page(entries, prov, settings))
+    return str(path)

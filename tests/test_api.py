@@ -35,3 +35,11 @@ def test_bad_input_is_a_parameter_error():
         attncheck.evaluate("B.rate.exponent", dps=1)
     with pytest.raises(ParameterError, match="problem"):
         attncheck.solve("nope")
+
+
+def test_report_writes_html_and_refuses_other_suffixes(tmp_path):
+    out = attncheck.report("B.kl.bound", tmp_path / "r.html", power=False, figures=False, cache=False)
+    text = open(out, encoding="utf-8").read()
+    assert "B.kl.bound" in text and "<math" in text
+    with pytest.raises(ParameterError, match="html or .pdf"):
+        attncheck.report("B.kl.bound", tmp_path / "r.txt")
