@@ -208,22 +208,22 @@ def statement_latex(claim) -> str | None:
     return f"\\begin{{equation}}\\label{{{_label(claim.id, 'statement')}}}\n{body}\n\\end{{equation}}"
 
 
-def certified_latex(claim, digits: int = 30) -> str | None:
-    """The certified digits (ball arithmetic, ``numerics.theory.certify``) of a certifiable
-    claim's closed forms at its default parameters, as a list; None if it is not certifiable."""
-    from numerics.theory import certify as cert
-
-    if not cert.certifiable(claim.id) or claim.param_space is None:
+def certified_latex(cert) -> str | None:
+    """A certificate (``numerics.theory.certify.at_defaults``) as a list of certified digits;
+    None for a claim without a certifier."""
+    if cert is None:
         return None
-    params = claim.param_space.validate({})
-    balls = cert.certify(claim.id, params, digits)
-    at = ", ".join(f"{k} = {v}" for k, v in params.items())
-    items = "\n".join(f"\\item {_tex_text(k)}: $\\mathtt{{{b.digits}}}$" for k, b in balls.items())
-    return (f"\\noindent\\textbf{{Certified}} (ball arithmetic, radius $\\le 10^{{-{digits - 3}}}$) at "
+    at = ", ".join(f"{k} = {v}" for k, v in cert.params.items())
+    if cert.balls is None:
+        return f"\\noindent\\textbf{{Certified}}: no certificate at {_tex_text(at)} ({_tex_text(cert.error)}).\n"
+    items = "\n".join(f"\\item {_tex_text(k)}: $\\mathtt{{{b.digits}}}$" for k, b in cert.balls.items())
+    return (f"\\noindent\\textbf{{Certified}} (ball arithmetic, radius $\\le 10^{{-{cert.digits - 3}}}$) at "
             f"{_tex_text(at)}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
 
 
-def claim_section(claim, *, certified: bool = False) -> str:
+def claim_section(claim, *, certified: bool = False, certificate=None) -> str:
+    """The claim's section; with ``certified=True`` its certified digits at the defaults
+    (``certificate``, computed here unless given)."""
     parts = [f"\\section*{{\\texttt{{{_tex_text(claim.id)}}}}}",
              f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
     stated = statement_latex(claim)
@@ -231,7 +231,11 @@ def claim_section(claim, *, certified: bool = False) -> str:
         parts.append(stated)
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
                  f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
-    cert_text = certified_latex(claim) if certified else None
+    if certified and certificate is None:
+        from numerics.theory.certify import at_defaults
+
+        certificate = at_defaults(claim)
+    cert_text = certified_latex(certificate) if certified else None
     if cert_text:
         parts.append(cert_text)
     seen = set()

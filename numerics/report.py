@@ -126,30 +126,19 @@ def _power_table(p) -> str:
     return f"<table class='text'><tr><th>mutant</th><th>what is wrong</th><th></th><th>how</th></tr>{rows}</table>{note}"
 
 
-CERTIFIED_DIGITS = 30
-
-
-def _certified_table(claim) -> str:
-    """Certified enclosures (ball arithmetic) of a certifiable claim's closed forms at its
-    default parameters, or nothing."""
-    from numerics.theory import certify as cert
-
-    if not cert.certifiable(claim.id) or claim.param_space is None:
+def _certified_table(cert) -> str:
+    """A certificate (``numerics.theory.certify.at_defaults``) as a table, or nothing."""
+    if cert is None:
         return ""
-    from numerics.core.arb import ArbPrintError, CertifyError
-
-    params = claim.param_space.validate({})
-    try:
-        balls = cert.certify(claim.id, params, CERTIFIED_DIGITS)
-    except (CertifyError, ArbPrintError, ArithmeticError, ValueError) as e:
-        return f"<h3>Certified values</h3><p class='note'>not certified: {html.escape(str(e))}</p>"
+    at = ", ".join(f"{k}={v}" for k, v in cert.params.items())
+    if cert.balls is None:
+        return f"<h3>Certified values</h3><p class='note'>not certified at {html.escape(at)}: {html.escape(cert.error)}</p>"
     rows = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(b.digits)}</code></td>"
                    f"<td><code>[{html.escape(b.mid)} ± {html.escape(b.rad)}]</code></td></tr>"
-                   for k, b in balls.items())
-    at = ", ".join(f"{k}={v}" for k, v in params.items())
+                   for k, b in cert.balls.items())
     return (f"<h3>Certified values</h3><p class='note'>ball arithmetic (python-flint), width ≤ "
-            f"10<sup>-{CERTIFIED_DIGITS - 3}</sup>, at the default parameters {html.escape(at)} "
-            f"(<code>attncheck eval {html.escape(claim.id)} --certify</code>)</p>"
+            f"10<sup>-{cert.digits - 3}</sup>, at the default parameters {html.escape(at)} "
+            f"(<code>attncheck eval {html.escape(cert.claim_id)} --certify</code>)</p>"
             f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
 
 
@@ -185,6 +174,7 @@ class Entry:
     cached: bool
     figure_id: str | None
     figure_png: str | None
+    certificate: object | None  # numerics.theory.certify.Certificate at the defaults, or None
 
 
 def collect(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
@@ -192,6 +182,7 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
     """The report's content, whatever its format: ``(entries, provenance)``."""
     from numerics.claims.base import judge, power
     from numerics.claims.runner import collect_all
+    from numerics.theory.certify import at_defaults
 
     t0 = time.time()
     entries, figures_done = [], {}
@@ -201,7 +192,7 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
         fid = figure_for(claim.id) if with_figures else None
         if fid and fid not in figures_done:
             figures_done[fid] = _figure_png(fid, settings)
-        entries.append(Entry(claim, v, p, cached, fid, figures_done.get(fid)))
+        entries.append(Entry(claim, v, p, cached, fid, figures_done.get(fid), at_defaults(claim)))
         if progress:
             progress(claim)
     prov = provenance(settings)
@@ -244,7 +235,7 @@ def html_page(entries, prov, settings) -> str:
                 f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
-        sec.append(_certified_table(claim))
+        sec.append(_certified_table(e.certificate))
         if e.figure_png:
             sec.append(f"<h3>Figure {html.escape(e.figure_id)}</h3>"
                        f"<img alt='{html.escape(e.figure_id)}' src='data:image/png;base64,{e.figure_png}'>")
@@ -286,7 +277,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
     for e in entries:
         v, p = e.verdict, e.power
-        parts.append(claim_section(e.claim, certified=True))
+        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate))
         rows = [[t(r.label), _fmt(r.mutated_theory), _fmt(r.mean), _fmt(r.se, 2), _fmt(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [f"\\paragraph{{Verdict: {'PASS' if v.passed else 'FAIL'}}}\n",

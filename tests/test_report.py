@@ -123,7 +123,9 @@ def test_report_pdf_through_latex_holds_the_claims(tmp_path):
 def test_certifiable_claims_show_their_certified_digits():
     from numerics.core import registry as reg
 
-    claim = reg.claim("A.thm1.linear_threshold")
-    table = report._certified_table(claim)
+    from numerics.theory.certify import at_defaults
+
+    table = report._certified_table(at_defaults(reg.claim("A.thm1.linear_threshold")))
     assert "Certified values" in table and "±" in table and "not certified" not in table
-    assert report._certified_table(reg.claim("B.kl.bound")) == ""  # not certifiable: no section
+    assert at_defaults(reg.claim("B.kl.bound")) is None  # not certifiable: no section
+    assert report._certified_table(None) == ""

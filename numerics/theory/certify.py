@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from dataclasses import dataclass
 
 from numerics.core.params import ParameterError
 
@@ -70,3 +71,29 @@ def certify(claim_id: str, params: dict, digits: int, *, timings: dict | None = 
                 return res
             last = f"balls too wide for {', '.join(wide)}"
     raise CertifyError(f"{claim_id}: no certificate at {digits} digits ({last})")
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A certifiable claim certified at its default parameters: ``balls`` ({key: Ball}) or,
+    when no certificate was found, ``error`` (the reason)."""
+
+    claim_id: str
+    params: dict
+    digits: int
+    balls: dict | None = None
+    error: str | None = None
+
+
+def at_defaults(claim, digits: int = 30) -> Certificate | None:
+    """The claim certified at its default parameters, or None if it has no certifier (what
+    the report and ``attncheck latex --certified`` show)."""
+    from numerics.core.arb import ArbPrintError, CertifyError
+
+    if not certifiable(claim.id) or claim.param_space is None:
+        return None
+    params = claim.param_space.validate({})
+    try:
+        return Certificate(claim.id, params, digits, balls=certify(claim.id, params, digits))
+    except (CertifyError, ArbPrintError, ArithmeticError, ValueError) as e:
+        return Certificate(claim.id, params, digits, error=str(e))
