@@ -629,8 +629,7 @@ def _solve_value_text(result: dict, key: str, dps: int) -> str:
         return str(v)
     se_keys = [key + s for s in _SE_SUFFIXES if key + s in result]
     if key.endswith(_SE_SUFFIXES) or se_keys:
-        numbers = {k: mpmath.mpf(result[k]) for k in [key] + se_keys}
-        return mpmath.nstr(numbers[key], _digits(numbers, key, dps), strip_zeros=False).rstrip(".")
+        return _value_text({k: mpmath.mpf(result[k]) for k in [key] + se_keys}, key, dps)
     return str(v)
 
 
