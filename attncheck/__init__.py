@@ -28,7 +28,7 @@ Functions:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from numerics.core.value import Value
 
 __all__ = ["Value", "certify", "claims", "equations", "evaluate", "latex", "power", "report", "simulate", "solve",
            "verify"]
@@ -125,31 +125,6 @@ def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     return _power(_claim(claim_id), _settings(mode, seed, 30))
 
 
-@dataclass(frozen=True)
-class Value:
-    """A number at a stated precision: ``str`` gives ``digits`` significant digits, whatever
-    the global ``mpmath.mp.dps``; ``.mpf`` is the mpmath number, ``float()`` a double."""
-
-    mpf: object
-    digits: int
-
-    def __str__(self) -> str:
-        import mpmath
-
-        if isinstance(self.mpf, (bool, int)):
-            return str(self.mpf).lower() if isinstance(self.mpf, bool) else str(self.mpf)
-        return mpmath.nstr(self.mpf, self.digits, strip_zeros=False)
-
-    def __repr__(self) -> str:
-        return f"Value({self}, digits={self.digits})"
-
-    def __float__(self) -> float:
-        return float(self.mpf)
-
-    def _repr_latex_(self) -> str:
-        return f"${self}$"
-
-
 def _within_limits(estimate, max_memory, max_time) -> None:
     """Refuse a request above the memory/time limits before it runs (``ResourceError``, a
     ``ParameterError``); ``max_memory`` ('4G') and ``max_time`` ('2h') override the defaults
@@ -168,7 +143,6 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memo
     estimates keep only the digits their standard error supports, as in ``attncheck eval``.
     A request estimated above ``max_memory``/``max_time`` is refused before it runs.
     """
-    from numerics.cli import _digits
     from numerics.core.params import ParameterError
 
     claim = _claim(claim_id)
@@ -185,8 +159,10 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memo
     bad = [k for k, v in out.items() if not isinstance(v, (bool, int)) and not mpmath.isfinite(v)]
     if bad:  # as `attncheck eval` (exit 1): a non-finite value is never returned as a result
         raise ArithmeticError(f"{claim_id}: non-finite value for {', '.join(bad)} at these parameters")
-    res = {k: Value(v, _digits(out, k, dps)) for k, v in out.items()}
-    return {k: str(v) for k, v in res.items()} if as_strings else res
+    from numerics.core import value as V
+
+    res = V.values(out, dps)
+    return V.flatten(res) if as_strings else res
 
 
 def certify(claim_id: str, *, dps: int = 30, **params) -> dict:

@@ -573,7 +573,10 @@ def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
         click.echo(f"error: {claim_id}: non-finite value for {', '.join(bad)} at these parameters", err=True)
         sys.exit(1)
 
-    text = {k: _value_text(out, k, dps) for k in out}
+    from numerics.core import value as V
+
+    folded = V.flatten(V.values(out, dps))
+    text = {k: folded[k] for k in out}
     if as_json:
         click.echo(_dumps({"schema": "attncheck.eval/1", "id": claim_id, "dps": dps, "params": values,
                            "defaults_from": _defaults_from(claim), "values": text}))
@@ -616,45 +619,24 @@ def _defaults_from(claim) -> str:
     return f"defaults of {claim.id}, {source}" if source else f"defaults of {claim.id} (attncheck list --json)"
 
 
-_SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
-
-
 def _solve_value_text(result: dict, key: str, dps: int) -> str:
-    """A solve's numbers: Monte Carlo / QMC estimates to the digits their se supports, se's to
-    two digits, mpmath values as they are (polished to dps), everything else unchanged."""
-    import mpmath
+    """A solve's numbers through the one printer (numerics.core.value): Monte Carlo / QMC
+    estimates to the digits their se supports, se's to two digits, the rest unchanged."""
+    from numerics.core import value as V
 
     v = result[key]
-    if isinstance(v, bool) or not isinstance(v, (float, mpmath.mpf)):
+    if isinstance(v, bool) or not isinstance(v, (float, int)) and not _is_mpf(v):
         return str(v)
-    se_keys = [key + s for s in _SE_SUFFIXES if key + s in result]
-    if key.endswith(_SE_SUFFIXES) or se_keys:
-        return _value_text({k: mpmath.mpf(result[k]) for k in [key] + se_keys}, key, dps)
+    folded = V.flatten(V.values(result, dps))
+    if key in folded and (key.endswith(V.SE_SUFFIXES) or any(key + s in result for s in V.SE_SUFFIXES)):
+        return folded[key]
     return str(v)
 
 
-def _value_text(out: dict, key: str, dps: int) -> str:
-    """Booleans and counts (Python bool/int) as they are; numbers to the digits they support."""
+def _is_mpf(v) -> bool:
     import mpmath
 
-    v = out[key]
-    if isinstance(v, (bool, int)):
-        return str(v).lower() if isinstance(v, bool) else str(v)
-    return mpmath.nstr(v, _digits(out, key, dps), strip_zeros=False).rstrip(".")
-
-
-def _digits(out: dict, key: str, dps: int) -> int:
-    """dps digits, except for a Monte Carlo estimate (a companion key + _se / _rqmc_se / ...):
-    two digits beyond its standard error; a standard error itself gets two digits."""
-    import mpmath
-
-    if key.endswith(_SE_SUFFIXES):
-        return min(dps, 2)
-    for suffix in _SE_SUFFIXES:
-        se = out.get(key + suffix)
-        if se is not None and se > 0 and out[key] != 0:
-            return int(max(2, min(dps, mpmath.floor(mpmath.log10(abs(out[key]) / se)) + 2)))
-    return dps
+    return isinstance(v, mpmath.mpf)
 
 
 @main.command()

@@ -170,14 +170,13 @@ def test_latex_of_every_real_claim(tmp_path):
 
 
 def test_eval_prints_monte_carlo_values_only_to_their_standard_error():
-    import mpmath
-
-    from numerics.cli import _digits
+    from numerics.core import value as V
 
     out = {"a": mpmath.mpf("86.8185546"), "a_rqmc_se": mpmath.mpf("0.648"), "exact": mpmath.pi}
-    assert _digits(out, "a", 30) == 4  # 86.82: two digits beyond the se's first
-    assert _digits(out, "a_rqmc_se", 30) == 2
-    assert _digits(out, "exact", 30) == 30
+    text = V.flatten(V.values(out, 30))  # the one printer, shared by the CLI and the API
+    assert text["a"] == "86.82"  # two digits beyond the se's first
+    assert text["a_rqmc_se"] == "0.65"
+    assert len(text["exact"].replace(".", "")) == 30
 
 
 def test_verify_at_a_parameter_point_of_the_user():
