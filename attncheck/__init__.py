@@ -1,37 +1,57 @@
 """attncheck: a symbolic-numeric derivation checker for the theory of attention.
 
 The Python API mirrors the command line; parameter names are the CLI's (``alpha0``, not the
-SymPy symbol ``alpha_0``)::
+SymPy symbol ``alpha_0``).  Numbers come back as :class:`Value`: a number with its uncertainty
+that adds, compares and converts to ``float`` and ``mpmath.mpf``::
 
-    >>> import attncheck
-    >>> v = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2, dps=50)   # doctest: +SKIP
-    >>> print(v["q2_cosine"])                # 50 digits, whatever mpmath.mp.dps is
-    >>> b = attncheck.certify("A.thm3.q2_cosine", alpha0=2, dps=50)  # doctest: +SKIP
-    >>> b["logistic.q2_cosine"].mid, b["logistic.q2_cosine"].rad      # a rigorous enclosure
-    >>> verdicts = attncheck.verify("B.coercivity")          # list of Verdict
-    >>> attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01)
-    >>> eqs = attncheck.equations("A.thm3.q2_cosine")      # Equation objects (render in notebooks)
-    >>> attncheck.latex("A.thm3")                          # the LaTeX of the equations
-    >>> attncheck.report("B", "paper_b.html")              # or "paper_b.pdf" (pdflatex)
+    >>> import attncheck, mpmath
+    >>> v = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2, dps=50)
+    >>> sorted(v)                             # one limit per loss
+    ['logistic.q2_cosine', 'square.q2_cosine']
+    >>> print(v["logistic.q2_cosine"])        # 50 digits, whatever mpmath.mp.dps is
+    0.90749190620775527977374389004732531566066757582737
+    >>> v["logistic.q2_cosine"] < v["square.q2_cosine"] < 1
+    True
+    >>> mpmath.mpf(v["square.q2_cosine"] - v["logistic.q2_cosine"]) > 0
+    True
+    >>> import numpy as np                    # arrays: evaluated elementwise
+    >>> a = attncheck.evaluate("B.rate.exponent", beta=np.array([1, 2, 4]), M=10000, dps=20)
+    >>> np.asarray(a["exponent"], dtype=float).round(4)
+    array([-0.6667, -0.8   , -0.8889])
+    >>> b = attncheck.certify("A.thm1.linear_threshold", dps=30)     # rigorous enclosures
+    >>> b["threshold c* = S/2 + kappa/S"].digits[:6]
+    '2.9743'
+    >>> s = attncheck.solve("sparse-token", model="pool", loss="square", alpha1=2, lam=0.01, dps=20)
+    >>> s.ok, round(float(s["test_error"]), 6)
+    (True, 0.319027)
+    >>> attncheck.verify("B.kl.bound")                     # doctest: +ELLIPSIS
+    [Verdict('B.kl.bound', PASS, ...)]
 
 Functions:
 
 * :func:`verify` — run claims, return their verdicts (cached, pooled or on a cluster);
-* :func:`evaluate` — a claim's closed form at your parameters, at ``dps`` digits;
+* :func:`evaluate` — a claim's closed form at your parameters, at ``dps`` digits (arrays too);
 * :func:`certify` — the same values as certified balls (ball arithmetic, ``eval --certify``);
 * :func:`solve` — a problem's equations at your parameters (``attncheck solve``);
+* :func:`sweep` — a claim's closed form or a problem's solve over a grid (``attncheck sweep``);
+* :func:`figure` — a figure of a paper, or a drawn sweep (``attncheck figure``);
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
 * :func:`power` — the claim under each structural mutant of its derivation;
 * :func:`equations`, :func:`latex` — the claim's equations;
 * :func:`report` — the verification report, HTML or PDF (``attncheck report``);
 * :func:`claims` — every registered claim, by id.
+
+Everything goes through the request layer (``numerics.requests``) that the command line uses
+too: the same validation, the same resource checks, the same errors (``ParameterError`` for bad
+input, ``ArithmeticError`` for a numerical failure, ``SolveError`` for a solve that did not
+converge).
 """
 from __future__ import annotations
 
 from numerics.core.value import Value
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "latex", "power", "report", "simulate", "solve",
-           "verify"]
+__all__ = ["Value", "certify", "claims", "equations", "evaluate", "figure", "latex", "power", "report", "simulate",
+           "solve", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -41,49 +61,6 @@ def claims() -> dict:
     return registry.claims()
 
 
-def _claim(claim_id: str):
-    table = claims()
-    if not isinstance(claim_id, str) or claim_id not in table:
-        from numerics.core.params import ParameterError
-
-        raise ParameterError(f"unknown claim id {claim_id!r}; attncheck.claims() lists them")
-    return table[claim_id]
-
-
-def _integer(name: str, value, lo: int, hi: int | None) -> int:
-    from numerics.core.params import ParameterError
-
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-        raise ParameterError(f"{name} must be an integer in [{lo}, {hi if hi is not None else 'inf'}], got {value!r}")
-    return value
-
-
-def _settings(mode: str, seed: int | None, dps: int):
-    from numerics.claims.base import MODES, Settings
-    from numerics.core.params import ParameterError
-    from numerics.core.seeding import DEFAULT_SEED
-
-    if mode not in MODES:
-        raise ParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    seed = DEFAULT_SEED if seed is None else _integer("seed", seed, 0, None)
-    return Settings(mode=mode, seed=seed, dps=_integer("dps", dps, 5, 2000))
-
-
-def _select(ids):
-    from numerics.core import registry
-    from numerics.core.params import ParameterError
-
-    if ids is not None and not isinstance(ids, (str, list, tuple)):
-        raise ParameterError(f"ids must be a claim id, a list of ids or None, got {ids!r}")
-    ids = [ids] if isinstance(ids, str) else list(ids or [])
-    if not all(isinstance(i, str) for i in ids):
-        raise ParameterError(f"claim ids must be strings, got {ids!r}")
-    try:
-        return registry.select(ids)
-    except KeyError as e:
-        raise ParameterError(f"unknown claim id {e.args[0]!r}; attncheck.claims() lists them") from None
-
-
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int = 1,
            scheduler: str | None = None, cache: bool = True, mutate: float = 0.0) -> list:
     """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
@@ -91,17 +68,14 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
     """
-    import math
-
+    from numerics import requests as Q
     from numerics.claims.base import judge
     from numerics.claims.runner import collect_all
-    from numerics.core.params import ParameterError
 
-    settings = _settings(mode, seed, dps)
-    _integer("workers", workers, 1, 64)
-    if isinstance(mutate, bool) or not isinstance(mutate, (int, float)) or not math.isfinite(mutate) or mutate <= -1:
-        raise ParameterError(f"mutate must be a finite number > -1, got {mutate!r}")
-    chosen = _select(ids)
+    settings = Q.settings(mode, seed, dps)
+    Q.workers(workers)
+    mutate = Q.mutate(mutate)
+    chosen = Q.select(ids)
     out = []
     for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
                                                use_cache=cache, scheduler=scheduler):
@@ -114,55 +88,44 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
 def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps: int = 30):
     """The claim's unjudged evidence: each row's theory value next to the experiment's mean,
     standard error and allowance (``numerics.claims.base.Evidence``)."""
-    return _claim(claim_id).collect(_settings(mode, seed, dps))
+    from numerics import requests as Q
+
+    return Q.claim(claim_id).collect(Q.settings(mode, seed, dps))
 
 
 def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     """The claim under each structural mutant of its derivation and a ±5 % scaling of its
     outputs (``numerics.claims.base.Power``)."""
+    from numerics import requests as Q
     from numerics.claims.base import power as _power
 
-    return _power(_claim(claim_id), _settings(mode, seed, 30))
-
-
-def _within_limits(estimate, max_memory, max_time) -> None:
-    """Refuse a request above the memory/time limits before it runs (``ResourceError``, a
-    ``ParameterError``); ``max_memory`` ('4G') and ``max_time`` ('2h') override the defaults
-    (numerics/core/resources.py)."""
-    from numerics.core import resources
-
-    with resources.limited(max_memory, max_time):
-        resources.check(estimate)
+    return _power(Q.claim(claim_id), Q.settings(mode, seed))
 
 
 def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,
              **params) -> dict:
     """The claim's closed form at ``params`` (CLI names, e.g. ``alpha0=2``), at ``dps`` digits.
 
-    Returns ``{name: Value}`` (or decimal strings with ``as_strings=True``). Monte Carlo
-    estimates keep only the digits their standard error supports, as in ``attncheck eval``.
-    A request estimated above ``max_memory``/``max_time`` is refused before it runs.
+    Returns ``{name: Value}``.  A Monte Carlo / QMC estimate is a Value carrying its standard
+    error (``.error``, ``.kind``) and prints only the digits that error supports, as ``attncheck
+    eval`` does; ``as_strings=True`` gives the CLI's decimal strings instead (the error back on
+    its ``_se``-suffixed key).  A parameter given as a numpy array (several broadcast together)
+    is evaluated elementwise, through the claim's mpmath evaluator at every point; each output
+    is then an object array of Values of the broadcast shape (``np.asarray(a, dtype=float)``
+    gives the floats).  Every point is validated, and the whole request priced, before any point
+    is computed: a request estimated above ``max_memory``/``max_time`` is refused before it runs.
     """
-    from numerics.core.params import ParameterError
-
-    claim = _claim(claim_id)
-    if claim.evaluate is None:
-        raise ParameterError(f"claim {claim_id} has no closed form to evaluate")
-    if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
-        raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
-    values = claim.param_space.validate(params)
-    if claim.cost is not None:
-        _within_limits(claim.cost(values), max_memory, max_time)
-    out = claim.evaluate(values, dps)
-    import mpmath
-
-    bad = [k for k, v in out.items() if not isinstance(v, (bool, int)) and not mpmath.isfinite(v)]
-    if bad:  # as `attncheck eval` (exit 1): a non-finite value is never returned as a result
-        raise ArithmeticError(f"{claim_id}: non-finite value for {', '.join(bad)} at these parameters")
+    from numerics import requests as Q
     from numerics.core import value as V
 
-    res = V.values(out, dps)
-    return V.flatten(res) if as_strings else res
+    res = Q.evaluate(claim_id, params, dps, max_memory=max_memory, max_time=max_time)
+    if not as_strings:
+        return res.values
+    if res.shape is None:
+        return V.flatten(res.values)
+    import numpy as np
+
+    return {k: np.vectorize(str, otypes=[object])(a) for k, a in res.values.items()}
 
 
 def certify(claim_id: str, *, dps: int = 30, **params) -> dict:
@@ -171,56 +134,95 @@ def certify(claim_id: str, *, dps: int = 30, **params) -> dict:
     in [mid - rad, mid + rad]), ``.digits`` (the certified digits) and ``.value`` (the
     ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  Raises ``ParameterError``
     for a claim without a certifier (``numerics.theory.certify.CERTIFIERS``)."""
-    from numerics.core.params import ParameterError
-    from numerics.theory import certify as cert
+    from numerics import requests as Q
 
-    claim = _claim(claim_id)
-    if not cert.certifiable(claim_id):
-        raise ParameterError(f"claim {claim_id} cannot be certified; certifiable: {', '.join(cert.CERTIFIERS)}")
-    if not isinstance(dps, int) or not 10 <= dps <= 2000:
-        raise ParameterError(f"dps must be an integer in [10, 2000], got {dps!r}")
-    return cert.certify(claim_id, claim.param_space.validate(params), dps)
+    return Q.certify(claim_id, params, dps)[1]
 
 
-def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_time=None, **params) -> dict:
+def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_time=None, **params):
     """A problem's equations at your parameters, as ``attncheck solve`` (options ``model=``,
-    ``loss=`` go with the parameters). Raises ``SolveError`` when the solve did not converge,
-    ``ResourceError`` (a ``ParameterError``) before it runs when it is estimated above
-    ``max_memory``/``max_time``."""
-    from numerics.core import registry
-    from numerics.core.params import ParameterError
-    from numerics.core.results import RESULTS, SolveError, Solution
+    ``loss=`` go with the parameters).
 
-    table = registry.problems()
-    if not isinstance(problem, str) or problem not in table:
-        raise ParameterError(f"unknown problem {problem!r}; known: {', '.join(table)}")
-    spec = table[problem]
-    options = {k: params.pop(k) for k in list(params) if k in spec.options}
-    for k, v in options.items():
-        if v not in spec.options[k]:
-            raise ParameterError(f"{k} must be one of {', '.join(spec.options[k])}, got {v!r}")
-    if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
-        raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
-    values = spec.param_space.validate(params)
-    if spec.cost is not None:
-        _within_limits(spec.cost(options, values), max_memory, max_time)
-    out = spec.solve(options, values, dps)
-    if not out.get("converged", False):
-        raise SolveError(Solution(RESULTS.failed, int(out.get("iterations", 0)),
-                                  float(out.get("residual", float("inf"))), out, str(out.get("status", ""))))
+    Returns a ``SolveResult`` (a ``numerics.core.results.Solution``), the same for every model:
+    ``.ok``, ``.result``, ``.iterations``, ``.residual``, ``.message`` (the solver's status),
+    ``.value`` = ``{name: Value}`` (also ``result["test_error"]``; an attention solve's QMC
+    estimates carry their standard error), ``.stats`` (quadrature, precision).  Raises
+    ``SolveError`` when the solve did not converge, ``ResourceError`` (a ``ParameterError``)
+    before it runs when it is estimated above ``max_memory``/``max_time``."""
+    from numerics import requests as Q
+
+    spec = Q.problem(problem)
+    opts = {k: params.pop(k) for k in list(params) if k in spec.options}
+    out = Q.solve(problem, opts, params, dps, max_memory=max_memory, max_time=max_time)
+    if not out.ok:
+        from numerics.core.results import SolveError
+
+        raise SolveError(out)
     return out
+
+
+def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers: int = 1, scheduler=None,
+          format: str = "parquet", model=None, loss=None, max_memory=None, max_time=None, **params) -> dict:
+    """``attncheck sweep``: a claim's closed forms (or a problem's solve) at every point of
+    ``grid`` ({name: values}, their Cartesian product; a numpy array or list per name), with the
+    other parameters fixed by ``params``.  Points go to the folder ``out`` (content-addressed:
+    a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``;
+    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).
+
+    >>> attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
+    """
+    import os
+
+    from numerics import requests as Q
+    from numerics import sweep as SW
+    from numerics.core.params import ParameterError
+
+    if not isinstance(grid, dict) or not grid:
+        raise ParameterError("grid must be a dict {name: values} with at least one parameter")
+    grid = {k: list(v.tolist() if hasattr(v, "tolist") else v) if not isinstance(v, (str, bytes)) else [v]
+            for k, v in grid.items()}
+    plan = Q.plan_sweep(target, grid, params, {"model": model, "loss": loss}, dps, workers_=workers)
+    out = os.fspath(out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ParameterError(f"out {out!r}: exists and is not a folder")
+    Q.check_cost(plan.cost, max_memory=max_memory, max_time=max_time)
+    return SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler, fmt=format)
+
+
+def figure(figure_id: str | None, path, *, sweep_dir=None, mode: str = "quick", seed: int | None = None) -> str:
+    """``attncheck figure``: a figure of a paper (theory lines + simulation points) written to
+    ``path`` (.png, .pdf or .svg), or, with ``sweep_dir``, a finished sweep drawn.  Returns
+    ``path``."""
+    from numerics import requests as Q
+    from numerics.core.params import ParameterError
+
+    path = Q.output_path(path, (".png", ".pdf", ".svg"))
+    if sweep_dir is not None:
+        from numerics.figures.sweep_plot import draw_sweep
+
+        try:
+            draw_sweep(sweep_dir, path)
+        except (OSError, KeyError, ValueError) as e:
+            raise ParameterError(f"sweep_dir {sweep_dir!r}: not a finished sweep folder ({e})") from None
+        return path
+    fn = Q.figure_fn(figure_id)
+    fn(path, Q.settings(mode, seed), lambda iterable, label: iterable)
+    return path
 
 
 def equations(claim_id: str) -> tuple:
     """The claim's equations (``derivations.Equation``; they render as LaTeX in notebooks)."""
-    return _claim(claim_id).get_equations()
+    from numerics import requests as Q
+
+    return Q.claim(claim_id).get_equations()
 
 
 def latex(ids=None) -> str:
     """The LaTeX of the claims' equations (ids or prefixes; all if None)."""
+    from numerics import requests as Q
     from numerics.latex import claims_latex
 
-    return claims_latex(_select(ids))
+    return claims_latex(Q.select(ids))
 
 
 def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: int | None = None,
@@ -230,6 +232,7 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     import os
 
     from numerics import report as R
+    from numerics import requests as Q
     from numerics.core.params import ParameterError
 
     kind = os.path.splitext(str(path))[1].lower()
@@ -238,11 +241,23 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     if kind == ".pdf" and R.pdflatex() is None:
         raise ParameterError("a PDF report needs pdflatex: apt-get install texlive-latex-base "
                              "texlive-latex-recommended texlive-fonts-recommended")
-    settings = _settings(mode, seed, 30)
-    entries, prov = R.collect(_select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
+    settings = Q.settings(mode, seed)
+    entries, prov = R.collect(Q.select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
     if kind == ".pdf":
         R.to_latex_pdf(entries, prov, settings, str(path))
     else:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(R.html_page(entries, prov, settings))
     return str(path)
+
+
+def __getattr__(name):  # the errors, without importing the request layer at ``import attncheck``
+    if name == "SolveError":
+        from numerics.core.results import SolveError
+
+        return SolveError
+    if name == "ParameterError":
+        from numerics.core.params import ParameterError
+
+        return ParameterError
+    raise AttributeError(f"module 'attncheck' has no attribute {name!r}")

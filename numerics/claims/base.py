@@ -169,6 +169,13 @@ class Verdict:
     #: Python and the numerical packages of the run (numerics.core.cache.versions)
     versions: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # one line; the rows are in .rows, the table in _repr_html_
+        zs = [abs(r.z) for r in self.rows if r.z is not None]
+        zt = f", max|z|={max(zs):.2f}" if zs else ""
+        mut = f", mutate={self.mutate:+g}" if self.mutate else ""
+        return (f"Verdict({self.id!r}, {'PASS' if self.passed else 'FAIL'}, {len(self.rows)} rows{zt}, "
+                f"{self.mode}, seed {self.seed}{mut})")
+
     def _repr_html_(self) -> str:  # notebooks render the verdict table
         import html
 
@@ -223,8 +230,9 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
     )
 
 
-#: the largest working precision of the command line (``--dps``)
-MAX_DPS = 2000
+from numerics.core.precision import MAX_DPS  # noqa: E402  (the largest --dps, declared once)
+
+
 def _versions() -> dict:
     from numerics.core.cache import versions
 

@@ -1,0 +1,162 @@
+"""The one request layer under the command line and the Python API: the API imports nothing
+from the CLI, the dps domain is declared once, numpy arrays evaluate elementwise, results are
+typed (Values, one SolveResult for every model), and the API mirrors sweep and figure."""
+import pathlib
+import re
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import attncheck
+from numerics import requests as Q
+from numerics.cli import main
+from numerics.core.params import ParameterError
+from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
+from numerics.core.value import Value
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_api_imports_nothing_from_the_cli():
+    code = ("import sys, attncheck\nattncheck.evaluate('B.rate.exponent', beta=2, M=10000)\n"
+            "print('CLI', sorted(m for m in sys.modules if m == 'numerics.cli' or m.startswith('numerics.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert "CLI []" in out.stdout, out.stdout + out.stderr
+    api = (ROOT / "attncheck" / "__init__.py").read_text() + (ROOT / "numerics" / "requests.py").read_text()
+    assert "numerics.cli" not in api.replace("``numerics.cli``", "")
+
+
+def test_the_dps_domain_is_written_once():
+    """No entry point spells the limits of dps: they come from numerics.core.precision."""
+    files = [ROOT / "attncheck" / "__init__.py", ROOT / "numerics" / "requests.py",
+             *sorted((ROOT / "numerics" / "cli").glob("*.py"))]
+    for f in files:
+        text = f.read_text()
+        assert not re.search(r"IntRange\(\s*5\s*,\s*2000\s*\)|<=\s*2000|\b2000\b", text), f
+    assert (DPS.lo, DPS.hi) == (MIN_DPS, MAX_DPS)
+    from numerics.claims.base import MAX_DPS as claims_max
+
+    assert claims_max == MAX_DPS
+
+
+def test_cli_and_api_share_the_dps_domain_certify_included():
+    for bad in (MIN_DPS - 1, MAX_DPS + 1):
+        with pytest.raises(ParameterError, match="dps"):
+            attncheck.evaluate("B.rate.exponent", dps=bad)
+        with pytest.raises(ParameterError, match="dps"):
+            attncheck.certify("A.thm1.linear_threshold", dps=bad)
+        out = CliRunner().invoke(main, ["eval", "A.thm1.linear_threshold", "--certify", "--dps", str(bad)])
+        assert out.exit_code == 2
+    low = attncheck.certify("A.thm1.linear_threshold", dps=MIN_DPS)  # the same lower bound as the CLI's
+    out = CliRunner().invoke(main, ["eval", "A.thm1.linear_threshold", "--certify", "--dps", str(MIN_DPS)])
+    assert out.exit_code == 0 and all(b.digits in out.output for b in low.values())
+
+
+def test_request_layer_validates_once_with_the_callers_spelling():
+    with pytest.raises(ParameterError, match=r"^--workers must be"):
+        Q.workers(0, Q.option_name)
+    with pytest.raises(ParameterError, match=r"^workers must be"):
+        Q.workers(65)
+    with pytest.raises(ParameterError, match="mutate"):
+        Q.mutate(float("nan"))
+    with pytest.raises(ParameterError, match="mode"):
+        Q.settings("medium")
+    with pytest.raises(ParameterError, match="unknown claim id"):
+        Q.select(["Z.nope"])
+    with pytest.raises(ParameterError, match="takes no --model|must be one of"):
+        Q.solve("sparse-token", {"model": "bogus"}, {}, 30, spell=Q.option_name)
+
+
+def test_evaluate_returns_values_that_behave_like_numbers():
+    v = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2, dps=50)
+    cos = v["logistic.q2_cosine"]
+    assert isinstance(cos, Value) and cos.exact and cos.dps == 50
+    assert 0 < cos < 1 and cos + 1 > 1 and float(cos * 2) == pytest.approx(2 * float(cos))
+    with mpmath.workdps(60):
+        assert abs(mpmath.mpf(cos) - mpmath.mpf("0.90749190620775527977374389004732531566066757582737")) < 1e-49
+
+
+def test_monte_carlo_outputs_carry_their_error_instead_of_a_key_suffix():
+    v = attncheck.evaluate("A.capacity.ordering", dps=20)
+    assert not any(k.endswith("_se") for k in v)
+    a = v["alpha_A"]
+    assert a.kind == "rqmc_se" and a.error > 0 and " ± " in str(a)
+    s = attncheck.evaluate("A.capacity.ordering", dps=20, as_strings=True)
+    assert "alpha_A_rqmc_se" in s  # the CLI's text, error back on its key
+
+
+def test_evaluate_accepts_numpy_arrays_elementwise():
+    beta = np.array([1.0, 2.0, 4.0])
+    out = attncheck.evaluate("B.rate.exponent", beta=beta, M=10000, dps=20)
+    e = out["exponent"]
+    assert isinstance(e, np.ndarray) and e.dtype == object and e.shape == (3,)
+    assert all(isinstance(x, Value) for x in e)
+    for b, x in zip(beta, e):
+        assert x == attncheck.evaluate("B.rate.exponent", beta=b, M=10000, dps=20)["exponent"]
+    np.testing.assert_allclose(np.asarray(e, dtype=float), -2 * beta / (2 * beta + 1))
+    grid = attncheck.evaluate("B.rate.exponent", beta=np.array([[1.0], [2.0]]), M=np.array([100, 10000]))
+    assert grid["exponent"].shape == (2, 2)
+    with pytest.raises(ParameterError, match="broadcast"):
+        attncheck.evaluate("B.rate.exponent", beta=np.array([1.0, 2.0]), M=np.array([10, 100, 1000]))
+    with pytest.raises(ParameterError, match="beta"):  # every point is validated before any runs
+        attncheck.evaluate("B.rate.exponent", beta=np.array([1.0, -1.0]))
+
+
+def test_solve_returns_one_typed_result_with_values():
+    s = attncheck.solve("sparse-token", model="pool", loss="square", alpha1=2, lam=0.01, dps=25)
+    assert s.ok and s.iterations > 0 and s.residual < 1e-20
+    te = s["test_error"]
+    assert isinstance(te, Value) and te.dps == 25 and 0 < te < 1
+    assert len(str(te).replace("0.", "", 1)) >= 20  # the polished digits, not a float's
+    assert all(isinstance(x, Value) for x in s.value.values())
+    assert "\n" not in repr(s) and "sparse-token" in repr(s)
+
+
+def test_verdict_repr_is_one_line():
+    (v,) = attncheck.verify("B.kl.bound")
+    text = repr(v)
+    assert "\n" not in text and len(text) < 200 and "B.kl.bound" in text and "PASS" in text
+
+
+def test_sweep_and_figure_from_python(tmp_path):
+    prov = attncheck.sweep("B.rate.exponent", tmp_path / "s", grid={"beta": np.array([1.0, 2.0, 3.0])}, M=1000,
+                           format="csv")
+    assert prov["points"] == 3 and prov["computed"] == 3
+    again = attncheck.sweep("B.rate.exponent", tmp_path / "s", grid={"beta": [1.0, 2.0, 3.0]}, M=1000, format="csv")
+    assert again["reused"] == 3  # the same points as the CLI would address them
+    cli = CliRunner().invoke(main, ["sweep", "B.rate.exponent", "--grid", "beta=1.0,2.0,3.0", "--param", "M=1000",
+                                    "--format", "csv", "--out", str(tmp_path / "s")])
+    assert cli.exit_code == 0 and "3 reused" in cli.output
+    png = attncheck.figure(None, tmp_path / "s.png", sweep_dir=tmp_path / "s")
+    assert pathlib.Path(png).read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ParameterError, match="unknown figure"):
+        attncheck.figure("nope", tmp_path / "f.png")
+    with pytest.raises(ParameterError, match="must end in"):
+        attncheck.figure("A.fig1", tmp_path / "f.txt")
+    with pytest.raises(ParameterError, match="both fixed and swept"):
+        attncheck.sweep("B.rate.exponent", tmp_path / "t", grid={"beta": [1.0]}, beta=2.0)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    res = doctest.testmod(attncheck, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.attempted >= 10 and res.failed == 0
+
+
+def _python_blocks(path):
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/getting-started.md"])
+def test_documented_python_snippets_run(doc, tmp_path, monkeypatch):
+    blocks = _python_blocks(ROOT / doc)
+    assert blocks, f"{doc} has no python block"
+    monkeypatch.chdir(tmp_path)  # files the snippets write land here
+    for block in blocks:
+        exec(compile(block, doc, "exec"), {})
+
