@@ -160,3 +160,8 @@ def test_documented_python_snippets_run(doc, tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, doc, "exec"), {})
 
+
+def test_the_cli_is_a_thin_shell():
+    sizes = {f.name: len(f.read_text().splitlines()) for f in (ROOT / "numerics" / "cli").glob("*.py")}
+    assert sizes and max(sizes.values()) <= 400, sizes
+    assert 'attncheck = "numerics.cli:main"' in (ROOT / "pyproject.toml").read_text()

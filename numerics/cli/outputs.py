@@ -1,0 +1,247 @@
+"""``attncheck latex``, ``report``, ``sweep``, ``figure``, ``bench``: what the checks produce."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from numerics import requests as Q
+from numerics.cli.app import (Settings, _bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
+                              _figures_help, _limits, _Listed, _mode, _probe_write, _select, dps_option, main,
+                              mode_options, parse_assignments, registry, requested, seed_option)
+from numerics.core.params import ParameterError
+
+
+@main.command()
+@click.argument("ids", nargs=-1)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
+@click.option("--body", is_flag=True, help="only the sections, for \\input into your own document")
+@click.option("--snippets", "snippets", type=click.Path(file_okay=False), default=None,
+              help="write one file per claim into this folder (ID.tex)")
+@click.option("--certified", is_flag=True,
+              help="add the certified digits (ball arithmetic) of each certifiable claim at its defaults")
+@_claims_files
+def latex(ids, output, body, snippets, certified):
+    """The LaTeX of each claim's equations: a standalone document (amsmath, amssymb) unless
+    --body; labels are claim-id:equation-name.
+
+    \b
+    attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
+    attncheck latex B --body -o paper_b_body.tex
+    attncheck latex --snippets eqs/
+    attncheck latex A.thm3.q2_cosine --certified -o cos.tex"""
+    import os
+
+    if output:
+        _check_output(output, (".tex",))
+    from numerics.latex import claim_section, claims_latex
+
+    chosen = _select(ids)
+    if snippets:
+        if not os.path.isdir(snippets):
+            try:
+                os.makedirs(snippets)
+            except OSError as e:
+                _fail(f"--snippets {snippets!r}: cannot create the folder ({e.strerror or e})")
+        for claim in chosen:
+            with open(os.path.join(snippets, f"{claim.id}.tex"), "w") as fh:
+                fh.write(claim_section(claim, certified=certified))
+        click.echo(f"wrote {len(chosen)} snippets to {snippets}", err=True)
+        if not output:
+            return
+    text = claims_latex(chosen, standalone=not body, certified=certified)
+    if output:
+        try:
+            with open(output, "w") as fh:
+                fh.write(text)
+        except OSError as e:
+            _fail(f"-o/--output {output!r}: cannot write ({e.strerror or e})")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("ids", nargs=-1)
+@click.option("-o", "--output", required=True, help="the report file, .html (or .pdf)")
+@click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF (next to the .html, same name)")
+@click.option("--pdf-engine", type=click.Choice(["latex", "chromium"]), default="latex", show_default=True,
+              help="typeset the PDF with pdflatex, or print the HTML with headless Chromium")
+@mode_options
+@seed_option
+@click.option("--no-power", is_flag=True, help="leave out the structural-mutant runs")
+@click.option("--no-figures", is_flag=True, help="leave out the figures")
+@click.option("--no-cache", is_flag=True, help="recompute every claim")
+@_claims_files
+def report(ids, output, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, no_cache):
+    """A self-contained HTML verification report (works offline; math as MathML), or its PDF.
+
+    \b
+    attncheck report B -o paper_b.html
+    attncheck report B -o paper_b.html --pdf     # paper_b.html and paper_b.pdf
+    attncheck report A.thm3 --no-figures -o thm3.pdf
+
+    Per claim: statement, status, equations, the verdict table, the mutation power, its
+    figure, and the provenance of the run. The PDF is the same content typeset by pdflatex
+    (Debian packages texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended),
+    or with --pdf-engine chromium the HTML printed by headless Chromium (Debian package
+    chromium; run without network access, in a fresh profile)."""
+    import os
+
+    from numerics import report as R
+
+    _check_output(output, (".html", ".htm", ".pdf"))
+    pdf_only = output.lower().endswith(".pdf")
+    pdf = output if pdf_only else (os.path.splitext(output)[0] + ".pdf" if as_pdf else None)
+    if pdf and pdf_engine == "chromium" and R.chromium() is None:
+        _fail("a PDF report needs headless Chromium: apt-get install chromium")
+    if pdf and pdf_engine == "latex" and R.pdflatex() is None:
+        _fail("a PDF report needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
+              "texlive-fonts-recommended (or --pdf-engine chromium)")
+    for path in (output, pdf):
+        if path:
+            _probe_write(path)
+    settings = Settings(mode=_mode(quick, full), seed=seed)
+    chosen = _select(ids)
+    with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
+        entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
+                                  use_cache=not no_cache, progress=lambda c: bar.update(1))
+    text = R.html_page(entries, prov, settings)
+    if not pdf_only:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {output}", err=True)
+    if pdf:
+        try:
+            if pdf_engine == "latex":
+                R.to_latex_pdf(entries, prov, settings, pdf)
+            else:
+                R.to_pdf(text, pdf)
+        except (RuntimeError, OSError) as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+        click.echo(f"wrote {pdf}", err=True)
+
+
+@main.command()
+@click.argument("target")
+@click.option("--grid", "grid_items", multiple=True, required=True,
+              help="name=start:stop:num or name=v1,v2,... (repeatable: the Cartesian product)")
+@click.option("--param", "params", multiple=True, help="fixed k=v (repeatable)")
+@click.option("--model", default=None, help="problem option (sweeps of a problem)")
+@click.option("--loss", default=None, help="problem option (sweeps of a problem)")
+@dps_option
+@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True)
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
+@_limits
+@_claims_files
+def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt, out_dir):
+    """A claim's theory values (``eval``) or a problem's solve over a grid.
+
+    \b
+    attncheck sweep A.thm3.q2_cosine --grid alpha0=0.5:8:16 --out sweeps/cos
+    attncheck sweep sparse-token --model pool --grid alpha1=1,2,4 --param lam=0.01 --out sweeps/pool
+    attncheck figure --from sweeps/cos -o cos.png
+
+    Points are content-addressed files written atomically: a killed sweep, restarted, computes
+    only the missing points."""
+    import os
+
+    from numerics import sweep as SW
+
+    with requested():
+        grid = SW.parse_grid(grid_items)
+        fixed = parse_assignments(params)
+        if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+            raise ParameterError(f"--out {out_dir!r}: exists and is not a folder")
+        plan = Q.plan_sweep(target, grid, fixed, {"model": model, "loss": loss}, dps, workers_=workers,
+                            spell=Q.option_name)
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        _fail(f"--out {out_dir!r}: folder {parent!r} does not exist or is not writable")
+    _check_cost(plan.cost)
+    with click.progressbar(length=plan.points, label=f"sweep {target}", file=sys.stderr) as bar:
+        try:
+            prov = SW.run(plan.target, plan.grid, out_dir, dps=dps, workers=workers, scheduler=scheduler, fmt=fmt,
+                          progress=bar.update)
+        except ParameterError as e:
+            _fail(str(e))
+    click.echo(f"wrote {prov['points']} points ({prov['computed']} computed, {prov['reused']} reused) "
+               f"to {os.path.join(out_dir, prov['table'])}", err=True)
+
+
+@main.command(cls=_Listed, lister=_figures_help)
+@click.argument("figure_id", required=False)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
+@click.option("--from", "from_dir", type=click.Path(file_okay=False), default=None,
+              help="draw a finished sweep (attncheck sweep --out DIR) instead of a paper figure")
+@mode_options
+@seed_option
+def figure(figure_id, output, from_dir, quick, full, seed):
+    """Reproduce a figure of a paper (theory lines + simulation points), or draw a sweep.
+    The format follows the suffix of -o: .png, .pdf or .svg.
+
+    \b
+    attncheck figure A.thm3.fig -o alignment.png
+    attncheck figure A.fig1 --full -o fig1.pdf
+    attncheck figure --from sweeps/cos -o cos.png"""
+    _check_output(output, (".png", ".pdf", ".svg"))
+    _probe_write(output)
+    if from_dir:
+        from numerics.figures.sweep_plot import draw_sweep
+
+        try:
+            draw_sweep(from_dir, output)
+        except (OSError, KeyError, ValueError) as e:
+            _fail(f"--from {from_dir!r}: not a finished sweep folder ({e})")
+        click.echo(f"wrote {output}", err=True)
+        return
+    with requested():
+        draw = Q.figure_fn(figure_id)
+    settings = Settings(mode=_mode(quick, full), seed=seed)
+
+    def progress(iterable, label):
+        items = list(iterable)
+        with click.progressbar(items, label=label, file=sys.stderr) as bar:
+            yield from bar
+
+    draw(output, settings, progress)
+    click.echo(f"wrote {output}", err=True)
+
+
+@main.command(cls=_Listed, lister=_bench_help)
+@click.argument("names", nargs=-1)
+@click.option("--quick", is_flag=True, help="smaller problem sizes")
+@click.option("--json", "as_json", is_flag=True)
+def bench(names, quick, as_json):
+    """Benchmarks (ratios against a baseline run in the same process); all of them without NAMES.
+
+    \b
+    attncheck bench --quick
+    attncheck bench eval.dps start.cheap --json"""
+    table = registry.benchmarks()
+    for n in names:
+        if n not in table:
+            _fail(f"unknown benchmark {n!r}; known: {', '.join(table) or 'none'}")
+    import platform
+
+    machine = {"platform": platform.platform(), "cpus": __import__("os").cpu_count(),
+               "python": platform.python_version()}
+    for name in names or table:
+        if not as_json:
+            click.echo(f"running benchmark {name} ...", err=True)
+        report = table[name](quick)
+        if as_json:
+            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
+            continue
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
+        t.add_column("measure", no_wrap=True)
+        t.add_column("value", overflow="fold")
+        for k, v in report.items():
+            t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
+        Console(width=None if sys.stdout.isatty() else 120).print(t)

@@ -1,0 +1,243 @@
+"""``attncheck list``, ``verify`` (and ``verify --power``), ``cache``."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from numerics import requests as Q
+from numerics.cli.app import (Settings, _claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
+                              judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
+
+
+@main.command("list")
+@click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
+@_claims_files
+def list_cmd(as_json):
+    """List the claims: id, status, whether `eval` evaluates it, its mutants, its statement.
+
+    \b
+    attncheck list
+    attncheck list --json | jq .id"""
+    index = registry.claim_index()
+    if as_json:
+        for rec in index:
+            click.echo(_dumps({"schema": "attncheck.list/1", **rec, "certifiable": _certifiable(rec["id"])}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
+    widest = max((len(r["id"]) for r in index), default=2)
+    room = max(20, console.width - widest - 8 - 4 - 7 - 4 * 2 - 1)
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col, kw in (("id", {"min_width": widest}), ("status", {"min_width": 8}), ("eval", {"min_width": 4}),
+                    ("mutants", {"justify": "right", "min_width": 7}), ("statement", {"max_width": room})):
+        table.add_column(col, no_wrap=True, **kw)
+    for rec in index:
+        text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
+        cells = (rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        table.add_row(*(Text(c) for c in cells))  # literal text: "E[h^2]" is not rich markup
+    console.print(table)
+
+
+def _certifiable(claim_id: str) -> bool:
+    from numerics.theory.certify import certifiable
+
+    return certifiable(claim_id)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _row_text(r) -> str:
+    z = f"z={r.z:+.2f}" if r.z is not None else "exact"
+    mark = "ok " if r.passed else "BAD"
+    return (
+        f"    {mark} {r.label:28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
+        f"  tol={r.tolerance:.2g}  {z}"
+    )
+
+
+@main.command()
+@click.argument("ids", nargs=-1)
+@mode_options
+@click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
+@seed_option
+@click.option("--mutate", type=float, default=0.0, help="multiply every theory value by (1+REL)")
+@dps_option
+@click.option("--power", "show_power", is_flag=True,
+              help="run every structural mutant of each claim's derivation and the ±5%% scaling "
+                   "of its outputs; exit 0 iff every one is killed")
+@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
+              help="claims run in a pool of this many processes (same records for any N)")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
+@click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
+@click.option("-v", "--verbose", is_flag=True, help="show every comparison row")
+@click.option("--param", "params", multiple=True, metavar="K=V",
+              help="run the claim's experiment at this parameter point (repeatable; claims that "
+                   "support it: A.thm3.*; `attncheck eval ID --help` lists the parameters)")
+@_limits
+@_claims_files
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
+           params):
+    """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
+    every structural mutant and the ±5%% output scaling of every claim is rejected).
+
+    \b
+    attncheck verify --quick
+    attncheck verify A.thm3 -v
+    attncheck verify A.thm3.q2_cosine --param alpha0=3 --param L=6
+    attncheck verify B --power"""
+    with requested():
+        Q.mutate(mutate, Q.option_name)
+    if show_power and mutate:
+        _fail("--power and --mutate are exclusive")
+    settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
+    if params:  # a parameter point of the user's: only claims whose experiment takes one
+        chosen = _select(ids)
+        point = None
+        for claim in chosen:
+            if claim.point_space is None:
+                _fail(f"claim {claim.id} runs at its built-in design only and takes no --param "
+                      f"(claims that do: {', '.join(_point_claims()) or 'none'})")
+            with requested():
+                values = claim.point_space.validate(parse_assignments(params))
+            point = point or values
+        settings = Settings(mode=settings.mode, seed=seed, dps=dps, params=tuple(sorted(point.items())))
+        no_cache = True  # a one-off point: neither read nor written
+    if show_power:
+        sys.exit(_power(_select(ids), settings, as_json))
+    try:  # index stubs: a claim is imported only if its evidence is not in the cache
+        chosen = registry.stubs(ids) if not no_cache else _select(ids)
+    except KeyError as e:
+        _fail(f"unknown claim id {e.args[0]!r}; `attncheck list` (attncheck.claims()) lists them")
+    from numerics.claims.runner import collect_all, estimate
+
+    seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
+    todo = len(chosen) - cached
+    from numerics.core import resources
+
+    if todo and resources.limits().time_source != resources.DEFAULT_TIME_SOURCE:  # an explicit --max-time
+        _check_cost(resources.Estimate(seconds=seconds / max(1, min(workers, todo)), what=f"verify of {todo} claims",
+                                       knobs=("the number of claims (or use --quick, more --workers)",)))
+    if todo and not as_json:
+        guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
+                 f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
+                 if known else "no recorded times yet")
+        click.echo(f"running {todo} claims ({settings.mode}; {cached} from the cache): {guess}", err=True)
+
+    def started(c):
+        if not as_json:
+            click.echo(f"  ... {c.id}", err=True)
+
+    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
+                       on_start=started if sys.stderr.isatty() else None)
+    from numerics.core.tasks import reporting
+
+    with reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+        ok_all = _print_verdicts(_guard(runs), mutate, as_json, verbose)
+    if not as_json:
+        n = len(chosen)
+        if mutate:
+            click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
+        else:
+            at = ("; at " + ", ".join(f"{k}={v}" for k, v in settings.params)) if settings.params else ""
+            click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed}{at})")
+    sys.exit(0 if ok_all else 1)
+
+
+def _trial_progress(label: str, done: int, total: int) -> None:
+    """One transient line per tracked loop inside a claim (trials, crossings, grid points)."""
+    click.echo(f"\r      {label}: {done}/{total}\x1b[K" if done < total else "\r\x1b[K", err=True, nl=False)
+
+
+def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
+    ok_all = True
+    for claim, evidence, cached in runs:
+        verdict = judge(evidence, mutate, claim)
+        expected = not verdict.passed if mutate else verdict.passed
+        ok_all &= expected
+        if as_json:
+            click.echo(_dumps({**verdict.to_json(), "cached": cached}))
+        else:
+            word = "PASS" if verdict.passed else "FAIL"
+            if mutate:
+                word += " (mutation caught)" if not verdict.passed else " (mutation NOT caught)"
+            zs = [abs(r.z) for r in verdict.rows if r.z is not None]
+            zt = f", max|z|={max(zs):.2f}" if zs else ""
+            when = "cached" if cached else f"{verdict.elapsed_s:.1f} s"
+            click.echo(f"{word:4s} {claim.id:34s} {len(verdict.rows)} rows{zt}, {when}")
+            if verbose or not expected:
+                for r in verdict.rows:
+                    click.echo(_row_text(r))
+    return ok_all
+
+
+def _point_claims() -> list[str]:
+    return [c.id for c in registry.claims().values() if getattr(c, "point_space", None) is not None]
+
+
+def _power(chosen, settings, as_json) -> int:
+    from numerics.claims.base import power
+
+    ok_all = True
+    for claim in chosen:
+        p = power(claim, settings)
+        ok_all &= p.all_killed and p.scale_exact
+        if as_json:
+            click.echo(_dumps(p.to_json()))
+            continue
+        killed = sum(m.killed for m in p.mutants)
+        word = "KILLED" if p.all_killed else "SURVIVED"
+        click.echo(f"{word:8s} {claim.id:34s} {killed}/{len(p.mutants)} mutants, "
+                   f"±5% scaling {'rejected' if all(p.scaled.values()) else 'NOT rejected'}")
+        for m in p.mutants:
+            click.echo(f"    {'killed ' if m.killed else 'ALIVE  '} {m.name:44s} {m.description} [{m.how}]")
+        rel = sorted((d["relative"], d["label"]) for d in p.detectable if d["relative"] is not None)
+        if rel:
+            click.echo(f"    smallest relative theory error each row detects: {rel[0][0]:.2g} "
+                       f"({rel[0][1]}) to {rel[-1][0]:.2g} ({rel[-1][1]}); every row with --json")
+        if not p.scale_exact:
+            click.echo("    DEFECT: scaling the declared output steps did not scale the theory values")
+    if not as_json:
+        click.echo(f"{'every' if ok_all else 'NOT every'} mutant of {len(chosen)} claims killed ({settings.mode})")
+    return 0 if ok_all else 1
+
+
+@main.group("cache")
+def cache_group():
+    """The verdict cache (recorded evidence keyed by the content of its code and derivations).
+
+    \b
+    attncheck cache info
+    attncheck cache clear
+    Its folder is the platform's user cache folder, or $ATTNCHECK_CACHE_DIR."""
+
+
+@cache_group.command("info")
+@click.option("--json", "as_json", is_flag=True)
+def cache_info(as_json):
+    """Where the cache is, how many records it holds."""
+    from numerics.core import cache
+
+    d = cache.info()
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.cache/1", **d}))
+    else:
+        click.echo(f"{d['path']}: {d['entries']} records, {d['bytes'] / 1e6:.1f} MB")
+
+
+@cache_group.command("clear")
+def cache_clear():
+    """Delete every record."""
+    from numerics.core import cache
+
+    click.echo(f"removed {cache.clear()} records from {cache.cache_dir()}")
