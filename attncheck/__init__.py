@@ -128,15 +128,18 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memo
     return {k: np.vectorize(str, otypes=[object])(a) for k, a in res.values.items()}
 
 
-def certify(claim_id: str, *, dps: int = 30, **params) -> dict:
+def certify(claim_id: str, *, dps: int = 30, as_values: bool = False, **params) -> dict:
     """The claim's closed forms at ``params`` as rigorous enclosures, as ``attncheck eval
     --certify``: ``{name: Ball}`` with ``.mid`` and ``.rad`` (decimal strings: the value lies
     in [mid - rad, mid + rad]), ``.digits`` (the certified digits) and ``.value`` (the
-    ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  Raises ``ParameterError``
-    for a claim without a certifier (``numerics.theory.certify.CERTIFIERS``)."""
+    ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  With ``as_values=True``:
+    ``{name: Value}`` of kind ``"radius"`` (midpoint, radius), to compute with.  Raises
+    ``ParameterError`` for a claim without a certifier (``numerics.theory.certify.CERTIFIERS``)."""
     from numerics import requests as Q
+    from numerics.core import value as V
 
-    return Q.certify(claim_id, params, dps)[1]
+    balls = Q.certify(claim_id, params, dps)[1]
+    return {k: V.from_ball(b, dps) for k, b in balls.items()} if as_values else balls
 
 
 def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_time=None, **params):

@@ -52,6 +52,12 @@ def test_cli_and_api_share_the_dps_domain_certify_included():
         out = CliRunner().invoke(main, ["eval", "A.thm1.linear_threshold", "--certify", "--dps", str(bad)])
         assert out.exit_code == 2
     low = attncheck.certify("A.thm1.linear_threshold", dps=MIN_DPS)  # the same lower bound as the CLI's
+    balls = attncheck.certify("A.thm1.linear_threshold", dps=30, as_values=True)
+    exact = attncheck.evaluate("A.thm1.linear_threshold", dps=40)
+    for k, b in balls.items():  # a ball radius as a Value: the mpmath value lies in it
+        assert b.kind == "radius" and 0 < b.error < 1e-26
+        if not isinstance(exact[k].value, bool):
+            assert abs(exact[k] - b) <= b.error
     out = CliRunner().invoke(main, ["eval", "A.thm1.linear_threshold", "--certify", "--dps", str(MIN_DPS)])
     assert out.exit_code == 0 and all(b.digits in out.output for b in low.values())
 

@@ -312,6 +312,12 @@ _UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.m
            "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne}
 
 
+def from_ball(ball, dps: int) -> Value:
+    """A certified ball (``.mid``, ``.rad``: decimal strings, numerics.core.arb.Ball) as a Value
+    of kind ``"radius"``: the true value lies in [value - error, value + error]."""
+    return Value(_mpf(ball.mid, dps + 10), _mpf(ball.rad, 20), "radius", dps)
+
+
 # --- raw results: uncertainty on key suffixes -> Values ------------------------------------------
 def _base_and_kind(key: str):
     for suffix in SE_SUFFIXES:
