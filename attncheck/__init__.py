@@ -62,8 +62,10 @@ def claims() -> dict:
 
 
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int = 1,
-           scheduler: str | None = None, cache: bool = True, mutate: float = 0.0) -> list:
+           scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None) -> list:
     """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
+    ``params`` runs the experiment at a parameter point of yours, as ``verify --param`` (claims
+    with a ``point_space``: ``A.thm3.*``); such a run neither reads nor writes the cache.
 
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
@@ -76,6 +78,9 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     Q.workers(workers)
     mutate = Q.mutate(mutate)
     chosen = Q.select(ids)
+    if params:
+        settings = Q.point_settings(chosen, settings, params)
+        cache = False
     out = []
     for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
                                                use_cache=cache, scheduler=scheduler):

@@ -92,6 +92,25 @@ def settings(mode_: str = "quick", seed_=None, dps_: int = DPS.default, params: 
     return Settings(mode=mode(mode_), seed=seed(seed_), dps=dps(dps_), params=params)
 
 
+def point_settings(chosen, base, params: Mapping, spell: Callable = python_name):
+    """``verify`` at a parameter point of the user's: every chosen claim must run its experiment
+    at a point (``point_space``); the point is validated by the first one's space and the
+    settings carry it (``Settings.params``).  No params: ``base`` unchanged."""
+    if not params:
+        return base
+    point = None
+    for c in chosen:
+        if getattr(c, "point_space", None) is None:
+            takers = [x.id for x in registry.claims().values() if getattr(x, "point_space", None) is not None]
+            raise ParameterError(f"claim {c.id} runs at its built-in design only and takes no {spell('param')} "
+                                 f"(claims that do: {', '.join(takers) or 'none'})")
+        values = c.point_space.validate(params)
+        point = point or values
+    from dataclasses import replace
+
+    return replace(base, params=tuple(sorted(point.items())))
+
+
 # --- what is asked for --------------------------------------------------------------------------
 def claim(claim_id):
     table = registry.claims()

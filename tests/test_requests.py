@@ -171,3 +171,13 @@ def test_the_cli_is_a_thin_shell():
     sizes = {f.name: len(f.read_text().splitlines()) for f in (ROOT / "numerics" / "cli").glob("*.py")}
     assert sizes and max(sizes.values()) <= 400, sizes
     assert 'attncheck = "numerics.cli:main"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_verify_at_a_point_is_validated_by_the_request_layer_for_both():
+    with pytest.raises(ParameterError, match="takes no param"):
+        attncheck.verify("B.kl.bound", params={"M": 3})
+    with pytest.raises(ParameterError, match="unknown parameter"):
+        attncheck.verify("A.thm3.q2_cosine", params={"zeta": 1})
+    base = Q.settings()
+    at = Q.point_settings(Q.select(["A.thm3.q2_cosine"]), base, {"alpha0": "1", "L": "4"}, Q.option_name)
+    assert dict(at.params)["L"] == 4 and dict(at.params)["alpha0"] == 1.0 and Q.point_settings([], base, {}) is base

@@ -17,12 +17,6 @@ from numerics.core.precision import DEFAULT_DPS, MAX_DPS, MIN_DPS
 DEFAULT_SEED = 20260429  # numerics.core.seeding.DEFAULT_SEED (tests/test_cli.py checks they agree)
 
 
-def Settings(**kw):  # noqa: N802 - the claims' Settings, imported on first use (SymPy is slow to import)
-    from numerics.claims.base import Settings as S
-
-    return S(**kw)
-
-
 def judge(*a, **kw):
     from numerics.claims.base import judge as j
 

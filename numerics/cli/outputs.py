@@ -6,7 +6,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (Settings, _bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
+from numerics.cli.app import (_bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
                               _figures_help, _limits, _Listed, _mode, _probe_write, _select, dps_option, main,
                               mode_options, parse_assignments, registry, requested, seed_option)
 from numerics.core.params import ParameterError
@@ -101,7 +101,8 @@ def report(ids, output, as_pdf, pdf_engine, quick, full, seed, no_power, no_figu
     for path in (output, pdf):
         if path:
             _probe_write(path)
-    settings = Settings(mode=_mode(quick, full), seed=seed)
+    with requested():
+        settings = Q.settings(_mode(quick, full), seed)
     chosen = _select(ids)
     with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
         entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
@@ -200,7 +201,8 @@ def figure(figure_id, output, from_dir, quick, full, seed):
         return
     with requested():
         draw = Q.figure_fn(figure_id)
-    settings = Settings(mode=_mode(quick, full), seed=seed)
+    with requested():
+        settings = Q.settings(_mode(quick, full), seed)
 
     def progress(iterable, label):
         items = list(iterable)

@@ -6,7 +6,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (Settings, _claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
+from numerics.cli.app import (_claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
                               judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
 
 
@@ -100,19 +100,11 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         Q.mutate(mutate, Q.option_name)
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
-    settings = Settings(mode=_mode(quick, full), seed=seed, dps=dps)
-    if params:  # a parameter point of the user's: only claims whose experiment takes one
-        chosen = _select(ids)
-        point = None
-        for claim in chosen:
-            if claim.point_space is None:
-                _fail(f"claim {claim.id} runs at its built-in design only and takes no --param "
-                      f"(claims that do: {', '.join(_point_claims()) or 'none'})")
-            with requested():
-                values = claim.point_space.validate(parse_assignments(params))
-            point = point or values
-        settings = Settings(mode=settings.mode, seed=seed, dps=dps, params=tuple(sorted(point.items())))
-        no_cache = True  # a one-off point: neither read nor written
+    with requested():
+        settings = Q.settings(_mode(quick, full), seed, dps)
+        if params:  # a parameter point of the user's: only claims whose experiment takes one
+            settings = Q.point_settings(Q.select(list(ids)), settings, parse_assignments(params), Q.option_name)
+            no_cache = True  # a one-off point: neither read nor written
     if show_power:
         sys.exit(_power(_select(ids), settings, as_json))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
@@ -179,10 +171,6 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
                 for r in verdict.rows:
                     click.echo(_row_text(r))
     return ok_all
-
-
-def _point_claims() -> list[str]:
-    return [c.id for c in registry.claims().values() if getattr(c, "point_space", None) is not None]
 
 
 def _power(chosen, settings, as_json) -> int:
