@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import mpmath
 
+from numerics.core.precision import MAX_DPS
+
 #: the statistical kinds of uncertainty, and the key suffix each rides on in a raw result dict
 SE_KINDS = {"_se": "se", "_rqmc_se": "rqmc_se", "_qmc_se": "qmc_se", "_mc_se": "mc_se"}
 #: the suffixes, longest first (``x_rqmc_se`` is the rqmc se of ``x``, not the se of ``x_rqmc``)
@@ -65,7 +67,7 @@ def text(value, digits: int) -> str:
     return mpmath.nstr(_mpf(value), digits, strip_zeros=False).rstrip(".")
 
 
-def _mpf(x, dps: int = 2000):
+def _mpf(x, dps: int = MAX_DPS):
     """``x`` as an mpf without rounding an mpf to the global precision (``mpmath.mpf(x)`` would)."""
     if isinstance(x, mpmath.mpf):
         return x
