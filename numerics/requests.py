@@ -28,6 +28,8 @@ from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
 from numerics.core.results import RESULTS, SolveError, Solution  # noqa: F401  (SolveError: raised by callers)
 
 MAX_WORKERS = 64
+#: the most points one request (an array evaluation, a sweep) may ask for
+MAX_POINTS = 100_000
 
 
 class EvaluationError(ArithmeticError):
@@ -229,6 +231,11 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
     except ValueError:
         raise ParameterError(f"array parameters {', '.join(arrays)} do not broadcast together: "
                              f"shapes {', '.join(str(a.shape) for a in arrays.values())}") from None
+    if math.prod(shape) == 0:
+        raise ParameterError(f"array parameters {', '.join(arrays)}: no points (an empty array)")
+    if math.prod(shape) > MAX_POINTS:
+        raise ParameterError(f"array parameters {', '.join(arrays)}: {math.prod(shape)} points requested; "
+                             f"at most {MAX_POINTS} per request")
     grids = {k: np.broadcast_to(a, shape) for k, a in arrays.items()}
     points = []
     for idx in np.ndindex(shape):
@@ -387,8 +394,8 @@ def plan_sweep(target: str, grid: Mapping, fixed: Mapping, given_options: Mappin
         raise ParameterError(f"parameter {clash[0]} is both fixed and swept")
     grid = {k: [str(x) if not isinstance(x, str) else x for x in v] for k, v in grid.items()}
     n = math.prod(len(v) for v in grid.values())
-    if n > 100_000:
-        raise ParameterError(f"grid: {n} points requested; at most 100000 per sweep")
+    if n > MAX_POINTS:
+        raise ParameterError(f"grid: {n} points requested; at most {MAX_POINTS} per sweep")
     pts = [{**fixed, **p} for p in SW.points(grid)]
     checked = [space.validate(p) for p in pts]
     cost = resources.many([price(v) for v in checked] if price else [], n_workers, what=f"sweep of {len(pts)} points")

@@ -108,6 +108,10 @@ def test_evaluate_accepts_numpy_arrays_elementwise():
     assert grid["exponent"].shape == (2, 2)
     with pytest.raises(ParameterError, match="broadcast"):
         attncheck.evaluate("B.rate.exponent", beta=np.array([1.0, 2.0]), M=np.array([10, 100, 1000]))
+    with pytest.raises(ParameterError, match="no points"):
+        attncheck.evaluate("B.rate.exponent", beta=np.array([]))
+    with pytest.raises(ParameterError, match="at most"):
+        attncheck.evaluate("B.rate.exponent", beta=np.ones((400, 400)))
     with pytest.raises(ParameterError, match="beta"):  # every point is validated before any runs
         attncheck.evaluate("B.rate.exponent", beta=np.array([1.0, -1.0]))
 

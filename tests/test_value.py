@@ -60,6 +60,7 @@ def test_comparison_and_conversion():
     assert float(A) == 86.8185546 and mpmath.mpf(A) == mpmath.mpf("86.8185546")
     assert mpmath.sqrt(A) == pytest.approx(math.sqrt(86.8185546))
     assert sorted([A, Value(1)])[0] == 1 and max(A, Value(1)) is A
+    assert f"{A}" == "86.82 ± 0.65" and f"{A:.1f}" == "86.8" and round(A, 1) == 86.8 and math.sqrt(A) > 9
 
 
 def test_numpy_interop():

@@ -139,7 +139,13 @@ class Value:
             return f"${self}$"
         return f"${text(self.value, self.digits)} \\pm {error_text(self.error)}$"
 
+    def __format__(self, spec: str) -> str:  # f"{v}" the supported digits, f"{v:.3f}" the float
+        return str(self) if not spec else format(float(self), spec)
+
     # -- conversions
+    def __round__(self, ndigits=None):
+        return round(float(self), ndigits)
+
     def __float__(self) -> float:
         return float(self.value)
 
