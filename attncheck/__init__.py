@@ -48,8 +48,6 @@ converge).
 """
 from __future__ import annotations
 
-from numerics.core.value import Value
-
 __all__ = ["Value", "certify", "claims", "equations", "evaluate", "figure", "latex", "power", "report", "simulate",
            "solve", "sweep", "verify"]
 
@@ -259,7 +257,11 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     return str(path)
 
 
-def __getattr__(name):  # the errors, without importing the request layer at ``import attncheck``
+def __getattr__(name):  # Value and the errors, imported on first use: ``import attncheck`` stays cheap
+    if name == "Value":
+        from numerics.core.value import Value
+
+        return Value
     if name == "SolveError":
         from numerics.core.results import SolveError
 

@@ -185,3 +185,10 @@ def test_verify_at_a_point_is_validated_by_the_request_layer_for_both():
     base = Q.settings()
     at = Q.point_settings(Q.select(["A.thm3.q2_cosine"]), base, {"alpha0": "1", "L": "4"}, Q.option_name)
     assert dict(at.params)["L"] == 4 and dict(at.params)["alpha0"] == 1.0 and Q.point_settings([], base, {}) is base
+
+
+def test_import_attncheck_is_cheap():
+    code = "import sys, attncheck\nprint('HEAVY', [m for m in ('mpmath', 'sympy', 'numpy') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+    assert attncheck.Value is Value
