@@ -187,9 +187,10 @@ class _OneLineErrors(click.Group):
                                                   standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("error: aborted", err=True)
-            sys.exit(1)
+        except click.Abort as e:  # an interrupt (SIGINT, SIGTERM in a pool: numerics.core.tasks) exits 130
+            interrupted = isinstance(e.__cause__, KeyboardInterrupt)
+            click.echo("error: interrupted" if interrupted else "error: aborted", err=True)
+            sys.exit(130 if interrupted else 1)
         except (KeyboardInterrupt, SystemExit):
             raise
         except click.ClickException as e:
@@ -438,10 +439,12 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
     ok_all = True
     for claim, evidence, cached in runs:
         verdict = judge(evidence, mutate, claim)
-        expected = not verdict.passed if mutate else verdict.passed
+        expected = not verdict.error and (not verdict.passed if mutate else verdict.passed)
         ok_all &= expected
         if as_json:
             click.echo(_dumps({**verdict.to_json(), "cached": cached}))
+        elif verdict.error:
+            click.echo(f"ERROR {claim.id:34s} {verdict.error}")
         else:
             word = "PASS" if verdict.passed else "FAIL"
             if mutate:

@@ -1,0 +1,207 @@
+"""A run that fails well: a claim that raises is an error verdict and the run goes on; an
+interrupted pool stops at once (exit 130, no process left); the verdict cache survives two
+processes at once and a corrupted entry."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from numerics.cli import main
+from numerics.core import registry
+
+CHEAP = "B.kl.bound"
+PLUGIN = '''
+from numerics.claims.base import Claim, Comparison
+
+
+def _raises(settings, claim):
+    raise ValueError("the fixed point has no real root at these parameters")
+
+
+def _code_error(settings, claim):
+    return None.rows  # a user's programming error: still an error verdict, the run goes on
+
+
+def _holds(settings, claim):
+    return [Comparison("one", 1.0, 1.0)], {}, {}
+
+
+CLAIMS = [
+    Claim(id="Y.raises", paper="Y", reference="-", statement="a theory that cannot be computed",
+          experiment=_raises),
+    Claim(id="Y.broken", paper="Y", reference="-", statement="a claim with a bug of its own",
+          experiment=_code_error),
+    Claim(id="Y.holds", paper="Y", reference="-", statement="one equals one", experiment=_holds),
+]
+'''
+
+
+@pytest.fixture
+def plugin(tmp_path):
+    path = tmp_path / "raising_claims.py"
+    path.write_text(PLUGIN)
+    yield str(path)
+    if str(path) in registry.EXTRA_FILES:
+        registry.EXTRA_FILES.remove(str(path))
+    registry.claims.cache_clear()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_plugin_claim_that_raises_is_an_error_verdict_and_the_run_goes_on(plugin, workers):
+    res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y", CHEAP, "--no-cache", "--json",
+                                    "--workers", workers])
+    assert res.exit_code == 1, res.output
+    assert "internal error" not in res.output and "Traceback" not in res.output
+    recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
+    assert set(recs) == {"Y.raises", "Y.broken", "Y.holds", CHEAP}
+    assert recs["Y.raises"]["status"] == "error" and not recs["Y.raises"]["passed"]
+    assert recs["Y.raises"]["error"] == ("theory not computable: ValueError: the fixed point has no real root "
+                                         "at these parameters")
+    assert recs["Y.broken"]["status"] == "error" and "AttributeError" in recs["Y.broken"]["error"]
+    assert recs["Y.holds"]["status"] == "passed" and recs[CHEAP]["status"] == "passed"
+
+
+def test_the_text_output_names_the_claim_and_a_mutation_run_does_not_count_it_caught(plugin):
+    res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--no-cache"])
+    assert res.exit_code == 1
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
+    assert "Y.raises" in line and "theory not computable: ValueError: the fixed point" in line
+    assert "NOT all of 2 claims passed" in res.output
+    res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--no-cache", "--mutate", "0.05"])
+    assert res.exit_code == 1 and "NOT all of 1 claims rejected" in res.output
+
+
+def test_an_error_is_never_cached(plugin, tmp_path):
+    from numerics.core import cache
+
+    env = {"ATTNCHECK_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):
+        res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--json"], env=env)
+        assert res.exit_code == 1 and '"cached": false' in res.output
+    old = os.environ.get(cache.ENV)
+    os.environ[cache.ENV] = env["ATTNCHECK_CACHE_DIR"]
+    try:
+        assert cache.info()["entries"] == 0
+    finally:
+        os.environ[cache.ENV] = old
+
+
+# --- interrupts ----------------------------------------------------------------------------------
+SLOW_PLUGIN = '''
+import os
+import time
+
+from numerics.claims.base import Claim, Comparison
+
+
+def _slow(settings, claim):
+    time.sleep(600)
+    return [Comparison("never", 1.0, 1.0)], {}, {}
+
+
+def _quick(settings, claim):
+    open(os.environ["ATTNCHECK_TEST_MARKER"], "w").close()
+    return [Comparison("one", 1.0, 1.0)], {}, {}
+
+
+CLAIMS = [
+    Claim(id="Z.slow", paper="Z", reference="-", statement="never ends", experiment=_slow),
+    Claim(id="Z.quick", paper="Z", reference="-", statement="one equals one", experiment=_quick),
+]
+'''
+
+
+def _group_processes(pgid: int) -> list[int]:
+    """The live (non-zombie) processes of a process group (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def _no_process_left(pgid: int, within: float = 3.0) -> list[int]:
+    end = time.monotonic() + within
+    while (left := _group_processes(pgid)) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left
+
+
+def _attncheck(*args):
+    return [sys.executable, "-c", "from numerics.cli import main; main()", *args]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, sig):
+    """A slow claim and a quick one in a pool of two: after the quick one is done, SIGINT or
+    SIGTERM to the whole process group ends the run within 5 s, exit 130, one line, no
+    process left; the quick claim's evidence is in the cache (the slow one ran first in the
+    claims' order, so it was never printed)."""
+    path = tmp_path / "slow_claims.py"
+    path.write_text(SLOW_PLUGIN)
+    marker = tmp_path / "quick-done"
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
+    proc = subprocess.Popen(_attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", "--workers", "2"),
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < end and proc.poll() is None:
+            time.sleep(0.2)
+        assert marker.exists(), proc.communicate(timeout=5)
+        time.sleep(1.0)  # the quick claim's evidence reaches the parent
+        t0 = time.monotonic()
+        os.killpg(proc.pid, sig)
+        out, err = proc.communicate(timeout=15)
+        elapsed = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert elapsed < 5, elapsed
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "error: interrupted", err
+    assert not _no_process_left(proc.pid)
+    from numerics.core import cache
+
+    old = os.environ.get(cache.ENV)
+    os.environ[cache.ENV] = env["ATTNCHECK_CACHE_DIR"]
+    try:
+        assert cache.info()["entries"] == 1  # Z.quick, computed before the interrupt
+    finally:
+        os.environ[cache.ENV] = old
+
+
+def test_timeout_interrupts_a_parallel_verify():
+    """`timeout --preserve-status -s INT 8 attncheck verify --quick --workers 2 --no-cache`
+    returns within 15 s with exit 130 and no child process left."""
+    import shutil
+
+    if shutil.which("timeout") is None:
+        pytest.skip("needs coreutils timeout")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(["timeout", "--preserve-status", "-s", "INT", "8",
+                             *_attncheck("verify", "--quick", "--workers", "2", "--no-cache")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert elapsed < 15, elapsed
+    assert "Traceback" not in err, err
+    assert not _no_process_left(proc.pid)
