@@ -144,8 +144,10 @@ def _attncheck(*args):
     return [sys.executable, "-c", "from numerics.cli import main; main()", *args]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, sig):
+@pytest.mark.parametrize("sig,route", [(signal.SIGINT, ("--workers", "2")), (signal.SIGTERM, ("--workers", "2")),
+                                       (signal.SIGINT, ("--scheduler", "local"))],
+                         ids=["sigint-workers", "sigterm-workers", "sigint-scheduler"])
+def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, sig, route):
     """A slow claim and a quick one in a pool of two: after the quick one is done, SIGINT or
     SIGTERM to the whole process group ends the run within 5 s, exit 130, one line, no
     process left; the quick claim's evidence is in the cache (the slow one ran first in the
@@ -154,7 +156,9 @@ def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, 
     path.write_text(SLOW_PLUGIN)
     marker = tmp_path / "quick-done"
     env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
-    proc = subprocess.Popen(_attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", "--workers", "2"),
+    if route[0] == "--scheduler":
+        pytest.importorskip("distributed")
+    proc = subprocess.Popen(_attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", *route),
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -205,3 +209,56 @@ def test_timeout_interrupts_a_parallel_verify():
     assert elapsed < 15, elapsed
     assert "Traceback" not in err, err
     assert not _no_process_left(proc.pid)
+
+
+SWEEP_PLUGIN = '''
+import os
+import time
+
+import mpmath
+
+from numerics.claims.base import Claim, Comparison
+from numerics.core.params import Param, ParamSpace
+
+
+def _evaluate(values, dps):
+    if values["x"] > 1:
+        time.sleep(600)
+    open(os.environ["ATTNCHECK_TEST_MARKER"], "w").close()
+    return {"y": mpmath.mpf(values["x"])}
+
+
+CLAIMS = [Claim(id="Z.sweepable", paper="Z", reference="-", statement="y = x",
+                experiment=lambda s, c: ([Comparison("one", 1.0, 1.0)], {}, {}), evaluate=_evaluate,
+                param_space=ParamSpace((Param("x", float, 0.0, None, doc="x", default=1.0),)))]
+'''
+
+
+def test_an_interrupted_sweep_stops_at_once_and_keeps_its_points(tmp_path):
+    """A sweep in a pool of two: one point done, one never ends; SIGINT ends it within 5 s,
+    exit 130, no process left, the finished point on disk (a restart computes only the rest)."""
+    path = tmp_path / "sweep_claims.py"
+    path.write_text(SWEEP_PLUGIN)
+    marker, out_dir = tmp_path / "point-done", tmp_path / "sweep"
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
+    proc = subprocess.Popen(_attncheck("sweep", "--claims", str(path), "Z.sweepable", "--grid", "x=2,1",
+                                       "--workers", "2", "--out", str(out_dir)),
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < end and proc.poll() is None:
+            time.sleep(0.2)
+        assert marker.exists(), proc.communicate(timeout=5)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+        elapsed = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and elapsed < 5, (proc.returncode, elapsed, err)
+    assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("error: interrupted"), err
+    assert not _no_process_left(proc.pid)
+    assert len(list((out_dir / "points").glob("*.json"))) == 1
