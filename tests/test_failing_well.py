@@ -262,3 +262,51 @@ def test_an_interrupted_sweep_stops_at_once_and_keeps_its_points(tmp_path):
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("error: interrupted"), err
     assert not _no_process_left(proc.pid)
     assert len(list((out_dir / "points").glob("*.json"))) == 1
+
+
+# --- the verdict cache ---------------------------------------------------------------------------
+CACHED = ["B.coercivity.counterexample", "B.kl.bound"]
+TIMING = ("elapsed_s", "cached")
+
+
+def _records(text: str) -> list[dict]:
+    return [{k: v for k, v in json.loads(ln).items() if k not in TIMING}
+            for ln in text.splitlines() if ln.startswith("{")]
+
+
+def test_two_processes_sharing_one_cache_both_succeed_with_identical_records(tmp_path):
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache")}
+    procs = [subprocess.Popen(_attncheck("verify", *CACHED, "--json"), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert not any("warning" in err for _, err in outs), outs
+    first, second = (_records(out) for out, _ in outs)
+    assert len(first) == len(CACHED) and first == second
+    res = CliRunner().invoke(main, ["verify", *CACHED, "--json"], env={"ATTNCHECK_CACHE_DIR": env["ATTNCHECK_CACHE_DIR"]})
+    assert res.exit_code == 0 and _records(res.stdout) == first
+    assert all(json.loads(ln)["cached"] for ln in res.stdout.splitlines())
+    assert not list((tmp_path / "cache").rglob(".tmp-*"))  # no temporary file left behind
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "other object"])
+def test_a_damaged_cache_record_is_reported_once_and_recomputed(tmp_path, damage):
+    import pickle
+
+    env = {"ATTNCHECK_CACHE_DIR": str(tmp_path)}
+    run = lambda: CliRunner().invoke(main, ["verify", CACHED[0], "--json"], env=env)  # noqa: E731
+    cold = run()
+    assert cold.exit_code == 0
+    (record,) = (tmp_path / "evidence").rglob("*.pickle")
+    data = record.read_bytes()
+    record.write_bytes({"truncated": data[: len(data) // 2], "garbage": os.urandom(len(data)), "empty": b"",
+                        "other object": pickle.dumps({"not": "evidence"})}[damage])
+    again = run()
+    assert again.exit_code == 0, again.output
+    warnings = [ln for ln in again.stderr.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and str(record) in warnings[0] and "recomputing" in warnings[0], again.stderr
+    assert [json.loads(ln)["cached"] for ln in again.stdout.splitlines()] == [False]
+    assert _records(again.stdout) == _records(cold.stdout)
+    warm = run()
+    assert warm.exit_code == 0 and "warning" not in warm.stderr
+    assert [json.loads(ln)["cached"] for ln in warm.stdout.splitlines()] == [True]
