@@ -310,3 +310,30 @@ def test_a_damaged_cache_record_is_reported_once_and_recomputed(tmp_path, damage
     warm = run()
     assert warm.exit_code == 0 and "warning" not in warm.stderr
     assert [json.loads(ln)["cached"] for ln in warm.stdout.splitlines()] == [True]
+
+
+# --- the tests and the user's cache --------------------------------------------------------------
+def test_the_session_writes_its_own_cache_only():
+    """Whatever $ATTNCHECK_CACHE_DIR said when the session started, records go to the
+    session's own folder (tests/conftest.py)."""
+    import tempfile
+
+    from numerics.core import cache
+
+    user = os.environ.get("ATTNCHECK_TEST_USER_CACHE")
+    here = cache.cache_dir()
+    assert str(here).startswith(tempfile.gettempdir()) and here.name.startswith("attncheck-test-cache-")
+    assert user is None or os.path.abspath(user) != os.path.abspath(here)
+    res = CliRunner().invoke(main, ["verify", "B.coercivity.counterexample", "--json"])
+    assert res.exit_code == 0 and cache.info()["entries"] >= 1
+
+
+def test_the_tests_never_touch_the_users_cache(tmp_path):
+    user = tmp_path / "users-cache"
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(user), "ATTNCHECK_TEST_USER_CACHE": str(user)}
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          f"{__file__}::test_the_session_writes_its_own_cache_only"],
+                         env=env, capture_output=True, text=True, timeout=300,
+                         cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert not user.exists() or not any(user.rglob("*")), sorted(user.rglob("*"))
