@@ -150,6 +150,13 @@ class Value:
         return f"${self}$"
 
 
+def _priced(cost, *args, what=""):
+    """The request's estimate (``numerics.core.resources.priced``: the interpreter without a cost model)."""
+    from numerics.core import resources
+
+    return resources.priced(cost, *args, what=what)
+
+
 def _within_limits(estimate, max_memory, max_time) -> None:
     """Refuse a request above the memory/time limits before it runs (``ResourceError``, a
     ``ParameterError``); ``max_memory`` ('4G') and ``max_time`` ('2h') override the defaults
@@ -177,8 +184,7 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memo
     if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
         raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
     values = claim.param_space.validate(params)
-    if claim.cost is not None:
-        _within_limits(claim.cost(values), max_memory, max_time)
+    _within_limits(_priced(claim.cost, values, what=f"evaluate of {claim_id}"), max_memory, max_time)
     out = claim.evaluate(values, dps)
     import mpmath
 
@@ -226,8 +232,7 @@ def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_
     if not isinstance(dps, int) or isinstance(dps, bool) or not 5 <= dps <= 2000:
         raise ParameterError(f"dps must be an integer in [5, 2000], got {dps!r}")
     values = spec.param_space.validate(params)
-    if spec.cost is not None:
-        _within_limits(spec.cost(options, values), max_memory, max_time)
+    _within_limits(_priced(spec.cost, options, values, what=f"solve of {problem}"), max_memory, max_time)
     out = spec.solve(options, values, dps)
     if not out.get("converged", False):
         raise SolveError(Solution(RESULTS.failed, int(out.get("iterations", 0)),

@@ -124,6 +124,7 @@ def _limits(fn):
 
             try:
                 resources.set_limits(**{param.name: value})
+                resources.check(resources.unpriced(ctx.command_path))  # any command: its interpreter
             except ParameterError as e:
                 _fail(f"--{param.name.replace('_', '-')}: {e}")
         return value
@@ -401,9 +402,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
     todo = len(chosen) - cached
     from numerics.core import resources
 
-    if todo and resources.limits().time_source != resources.DEFAULT_TIME_SOURCE:  # an explicit --max-time
-        _check_cost(resources.Estimate(seconds=seconds / max(1, min(workers, todo)), what=f"verify of {todo} claims",
-                                       knobs=("the number of claims (or use --quick, more --workers)",)))
+    if todo and resources.explicit():  # an explicit --max-time or --max-memory
+        _check_cost(resources.verify_cost(seconds, todo, workers))
     if todo and not as_json:
         guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
                  f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
