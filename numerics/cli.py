@@ -473,6 +473,9 @@ def _power(chosen, settings, as_json) -> int:
         if as_json:
             click.echo(_dumps(p.to_json()))
             continue
+        if p.error:
+            click.echo(f"ERROR    {claim.id:34s} {p.error}")
+            continue
         killed = sum(m.killed for m in p.mutants)
         word = "KILLED" if p.all_killed else "SURVIVED"
         click.echo(f"{word:8s} {claim.id:34s} {killed}/{len(p.mutants)} mutants, "

@@ -337,3 +337,14 @@ def test_the_tests_never_touch_the_users_cache(tmp_path):
                          cwd=os.path.dirname(os.path.dirname(__file__)))
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert not user.exists() or not any(user.rglob("*")), sorted(user.rglob("*"))
+
+
+def test_power_of_a_claim_that_raises_is_an_error_and_the_others_still_run(plugin):
+    res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--power"])
+    assert res.exit_code == 1 and "internal error" not in res.output, res.output
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
+    assert "Y.raises" in line and "theory not computable: ValueError" in line
+    assert "Y.holds" in res.output
+    res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--power", "--json"])
+    rec = json.loads(res.output.splitlines()[0])
+    assert res.exit_code == 1 and rec["error"].startswith("theory not computable") and not rec["all_killed"]

@@ -355,10 +355,12 @@ class Power:
     scaled: dict  # {"+0.05": killed, "-0.05": killed}
     scale_exact: bool  # the output scaling scaled every non-zero theory value as declared
     detectable: list  # per row: the smallest relative theory error it detects (both signs)
+    #: non-empty: the claim itself could not be run (as ``Verdict.error``); nothing was killed
+    error: str = ""
 
     @property
     def all_killed(self) -> bool:
-        return all(m.killed for m in self.mutants) and all(self.scaled.values())
+        return not self.error and all(m.killed for m in self.mutants) and all(self.scaled.values())
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -401,8 +403,11 @@ def power(claim: "Claim", settings: Settings, delta: float = 0.05) -> Power:
     """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
     output steps; the experiment is collected once (memo) and only the theory recomputed."""
     from derivations.core import all_mutants, scaled
+    from numerics.claims.runner import collect_one
 
-    base = claim.collect(settings)
+    base = collect_one(claim, settings)  # a claim that raises is an error, not a crash of the run
+    if base.error:
+        return Power(claim.id, [], {}, False, [], error=base.error)
     table = all_mutants()
     outcomes = []
     for name in claim.mutants:
