@@ -191,9 +191,9 @@ def load(claim, settings):
     except Exception as e:  # truncated or corrupted bytes raise almost anything
         _unreadable(p, f"{type(e).__name__}: {e}"[:200] if str(e) else type(e).__name__)
         return None
-    from numerics.claims.base import Evidence
-
-    if not isinstance(ev, Evidence) or ev.claim_id != claim.id or getattr(ev, "error", ""):
+    # evidence of this claim (numerics.claims.base.Evidence; core stays generic: by its fields)
+    if getattr(ev, "claim_id", None) != claim.id or not isinstance(getattr(ev, "comparisons", None), list) \
+            or getattr(ev, "error", ""):
         _unreadable(p, "not the evidence of this claim")
         return None
     return ev
