@@ -348,3 +348,19 @@ def test_power_of_a_claim_that_raises_is_an_error_and_the_others_still_run(plugi
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--power", "--json"])
     rec = json.loads(res.output.splitlines()[0])
     assert res.exit_code == 1 and rec["error"].startswith("theory not computable") and not rec["all_killed"]
+
+
+def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monkeypatch):
+    claim = registry.claims()["B.coercivity.counterexample"]
+
+    def broken(settings, claim):
+        raise TypeError("unsupported operand type(s) for +: 'Symbol' and 'NoneType'")
+
+    broken.__module__ = claim.experiment.__module__  # a defect inside attncheck's own claim code
+    monkeypatch.setattr(claim, "experiment", broken)
+    res = CliRunner().invoke(main, ["verify", claim.id, CHEAP, "--no-cache", "--json"])
+    assert res.exit_code == 1, res.output
+    recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
+    assert recs[claim.id]["status"] == "error"
+    assert recs[claim.id]["error"].startswith("internal error: TypeError: unsupported operand")
+    assert "please report it" in recs[claim.id]["error"] and recs[CHEAP]["status"] == "passed"
