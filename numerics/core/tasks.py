@@ -79,12 +79,26 @@ def _worker_init() -> None:
     worker dies with its parent (Linux), even if the parent is killed outright."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since its start (_Pool)
     try:
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+
+
+class _Pool(ProcessPoolExecutor):
+    """A worker starts with SIGINT blocked (the mask survives fork and exec), so an interrupt
+    that reaches the process group while the worker's interpreter starts, before
+    :func:`_worker_init` ignores SIGINT, prints no traceback."""
+
+    def _spawn_process(self):
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super()._spawn_process()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _pool_processes(pool) -> list:
@@ -171,8 +185,7 @@ def process_pool(n: int):
     ``KeyboardInterrupt``) cancels what has not started and terminates the workers at once."""
     import multiprocessing
 
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_worker_init)
+    pool = _Pool(max_workers=n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
     with interruptible(lambda: _terminate(_pool_processes(pool), grace=0.5)):
         try:
             yield pool
