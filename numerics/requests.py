@@ -222,8 +222,8 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
     arrays = {k: v for k, v in params.items() if isinstance(v, np.ndarray)}
     if not arrays:
         values = c.param_space.validate(params)
-        if c.cost is not None:
-            check_cost(c.cost(values), announce=announce, max_memory=max_memory, max_time=max_time)
+        check_cost(resources.priced(c.cost, values, what=f"evaluate of {c.id}"), announce=announce,
+                   max_memory=max_memory, max_time=max_time)
         raw = _one(c, values, digits)
         return Evaluation(c.id, values, digits, V.values(raw, digits), raw)
     try:
@@ -325,14 +325,15 @@ def solve(name, given_options: Mapping, params: Mapping, dps_=DPS.default, *, sp
     """Validate, price and solve.  The result is returned whether or not it converged (the
     caller decides: the API raises SolveError, the CLI prints the status and exits 1); a
     non-converged result has no values."""
+    from numerics.core import resources
     from numerics.core import value as V
 
     spec = problem(name)
     opts = options(spec, given_options, spell)
     digits = dps(dps_, None, spell)
     values = spec.param_space.validate(params)
-    if spec.cost is not None:
-        check_cost(spec.cost(opts, values), announce=announce, max_memory=max_memory, max_time=max_time)
+    check_cost(resources.priced(spec.cost, opts, values, what=f"solve of {name}"), announce=announce,
+               max_memory=max_memory, max_time=max_time)
     out = spec.solve(opts, values, digits)
     ok = bool(out.get("converged", False))
     numbers_, stats = {}, {}

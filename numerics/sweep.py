@@ -97,10 +97,13 @@ def _to_float(v):
         return None
 
 
-def compute_point(target: Target, params: dict, dps: int) -> dict:
-    """One grid point: the claim's ``evaluate`` or the problem's ``solve`` (in any process)."""
+def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> dict:
+    """One grid point: the claim's ``evaluate`` or the problem's ``solve`` (in any process;
+    ``files``: the user's claim files, ``--claims``, registered in that process too)."""
     from numerics.core import registry
 
+    for f in files:
+        registry.add_claims_file(f)
     t0 = time.perf_counter()
     if target.kind == "claim":
         claim = registry.claims()[target.name]
@@ -142,6 +145,9 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
     keyed = [(point_key(target, p, dps), p) for p in todo_all]
     pdir = out_dir / "points"
     missing = [(k, p) for k, p in keyed if not (pdir / f"{k}.json").exists()]
+    from numerics.core.registry import EXTRA_FILES
+
+    files = tuple(EXTRA_FILES)  # a pool's or a cluster's workers load the user's claim files too
     t0 = time.time()
 
     def record(k, p, res):
@@ -152,19 +158,23 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
 
         with client_for(scheduler) as client:
             futures = client.map(compute_point, [target] * len(missing), [p for _, p in missing],
-                                 [dps] * len(missing), pure=False)
-            for (k, p), fut in zip(missing, futures):
-                record(k, p, fut.result())
+                                 [dps] * len(missing), [files] * len(missing), pure=False)
+            from distributed import as_completed as finished
+
+            where = {fut.key: kp for kp, fut in zip(missing, futures)}
+            for fut in finished(futures):  # each point is written as soon as it is computed
+                record(*where[fut.key], fut.result())
                 if progress:
                     progress(1)
     elif workers > 1 and len(missing) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        import multiprocessing
+        from numerics.core.tasks import process_pool
 
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futs = [pool.submit(compute_point, target, p, dps) for _, p in missing]
-            for (k, p), fut in zip(missing, futs):
-                record(k, p, fut.result())
+        with process_pool(workers) as pool:  # an interrupt stops it at once; written points stay
+            from concurrent.futures import as_completed
+
+            futs = {pool.submit(compute_point, target, p, dps, files): (k, p) for k, p in missing}
+            for fut in as_completed(futs):  # each point is written as soon as it is computed
+                record(*futs[fut], fut.result())
                 if progress:
                     progress(1)
     else:

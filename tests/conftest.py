@@ -1,10 +1,20 @@
 import os
+import shutil
 import tempfile
 
-# the CLI's verdict cache goes to a folder of this test session, never the user's
-os.environ.setdefault("ATTNCHECK_CACHE_DIR", tempfile.mkdtemp(prefix="attncheck-test-cache-"))
+import pytest
 
-from hypothesis import HealthCheck, settings
+# The tests never touch the user's verdict cache: whatever $ATTNCHECK_CACHE_DIR says, the CLI,
+# the API and every subprocess of this test session use a folder of the session's own (set at
+# import, before any test module reads it; the fixture below re-asserts it and removes it at
+# the end). The user's limits do not change what the tests see either.
+USER_CACHE_DIR = os.environ.get("ATTNCHECK_CACHE_DIR")
+SESSION_CACHE_DIR = tempfile.mkdtemp(prefix="attncheck-test-cache-")
+os.environ["ATTNCHECK_CACHE_DIR"] = SESSION_CACHE_DIR
+for _name in ("ATTNCHECK_MAX_MEMORY", "ATTNCHECK_MAX_TIME", "ATTNCHECK_TRIAL_WORKERS"):
+    os.environ.pop(_name, None)
+
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile(
     "ci", deadline=None, derandomize=True, max_examples=25,
@@ -12,6 +22,18 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def session_cache_dir():
+    """The verdict cache of this test session (numerics.core.cache reads the variable at each
+    use; the records it reported unreadable are forgotten)."""
+    from numerics.core import cache
+
+    os.environ[cache.ENV] = SESSION_CACHE_DIR
+    cache._REPORTED.clear()
+    yield SESSION_CACHE_DIR
+    shutil.rmtree(SESSION_CACHE_DIR, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -28,6 +28,21 @@ NASTY = ["nan", "NaN", "inf", "-inf", "1e308", "-1e308", "1e-320", "0", "-1", "-
          "0x10", "1e999", "2", "0.5", "3", "10", "True", "None", "1/2", "∞", "10000000000000000000000"]
 BUDGET_S = 60
 TRIED = {"inputs": 0, "api": 0}
+#: the fuzz tests: (test body, its strategies, its default number of inputs)
+FUZZED: dict = {}
+#: the slow run's total number of inputs (``pytest -m slow tests/test_fuzz_cli.py``)
+AT_SCALE = int(os.environ.get("ATTNCHECK_FUZZ_INPUTS", "10000"))
+
+
+def _fuzz(n: int, **strategies):
+    """A fuzz test of ``n`` inputs in the default run; the slow run (``test_fuzz_at_scale``)
+    runs the same body and strategies scaled to :data:`AT_SCALE` inputs in all."""
+
+    def wrap(body):
+        FUZZED[body.__name__] = (body, strategies, n)
+        return settings(max_examples=n, deadline=None)(given(**strategies)(body))
+
+    return wrap
 
 
 class Timeout(Exception):
@@ -77,16 +92,14 @@ paths = st.sampled_from(["/nonexistent/dir/x", "/tmp", "", "/tmp/attncheck-fuzz-
     .flatmap(lambda p: st.sampled_from([p, p + ".tex", p + ".png", p + ".pdf", p + ".json"]))
 
 
-@settings(max_examples=60, deadline=None)
-@given(claim=st.sampled_from(EVALUABLE + ["nope", "", "A."]), items=param_items,
+@_fuzz(60, claim=st.sampled_from(EVALUABLE + ["nope", "", "A."]), items=param_items,
        dps=st.sampled_from(["5", "30", "4", "2001", "-1", "x"]), as_json=st.booleans())
 def test_eval_never_tracebacks(claim, items, dps, as_json):
     args = ["eval", claim, "--dps", dps] + [a for it in items for a in ("--param", it)]
     _run(args + (["--json"] if as_json else []))
 
 
-@settings(max_examples=40, deadline=None)
-@given(model=st.sampled_from(["attention", "pool", "vec", "bogus", None]),
+@_fuzz(40, model=st.sampled_from(["attention", "pool", "vec", "bogus", None]),
        loss=st.sampled_from(["logistic", "square", "hinge", None]), items=param_items)
 def test_solve_never_tracebacks(model, loss, items):
     args = ["solve", "sparse-token"]
@@ -97,15 +110,15 @@ def test_solve_never_tracebacks(model, loss, items):
     _run(args + [a for it in items for a in ("--param", it)] + ["--param", "lam=-1"])
 
 
-@settings(max_examples=40, deadline=None)
-@given(cmd=st.sampled_from(["latex", "figure", "verify", "sweep", "list", "cache", "bench", "nope"]),
+@_fuzz(40, cmd=st.sampled_from(["latex", "figure", "verify", "sweep", "list", "cache", "bench", "nope"]),
        ids=st.lists(st.sampled_from(list(CLAIMS) + ["nope", "A", "B.zzz", ""]), max_size=2), path=paths,
        flags=st.lists(st.sampled_from(["--quick", "--full", "--json", "--mutate", "nan", "--seed", "-3",
                                        "--workers", "0", "--dps", "1", "--power", "--grid", "beta=1:2:0",
                                        "--format", "xls", "--bogus"]), max_size=3))
 def test_other_commands_never_traceback(cmd, ids, path, flags):
     if cmd == "latex":
-        args = ["latex", *ids, "-o", path]
+        # no ids is the LaTeX of every claim: a minute on a busy machine (tests/test_cli.py has it)
+        args = ["latex", *(ids or ["B.kl"]), "-o", path]
     elif cmd == "figure":
         args = ["figure", *(ids[:1] or ["A.thm3.fig"]), "-o", path, *[f for f in flags if f != "--full"]]
         if not any(f in flags for f in ("--bogus", "--mutate", "--grid", "--format", "--power", "--workers")) \
@@ -130,8 +143,7 @@ LIMITS = st.sampled_from(["--max-memory", "--max-time"]).flatmap(
                                                          "1e999", "2h", "512M", "1.5x"])))
 
 
-@settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.tuples(st.sampled_from(["L", "log2_points", "n_scrambles", "R"]), SIZES), max_size=3),
+@_fuzz(40, sizes=st.lists(st.tuples(st.sampled_from(["L", "log2_points", "n_scrambles", "R"]), SIZES), max_size=3),
        limit=st.none() | LIMITS, where=st.sampled_from(["group", "command"]), as_json=st.booleans())
 def test_solve_sizes_are_refused_up_front(sizes, limit, where, as_json):
     """Attention solves of any size: refused before any computation (a 1 s time limit is below
@@ -144,8 +156,7 @@ def test_solve_sizes_are_refused_up_front(sizes, limit, where, as_json):
     assert res.exit_code == 2
 
 
-@settings(max_examples=30, deadline=None)
-@given(claim=st.sampled_from(["A.capacity.ordering", "A.capacity.conjecture1_fails", "A.thm1.linear_threshold"]),
+@_fuzz(30, claim=st.sampled_from(["A.capacity.ordering", "A.capacity.conjecture1_fails", "A.thm1.linear_threshold"]),
        L=SIZES, limit=LIMITS)
 def test_eval_sizes_and_limits(claim, L, limit):
     """eval with a size the claim's cost model prices (L of the attention capacity) and random
@@ -154,8 +165,7 @@ def test_eval_sizes_and_limits(claim, L, limit):
     assert res.exit_code in (0, 2)
 
 
-@settings(max_examples=30, deadline=None)
-@given(cmd=st.sampled_from(["report", "latex", "figure", "sweep", "list", "cache", "eval", "verify"]),
+@_fuzz(30, cmd=st.sampled_from(["report", "latex", "figure", "sweep", "list", "cache", "eval", "verify"]),
        path=paths, extra=st.lists(st.sampled_from(["--no-power", "--no-figures", "--no-cache", "--body", "--json",
                                                   "--snippets", "/proc/x", "--quick", "--full", "--max-time", "1s",
                                                   "--claims", "/nonexistent.py", "--from", "/tmp", "info", "--help"]),
@@ -211,16 +221,14 @@ def _api(fn, *args, **kw):
     return out
 
 
-@settings(max_examples=50, deadline=None)
-@given(claim=st.sampled_from(EVALUABLE + ["nope", ""]) | st.integers(), names=st.lists(
+@_fuzz(50, claim=st.sampled_from(EVALUABLE + ["nope", ""]) | st.integers(), names=st.lists(
     st.sampled_from(PARAM_NAMES) | st.text(string.ascii_letters, max_size=5), max_size=3),
        vals=st.lists(API_VALUES, min_size=3, max_size=3), dps=st.sampled_from([5, 30, 4, 2001, "30", None, True]))
 def test_api_evaluate(claim, names, vals, dps):
     _api("evaluate", claim, dps=dps, max_time="5s", **dict(zip(names, vals)))
 
 
-@settings(max_examples=40, deadline=None)
-@given(model=st.sampled_from(["attention", "pool", "bogus", 3, None]), names=st.lists(
+@_fuzz(40, model=st.sampled_from(["attention", "pool", "bogus", 3, None]), names=st.lists(
     st.sampled_from(["L", "log2_points", "n_scrambles", "lam", "alpha1", "q_norm", "nope"]), max_size=3),
        vals=st.lists(API_VALUES, min_size=3, max_size=3), problem=st.sampled_from(["sparse-token", "nope", None]))
 def test_api_solve(model, names, vals, problem):
@@ -232,8 +240,7 @@ def test_api_solve(model, names, vals, problem):
     _api("solve", problem, max_time="1s", **kw)
 
 
-@settings(max_examples=30, deadline=None)
-@given(fn=st.sampled_from(["verify", "simulate", "power", "latex", "equations"]),
+@_fuzz(30, fn=st.sampled_from(["verify", "simulate", "power", "latex", "equations"]),
        ids=st.sampled_from([None, "nope", "", 3, ["nope"], ["B.kl", 3], "A.zzz"]),
        kw=st.dictionaries(st.sampled_from(["mode", "seed", "dps", "workers", "mutate"]),
                           st.sampled_from(["bogus", -1, 0, 4, 2001, float("nan"), float("inf"), True, "1", None, 65]),
@@ -256,6 +263,35 @@ def test_api_other_functions(fn, ids, kw):
     if ids in (None, ""):
         ids = "nope"  # every claim would run
     _api(fn, ids, **kw)
+
+
+def _at_scale(name: str):
+    body, strategies, n = FUZZED[name]
+    scale = math.ceil(AT_SCALE / sum(k for _, _, k in FUZZED.values()))
+    return settings(max_examples=n * scale, deadline=None, database=None)(given(**strategies)(body))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FUZZED))
+def test_fuzz_at_scale(name):
+    """Every fuzz test above (every subcommand and the API) at a sample scaled so that the
+    slow run tries at least AT_SCALE (10^4) inputs in all."""
+    before = TRIED["inputs"] + TRIED["api"]
+    _at_scale(name)()
+    SCALED[name] = TRIED["inputs"] + TRIED["api"] - before
+
+
+SCALED: dict = {}
+
+
+@pytest.mark.slow
+def test_report_inputs_tried_at_scale():
+    """The slow run's count: at least AT_SCALE inputs, across every fuzz test."""
+    total = TRIED["inputs"] + TRIED["api"]
+    print(f"\nfuzz at scale: {TRIED['inputs']} CLI inputs and {TRIED['api']} API calls tried "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(SCALED.items()))}), no traceback, no silent NaN")
+    assert set(SCALED) == set(FUZZED) and all(SCALED.values()), SCALED
+    assert total >= AT_SCALE, (total, SCALED)
 
 
 def test_report_inputs_tried():

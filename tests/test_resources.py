@@ -91,3 +91,52 @@ def test_equations_in_row_blocks_give_the_same_solution(monkeypatch):
         assert blocks.raw.x[k] == pytest.approx(v, rel=1e-12, abs=1e-12)
     for k, v in whole.raw.metrics.items():
         assert blocks.raw.metrics[k] == pytest.approx(v, rel=1e-12, abs=1e-14)
+
+
+# --- every subcommand honours the limits, or rejects them ----------------------------------------
+COMMANDS = {
+    "list": ["list"], "latex": ["latex", "B.kl"], "eval": ["eval", "B.rate.exponent"],
+    "certify": ["eval", "A.thm3.q2_cosine", "--certify"], "solve": ["solve", "sparse-token", "--model", "pool"],
+    "sweep": ["sweep", "B.rate.exponent", "--grid", "beta=2,3", "--out", "/tmp/attncheck-never-written"],
+    "verify": ["verify", "B.kl.bound", "--no-cache"], "report": ["report", "B.kl.bound", "-o", "/tmp/never.html"],
+    "figure": ["figure", "A.thm3.fig", "-o", "/tmp/never.png"], "bench": ["bench", "eval.dps"],
+    "cache": ["cache", "info"],
+}
+WITH_OPTIONS = ("eval", "certify", "solve", "sweep", "verify")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_honours_a_memory_limit_below_its_interpreter(name):
+    """`attncheck --max-memory 1K COMMAND` (and `COMMAND --max-memory 1K` where the command takes
+    the option) is refused at once: no command runs in less than its interpreter."""
+    args = COMMANDS[name]
+    runs = [["--max-memory", "1K", *args]] + ([[*args, "--max-memory", "1K"]] if name in WITH_OPTIONS else [])
+    for argv in runs:
+        t0 = time.perf_counter()
+        res = CliRunner().invoke(main, argv)
+        assert res.exit_code == 2, (argv, res.output)
+        lines = [ln for ln in res.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: --max-memory") and "1 KiB" in lines[0], lines
+        assert time.perf_counter() - t0 < 5
+    assert resources.limits().memory_source == resources.DEFAULT_MEMORY_SOURCE  # not outliving the call
+
+
+@pytest.mark.parametrize("name", sorted(set(COMMANDS) - set(WITH_OPTIONS)))
+def test_commands_without_a_cost_model_reject_the_options_of_their_own(name):
+    res = CliRunner().invoke(main, [*COMMANDS[name], "--max-time", "1h"])
+    assert res.exit_code == 2 and "--max-time" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_verify_counts_the_interpreters_of_its_pool():
+    res = CliRunner().invoke(main, ["verify", "B.kl.bound", "B.coercivity.counterexample", "--no-cache",
+                                    "--workers", "4", "--max-memory", "600M"])
+    assert res.exit_code == 2 and "verify of 2 claims" in res.output and "--workers" not in res.output.split(":")[0]
+
+
+def test_api_honours_the_memory_limit_without_a_cost_model():
+    assert attncheck.claims()["B.rate.exponent"].cost is None  # a closed form without a cost model
+    with pytest.raises(resources.ResourceError, match="max_memory="):
+        attncheck.evaluate("B.rate.exponent", max_memory="1K")
+    with pytest.raises(resources.ResourceError, match="max_memory="):
+        attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01, max_memory="1K")
+    assert attncheck.evaluate("B.rate.exponent", max_memory="4G")

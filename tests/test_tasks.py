@@ -26,3 +26,41 @@ def test_progress_is_reported_for_tracked_loops_and_maps():
         map_tasks(_draw, [(0, 1), (1, 1)], "map")
     assert seen[-1] == ("map", 2, 2) and ("loop", 3, 3) in seen and ("loop", 0, 3) in seen
     assert list(track([1, 2], "silent")) == [1, 2]  # no reporter: nothing happens
+
+
+def _sigint_disposition(_):
+    import signal
+
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_pool_workers_leave_sigint_to_the_parent_and_end_with_the_pool():
+    import signal
+
+    from numerics.core.tasks import _pool_processes, process_pool
+
+    before = signal.getsignal(signal.SIGINT)
+    with process_pool(2) as pool:
+        assert pool.submit(_sigint_disposition, 0).result() is True
+        assert signal.getsignal(signal.SIGINT) is not before  # the parent's handler stops the pool
+        procs = _pool_processes(pool)
+    assert signal.getsignal(signal.SIGINT) is before
+    assert procs and not any(p.is_alive() for p in procs)
+
+
+def test_a_pool_left_by_an_exception_terminates_its_workers_at_once():
+    import time
+
+    from numerics.core.tasks import _pool_processes, process_pool
+
+    t0 = time.monotonic()
+    try:
+        with process_pool(2) as pool:
+            pool.submit(time.sleep, 600)
+            pool.submit(time.sleep, 600)
+            pool.submit(time.sleep, 600)  # never started: cancelled
+            procs = _pool_processes(pool)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert time.monotonic() - t0 < 10 and not any(p.is_alive() for p in procs)

@@ -133,6 +133,9 @@ class Evidence:
     details: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
     seed_paths: list = field(default_factory=list)
+    #: why no rows were collected: the claim's theory or experiment raised (one line naming the
+    #: exception; numerics.claims.runner.error_evidence). Never stored in the verdict cache.
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,13 @@ class Verdict:
     statement: str = ""
     #: Python and the numerical packages of the run (numerics.core.cache.versions)
     versions: dict = field(default_factory=dict)
+    #: non-empty: the claim could not be run (its theory or experiment raised); no rows, not passed
+    error: str = ""
+
+    @property
+    def status(self) -> str:
+        """``passed``, ``failed`` (a row outside its tolerance) or ``error`` (nothing judged)."""
+        return "error" if self.error else "passed" if self.passed else "failed"
 
     def __repr__(self) -> str:  # one line; the rows are in .rows, the table in _repr_html_
         zs = [abs(r.z) for r in self.rows if r.z is not None]
@@ -185,18 +195,30 @@ class Verdict:
             f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
             f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
             f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows)
-        word = "PASS" if self.passed else "FAIL"
+        word = "ERROR" if self.error else "PASS" if self.passed else "FAIL"
+        if self.error:
+            return f"<p><b>{word}</b> <code>{html.escape(self.id)}</code>: {html.escape(self.error)}</p>"
         return (f"<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "
                 f"{html.escape(self.statement)}</p><table>{head}{body}</table>")
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["schema"] = SCHEMA
+        d["status"] = self.status
         d["seed_paths"] = [list(p) for p in self.seed_paths]
         return d
 
 
 def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None) -> Verdict:
+    """The verdict of ``evidence``; evidence with an ``error`` gives an error verdict (no rows,
+    not passed, and never counted as a caught mutation)."""
+    if getattr(evidence, "error", ""):
+        s = evidence.settings
+        return Verdict(id=evidence.claim_id, passed=False, rows=[], mode=s.mode, seed=s.seed,
+                       seed_paths=evidence.seed_paths, backend=s.backend, dps=s.dps, mutate=mutate, z_crit=0.0,
+                       sizes=evidence.sizes, details=evidence.details, elapsed_s=evidence.elapsed_s,
+                       reference=claim.reference if claim else "", statement=claim.statement if claim else "",
+                       versions=dict(_versions()), error=evidence.error)
     if not evidence.comparisons:
         raise ValueError(f"{evidence.claim_id}: a claim with no comparisons checks nothing")
     zc = z_critical(len(evidence.comparisons))
@@ -341,10 +363,12 @@ class Power:
     scaled: dict  # {"+0.05": killed, "-0.05": killed}
     scale_exact: bool  # the output scaling scaled every non-zero theory value as declared
     detectable: list  # per row: the smallest relative theory error it detects (both signs)
+    #: non-empty: the claim itself could not be run (as ``Verdict.error``); nothing was killed
+    error: str = ""
 
     @property
     def all_killed(self) -> bool:
-        return all(m.killed for m in self.mutants) and all(self.scaled.values())
+        return not self.error and all(m.killed for m in self.mutants) and all(self.scaled.values())
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -387,8 +411,11 @@ def power(claim: "Claim", settings: Settings, delta: float = 0.05) -> Power:
     """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
     output steps; the experiment is collected once (memo) and only the theory recomputed."""
     from derivations.core import all_mutants, scaled
+    from numerics.claims.runner import collect_one
 
-    base = claim.collect(settings)
+    base = collect_one(claim, settings)  # a claim that raises is an error, not a crash of the run
+    if base.error:
+        return Power(claim.id, [], {}, False, [], error=base.error)
     table = all_mutants()
     outcomes = []
     for name in claim.mutants:

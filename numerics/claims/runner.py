@@ -3,14 +3,61 @@
 Every task's seed derives from its path (claim id, then sub-task names), never from the order
 tasks run in, so the evidence of a claim is the same whether it runs alone, inside its family,
 in a pool of any size or from the cache (timing fields aside).
+
+A claim whose theory or experiment raises does not stop the run: its evidence carries the
+error (:func:`error_evidence`; the verdict is an error, never cached) and the other claims run.
+An interrupt (SIGINT, SIGTERM) stops the pool's workers at once (``numerics.core.tasks``); the
+evidence finished by then is in the cache.
 """
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+import time
 from typing import Callable, Iterator
 
-from numerics.claims.base import Evidence, Settings
+from numerics.claims.base import CODE_ERRORS, Evidence, Settings
 from numerics.core import cache
+
+
+def _built_in(claim) -> bool:
+    module = getattr(claim, "module", None) or getattr(getattr(claim, "experiment", None), "__module__", "") or ""
+    return module.split(".")[0] in cache.PROJECT_PACKAGES
+
+
+def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=None,
+                   elapsed_s: float = 0.0) -> Evidence:
+    """The evidence of a claim that raised: no rows, and ``error`` naming the exception.
+
+    ``theory not computable: TYPE: MESSAGE`` for a mathematical failure (a SolveError, a
+    ValueError, an ArithmeticError ...) or any exception of a user's claim; a programming error
+    (``CODE_ERRORS``) in a built-in claim is an internal error of attncheck.  Where it was raised
+    (file:line in function) is ``details["raised_at"]``."""
+    import traceback
+
+    what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
+    if len(what) > 400:
+        what = what[:399] + "…"
+    if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
+        text = f"internal error: {what} (a defect of attncheck; please report it)"
+    else:
+        text = f"theory not computable: {what}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    return Evidence(claim_id=claim_id, comparisons=[], settings=settings, details={"raised_at": where},
+                    elapsed_s=elapsed_s, error=text)
+
+
+def collect_one(claim, settings: Settings) -> Evidence:
+    """``claim.collect(settings)``, or its error evidence when the claim raises (an interrupt,
+    or a refusal up front by the resource limits, still propagates)."""
+    from numerics.core.resources import ResourceError
+
+    t0 = time.perf_counter()
+    try:
+        return _real(claim).collect(settings)
+    except ResourceError:
+        raise
+    except Exception as e:
+        return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
 
 
 def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> Evidence:
@@ -18,40 +65,82 @@ def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> 
 
     from numerics.core import registry
 
-    for f in files:  # claims from the user's files exist in the worker too
-        registry.add_claims_file(f)
+    try:
+        for f in files:  # claims from the user's files exist in the worker too
+            registry.add_claims_file(f)
+        claim = registry.claims()[claim_id]
+    except Exception as e:
+        return error_evidence(claim_id, settings, e)
     with threadpool_limits(1):  # one BLAS thread per worker: the pool is the parallelism
-        return registry.claims()[claim_id].collect(settings)
+        return collect_one(claim, settings)
 
 
 def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool = True,
                 scheduler: str | None = None,
                 on_start: Callable | None = None) -> Iterator[tuple[object, Evidence, bool]]:
     """Yield ``(claim, evidence, cached)`` in the order of ``claims``: from the cache, in
-    process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``."""
+    process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``.
+    Evidence with an ``error`` stands for a claim that raised; the others still run."""
     from numerics.core.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)
     claims = list(claims)
     found = {c.id: cache.load(c, settings) for c in claims} if use_cache else {}
     todo = [c for c in claims if found.get(c.id) is None]
+    stored: set = set()
     if scheduler and todo:
         from numerics.core.cluster import client_for
 
         with client_for(scheduler) as client:
             futures = {c.id: client.submit(_collect_in_worker, c.id, settings, files, pure=False) for c in todo}
-            yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
+            try:
+                yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start,
+                                  stored)
+            except BaseException:
+                _keep_finished(todo, futures, lambda f: f.status == "finished", settings, use_cache, stored)
+                raise
         return
     if workers > 1 and len(todo) > 1:
-        ctx = __import__("multiprocessing").get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+        from numerics.core.tasks import process_pool
+
+        with process_pool(min(workers, len(todo))) as pool:
             futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files) for c in todo}
-            yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start)
+            try:
+                yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start,
+                                  stored)
+            except BaseException:
+                _keep_finished(todo, futures, lambda f: f.done() and not f.cancelled() and f.exception() is None,
+                               settings, use_cache, stored)
+                raise
         return
     from numerics.core.tasks import trial_workers
 
     with trial_workers(workers):  # one claim to compute: its trials get the workers
-        yield from _drain(claims, found, lambda c: _real(c).collect(settings), settings, use_cache, on_start)
+        yield from _drain(claims, found, lambda c: collect_one(c, settings), settings, use_cache, on_start, stored)
+
+
+def _keep_finished(todo, futures, finished, settings, use_cache, stored) -> None:
+    """After an interrupt: the evidence computed but not yet yielded goes to the cache too."""
+    if not use_cache:
+        return
+    for c in todo:
+        f = futures.get(c.id)
+        if c.id in stored or f is None:
+            continue
+        try:
+            if finished(f):
+                _record(c, f.result(), settings, use_cache, stored)
+        except Exception:  # a worker gone with its task: nothing to keep
+            continue
+
+
+def _record(c, ev, settings, use_cache, stored) -> None:
+    if getattr(ev, "error", ""):  # an error is not evidence: never cached, rerun next time
+        return
+    cache.record_time(c.id, settings.mode, ev.elapsed_s)
+    if use_cache:
+        cache.store(c, settings, ev)
+        stored.add(c.id)
 
 
 def _real(c):
@@ -61,7 +150,8 @@ def _real(c):
     return registry.claim(c.id) if isinstance(c, registry.ClaimStub) else c
 
 
-def _drain(claims, found, get, settings, use_cache, on_start):
+def _drain(claims, found, get, settings, use_cache, on_start, stored=None):
+    stored = set() if stored is None else stored
     for c in claims:
         ev = found.get(c.id)
         if ev is not None:
@@ -70,10 +160,14 @@ def _drain(claims, found, get, settings, use_cache, on_start):
         if on_start:
             on_start(c)
         ev = get(c)
-        c = _real(c)
-        cache.record_time(c.id, settings.mode, ev.elapsed_s)
-        if use_cache:
-            cache.store(c, settings, ev)
+        if not getattr(ev, "error", ""):
+            c = _real(c)
+        else:
+            try:
+                c = _real(c)
+            except Exception:  # a claim that cannot even be imported keeps its stub
+                pass
+        _record(c, ev, settings, use_cache, stored)
         yield c, ev, False
 
 

@@ -95,6 +95,7 @@ def _limits(fn):
 
             try:
                 resources.set_limits(**{param.name: value})
+                resources.check(resources.unpriced(ctx.command_path))  # any command: its interpreter
             except ParameterError as e:
                 _fail(f"--{param.name.replace('_', '-')}: {e}")
         return value
@@ -185,9 +186,10 @@ class _OneLineErrors(click.Group):
                                                   standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("error: aborted", err=True)
-            sys.exit(1)
+        except click.Abort as e:  # an interrupt (SIGINT, SIGTERM in a pool: numerics.core.tasks) exits 130
+            interrupted = isinstance(e.__cause__, KeyboardInterrupt)
+            click.echo("error: interrupted" if interrupted else "error: aborted", err=True)
+            sys.exit(130 if interrupted else 1)
         except (KeyboardInterrupt, SystemExit):
             raise
         except click.ClickException as e:

@@ -117,9 +117,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
     todo = len(chosen) - cached
     from numerics.core import resources
 
-    if todo and resources.limits().time_source != resources.DEFAULT_TIME_SOURCE:  # an explicit --max-time
-        _check_cost(resources.Estimate(seconds=seconds / max(1, min(workers, todo)), what=f"verify of {todo} claims",
-                                       knobs=("the number of claims (or use --quick, more --workers)",)))
+    if todo and resources.explicit():  # an explicit --max-time or --max-memory
+        _check_cost(resources.verify_cost(seconds, todo, workers))
     if todo and not as_json:
         guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
                  f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
@@ -155,10 +154,12 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
     ok_all = True
     for claim, evidence, cached in runs:
         verdict = judge(evidence, mutate, claim)
-        expected = not verdict.passed if mutate else verdict.passed
+        expected = not verdict.error and (not verdict.passed if mutate else verdict.passed)
         ok_all &= expected
         if as_json:
             click.echo(_dumps({**verdict.to_json(), "cached": cached}))
+        elif verdict.error:
+            click.echo(f"ERROR {claim.id:34s} {verdict.error}")
         else:
             word = "PASS" if verdict.passed else "FAIL"
             if mutate:
@@ -182,6 +183,9 @@ def _power(chosen, settings, as_json) -> int:
         ok_all &= p.all_killed and p.scale_exact
         if as_json:
             click.echo(_dumps(p.to_json()))
+            continue
+        if p.error:
+            click.echo(f"ERROR    {claim.id:34s} {p.error}")
             continue
         killed = sum(m.killed for m in p.mutants)
         word = "KILLED" if p.all_killed else "SURVIVED"

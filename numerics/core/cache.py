@@ -11,7 +11,10 @@ The key of a claim's evidence is a SHA-256 over
 So changing one derivation re-runs exactly the claims whose modules import it, and nothing
 else. Evidence (unjudged rows) is stored, not verdicts, so ``--mutate`` judges cached evidence
 too. The folder follows the platform's conventions (``platformdirs``) and is overridden by the
-environment variable ``ATTNCHECK_CACHE_DIR``. Writes are atomic (a temporary file renamed).
+environment variable ``ATTNCHECK_CACHE_DIR``. Writes are atomic (a temporary file of a unique
+name, renamed), so processes sharing one cache folder never see each other's partial files.
+A record that cannot be read back (truncated, corrupted, of another format) is reported once
+on stderr, removed, and its claim recomputed.
 """
 from __future__ import annotations
 
@@ -157,24 +160,68 @@ def _path(k: str) -> Path:
     return cache_dir() / "evidence" / k[:2] / f"{k}.pickle"
 
 
+#: the records already reported unreadable in this process (reported once)
+_REPORTED: set = set()
+
+
+def _unreadable(p: Path, why: str) -> None:
+    if str(p) not in _REPORTED:
+        _REPORTED.add(str(p))
+        print(f"warning: verdict cache record {p} is unreadable ({why}); recomputing it", file=sys.stderr)
+    try:
+        p.unlink()
+    except OSError:
+        pass
+
+
 def load(claim, settings):
-    """The recorded evidence of ``claim`` under ``settings``, or None."""
+    """The recorded evidence of ``claim`` under ``settings``, or None (not recorded, or a
+    record that cannot be read: reported once, removed)."""
     p = _path(key(claim, settings))
     try:
         with open(p, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            data = fh.read()
+    except FileNotFoundError:
         return None
+    except OSError as e:
+        _unreadable(p, e.strerror or str(e))
+        return None
+    try:
+        ev = pickle.loads(data)
+    except Exception as e:  # truncated or corrupted bytes raise almost anything
+        _unreadable(p, f"{type(e).__name__}: {e}"[:200] if str(e) else type(e).__name__)
+        return None
+    # evidence of this claim (numerics.claims.base.Evidence; core stays generic: by its fields)
+    if getattr(ev, "claim_id", None) != claim.id or not isinstance(getattr(ev, "comparisons", None), list) \
+            or getattr(ev, "error", ""):
+        _unreadable(p, "not the evidence of this claim")
+        return None
+    return ev
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file of a unique name in the same folder,
+    renamed over ``path`` (atomic: a reader sees the old file or the new one, never a part)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def store(claim, settings, evidence) -> None:
+    if getattr(evidence, "error", ""):  # an error verdict is never recorded
+        return
     p = _path(key(claim, settings))
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(evidence, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, p)
+        write_atomic(p, pickle.dumps(evidence, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError as e:  # a read-only cache must not stop a verification
         print(f"warning: verdict cache not written ({e})", file=sys.stderr)
 
@@ -190,8 +237,13 @@ def clear() -> int:
     n = 0
     if root.exists():
         for f in root.rglob("*.pickle"):
-            f.unlink()
-            n += 1
+            try:
+                f.unlink()
+                n += 1
+            except FileNotFoundError:  # removed by another process meanwhile
+                pass
+        for f in root.rglob(".tmp-*"):  # left by a process killed while writing
+            f.unlink(missing_ok=True)
     return n
 
 
@@ -209,11 +261,8 @@ def record_time(claim_id: str, mode: str, seconds: float) -> None:
     except (OSError, ValueError):
         data = {}
     data[f"{mode}:{claim_id}"] = round(float(seconds), 2)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        tmp.replace(path)
+    try:  # a time recorded by another process meanwhile may be lost: it is only an estimate
+        write_atomic(path, json.dumps(data, sort_keys=True).encode())
     except OSError:
         pass
 

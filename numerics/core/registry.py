@@ -218,10 +218,9 @@ def claim_index() -> list[dict]:
         pass
     index = [_describe(c) for c in claims().values()]
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(index))
-        tmp.replace(path)
+        from numerics.core.cache import write_atomic
+
+        write_atomic(path, json.dumps(index).encode())  # a unique temporary name: processes share the folder
     except OSError:
         pass
     return index

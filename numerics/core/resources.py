@@ -17,6 +17,13 @@ Limits (:func:`limits`):
 
 Estimates are rough (a constant factor), calibrated on this project's own code; they are meant
 to refuse a request that would not finish or would be killed, not to predict run times.
+
+Every command honours the limits.  A request with a cost model (a claim's or a problem's
+``cost``, verify's recorded times) is checked against its estimate; one without
+(:func:`unpriced`: ``latex``, ``list``, a closed form without a cost model ...) is estimated as
+the interpreter it runs in (:data:`BASE_BYTES` per process) and no time of note, so an explicit
+``--max-memory`` below the interpreter refuses it.  An explicit memory limit is always compared
+with at least one interpreter.
 """
 from __future__ import annotations
 
@@ -55,6 +62,35 @@ class Estimate:
 
 
 NOTHING = Estimate()
+DEFAULT_MEMORY_SOURCE = "half the available memory; --max-memory to change"
+
+
+def unpriced(what: str = "", processes: int = 1) -> Estimate:
+    """A request without a cost model: the interpreters it runs in (``processes`` of them),
+    and no time of note."""
+    return Estimate(BASE_BYTES * max(1, int(processes)), 0.0, ("--workers",) if processes > 1 else (),
+                    f"{what} (the Python interpreter{'s' if processes > 1 else ''} alone)".strip())
+
+
+def priced(cost, *args, what: str = "") -> Estimate:
+    """``cost(*args)``, or :func:`unpriced` when there is no cost model (``cost`` is None)."""
+    return cost(*args) if cost is not None else unpriced(what)
+
+
+def explicit() -> bool:
+    """A limit was given (option, API argument or environment), not the defaults."""
+    lim = limits()
+    return lim.memory_source != DEFAULT_MEMORY_SOURCE or lim.time_source != DEFAULT_TIME_SOURCE
+
+
+def verify_cost(seconds: float, todo: int, workers: int = 1) -> Estimate:
+    """``verify`` of ``todo`` claims recorded to take ``seconds`` on one core, on ``workers``
+    processes (each an interpreter; the parent too when there is a pool)."""
+    w = max(1, min(int(workers), max(1, todo)))
+    timed = limits().time_source != DEFAULT_TIME_SOURCE  # the default 2 h applies to priced requests only
+    # the pool's processes (the claims' pool, or the trials' pool of a single claim) and the parent
+    return Estimate(BASE_BYTES * (int(workers) + 1 if workers > 1 else 1), seconds / w if timed else 0.0,
+                    ("the number of claims (or use --quick, more --workers)",), f"verify of {todo} claims")
 
 
 def many(estimates, workers: int = 1, what: str = "") -> Estimate:
@@ -167,7 +203,7 @@ def limits() -> Limits:
     elif os.environ.get("ATTNCHECK_MAX_MEMORY"):
         mem, msrc = parse_size(os.environ["ATTNCHECK_MAX_MEMORY"]), "$ATTNCHECK_MAX_MEMORY"
     else:
-        mem, msrc = available_memory() / 2, "half the available memory; --max-memory to change"
+        mem, msrc = available_memory() / 2, DEFAULT_MEMORY_SOURCE
     if "seconds" in o:
         sec, tsrc = o["seconds"], o["seconds_source"]
     elif os.environ.get("ATTNCHECK_MAX_TIME"):
@@ -178,7 +214,7 @@ def limits() -> Limits:
 
 
 def _lower(knobs) -> str:
-    return (f"lower {' or '.join(knobs)}" if knobs else "use smaller sizes") + ", or raise the limit"
+    return f"lower {' or '.join(knobs)}, or raise the limit" if knobs else "raise the limit"
 
 
 def check(est: Estimate, announce=None) -> Estimate:
@@ -186,6 +222,8 @@ def check(est: Estimate, announce=None) -> Estimate:
     ``announce(text)`` when it is long (above :data:`ANNOUNCE_S`) and return it."""
     lim = limits()
     what = f"{est.what}: " if est.what else ""
+    if lim.memory_source != DEFAULT_MEMORY_SOURCE and est.bytes < BASE_BYTES:
+        est = Estimate(BASE_BYTES, est.seconds, est.knobs, est.what, est.parts)  # at least the interpreter
     if est.bytes > lim.bytes:
         raise ResourceError(f"{what}needs about {size_text(est.bytes)} of memory, above the limit "
                             f"{size_text(lim.bytes)} ({lim.memory_source}): {_lower(est.knobs)}")

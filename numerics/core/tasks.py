@@ -7,10 +7,18 @@ caller granted workers to the trials of this claim (``trial_workers``: ``verify 
 with fewer claims to compute than N).  Every task's seed must derive from its own arguments
 (its path), never from the order the tasks run in, so the results are identical for any
 number of workers.
+
+Every pool of the project (claims, trials, sweep points) is a :func:`process_pool`: its workers
+ignore SIGINT (a Ctrl-C or ``timeout -s INT`` reaches the whole process group; the parent
+alone decides), and while it is open SIGINT and SIGTERM make the parent terminate the workers
+at once, drop the tasks not started and raise ``KeyboardInterrupt`` (the command line exits
+130).  No worker outlives the pool.
 """
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Callable, Iterable
@@ -59,6 +67,142 @@ def trial_workers(n: int):
             os.environ[_ENV] = old
 
 
+# --- pools that stop at once --------------------------------------------------------------------
+#: the pools (and other stoppers) open in this process: what an interrupt terminates
+_LIVE: list = []
+#: seconds a terminated worker gets before it is killed
+GRACE_S = 2.0
+
+
+def _worker_init() -> None:
+    """In each worker: SIGINT is the parent's to handle; SIGTERM ends the worker (default); the
+    worker dies with its parent (Linux), even if the parent is killed outright."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since its start (_Pool)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+class _Pool(ProcessPoolExecutor):
+    """A worker starts with SIGINT blocked (the mask survives fork and exec), so an interrupt
+    that reaches the process group while the worker's interpreter starts, before
+    :func:`_worker_init` ignores SIGINT, prints no traceback."""
+
+    def _spawn_process(self):
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super()._spawn_process()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _pool_processes(pool) -> list:
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _terminate(processes, grace: float = GRACE_S) -> None:
+    """SIGTERM every process, wait up to ``grace`` seconds, then SIGKILL the rest."""
+    import time
+
+    for p in processes:
+        if p.is_alive():
+            try:
+                p.terminate()
+            except (OSError, ValueError):
+                pass
+    end = time.monotonic() + grace
+    for p in processes:
+        p.join(max(0.0, end - time.monotonic()))
+    for p in processes:
+        if p.is_alive():
+            try:
+                p.kill()
+            except (OSError, ValueError):
+                pass
+            p.join(1.0)
+
+
+def stop_pool(pool) -> None:
+    """Stop a pool now: cancel the tasks not started, terminate its workers (a second
+    interrupt meanwhile is ignored, so the cleanup completes)."""
+    main = threading.current_thread() is threading.main_thread()
+    old = [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)] if main else None
+    try:
+        processes = _pool_processes(pool)
+        try:
+            pool.shutdown(wait=False, cancel_futures=True)
+        except Exception:  # pragma: no cover - an already broken pool
+            pass
+        _terminate(processes)
+        try:
+            pool.shutdown(wait=True)  # the pool's own threads end (its workers are gone)
+        except Exception:  # pragma: no cover
+            pass
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old[0])
+            signal.signal(signal.SIGTERM, old[1])
+
+
+def _on_interrupt(signum, frame):
+    for stopper in list(_LIVE):  # the workers first: nothing keeps computing
+        try:
+            stopper()
+        except Exception:  # pragma: no cover
+            pass
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextmanager
+def interruptible(stopper: Callable[[], None]):
+    """Inside the block SIGINT and SIGTERM call ``stopper()`` (terminate the workers) and then
+    raise ``KeyboardInterrupt`` in the main thread; outside a main thread, nothing changes."""
+    main = threading.current_thread() is threading.main_thread()
+    old = None
+    _LIVE.append(stopper)
+    if main:
+        old = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+        signal.signal(signal.SIGINT, _on_interrupt)
+        signal.signal(signal.SIGTERM, _on_interrupt)
+    try:
+        yield
+    finally:
+        _LIVE.remove(stopper)
+        if old is not None:
+            signal.signal(signal.SIGINT, old[0] if old[0] is not None else signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, old[1] if old[1] is not None else signal.SIG_DFL)
+
+
+@contextmanager
+def process_pool(n: int):
+    """A ``ProcessPoolExecutor`` of ``n`` spawned workers that ignore SIGINT.  Leaving the block
+    normally waits for the pool; leaving it by an exception or an interrupt (SIGINT, SIGTERM:
+    ``KeyboardInterrupt``) cancels what has not started and terminates the workers at once."""
+    import multiprocessing
+
+    pool = _Pool(max_workers=n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+    with interruptible(lambda: _terminate(_pool_processes(pool), grace=0.5)):
+        try:
+            yield pool
+        except BaseException:  # also GeneratorExit: a consumer that stopped early
+            stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
+
+
+def kill_children(grace: float = GRACE_S) -> None:
+    """Terminate every child process this process started with multiprocessing (after an
+    interrupt: e.g. the nannies and workers of a local dask cluster)."""
+    import multiprocessing
+
+    _terminate(multiprocessing.active_children(), grace)
+
+
 def _serial_in_worker(fn, x):
     os.environ[_ENV] = "1"
     from threadpoolctl import threadpool_limits
@@ -74,11 +218,8 @@ def map_tasks(fn: Callable, items: Iterable, label: str) -> list:
     n = int(os.environ.get(_ENV, "1") or 1)
     if n <= 1 or len(items) <= 1:
         return [fn(x) for x in track(items, label)]
-    import multiprocessing
-
     out = [None] * len(items)
-    with ProcessPoolExecutor(max_workers=min(n, len(items)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    with process_pool(min(n, len(items))) as pool:
         futures = {pool.submit(_serial_in_worker, fn, x): i for i, x in enumerate(items)}
         from concurrent.futures import as_completed
 
