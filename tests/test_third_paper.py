@@ -1,0 +1,143 @@
+"""The third paper of examples/third_paper (the spiked sample covariance) goes through the
+public extension points only: installed in a fresh virtual environment as a package of its
+own, attncheck finds its claims and certifiers through their entry points, the claims pass
+and every structural mutant of its derivation is killed (``verify --power``).
+
+The install is offline: the new environment sees the packages of this one (a ``.pth`` file
+adding its site-packages), and pip builds the example with ``--no-deps --no-build-isolation``.
+"""
+import ast
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "third_paper"
+IDS = ("S.bbp.outlier", "S.bbp.overlap", "S.mp.edge")
+#: the console script ``attncheck`` of the installed distribution, run as a user runs it
+ATTNCHECK = ("import sys; from importlib.metadata import entry_points; "
+             "(ep,) = entry_points(group='console_scripts', name='attncheck'); "
+             "sys.argv[0] = 'attncheck'; sys.exit(ep.load()())")
+
+
+def _entry_points_text() -> str:
+    return (EXAMPLE / "pyproject.toml").read_text()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A fresh venv with the example installed from a copy of its sources: (python, env)."""
+    tmp = tmp_path_factory.mktemp("third_paper")
+    src = tmp / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    env_dir = tmp / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    parent = sysconfig.get_paths()["purelib"]
+    pathlib.Path(target, "_attncheck_parent.pth").write_text(f"import site; site.addsitedir({parent!r})\n")
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp / "cache"), "PIP_NO_INDEX": "1",
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    r = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                        "--no-index", str(src)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return python, env
+
+
+def _attncheck(installed, *args):
+    python, env = installed
+    return subprocess.run([str(python), "-c", ATTNCHECK, *args], capture_output=True, text=True, env=env,
+                          timeout=240)
+
+
+def test_installed_package_passes_and_every_mutant_is_killed(installed):
+    r = _attncheck(installed, "verify", "S", "--power", "--quick", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    power = {rec["id"]: rec for rec in recs if rec.get("schema") == "attncheck.power/1"}
+    assert set(power) == set(IDS), r.stdout
+    for cid, rec in power.items():
+        assert len(rec["mutants"]) >= 2, cid
+        assert all(m["killed"] and m["applied"] for m in rec["mutants"]), (cid, rec["mutants"])
+        assert all(rec["scaled"].values()) and rec["scale_exact"] and rec["all_killed"], (cid, rec)
+    # the certifier named by the package's entry point: a ball around the derivation's value
+    r = _attncheck(installed, "eval", "S.mp.edge", "--certify", "--param", "gamma=2", "--dps", "40", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    ball = json.loads(r.stdout)["values"]["edge"]
+    assert ball["digits"].startswith("5.82842712474619009760337744841939615")  # 3 + 2 sqrt 2
+    assert float(ball["rad"]) < 1e-37
+
+
+# --- in process, cheap: the same claims through the registry's entry-point path ------------------
+@pytest.fixture
+def plugin(monkeypatch):
+    """The example's entry points, as importlib.metadata would list them once it is installed."""
+    import importlib.metadata as md
+    import tomllib
+
+    from numerics.core import registry
+    from numerics.theory import certify
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    groups = tomllib.loads(_entry_points_text())["project"]["entry-points"]
+
+    def entry_points(group=None, **kw):
+        return [md.EntryPoint(name, value, group) for name, value in groups.get(group, {}).items()]
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
+    registry.claims.cache_clear()
+    try:
+        yield registry, certify
+    finally:
+        monkeypatch.undo()
+        registry.claims.cache_clear()
+
+
+def test_claims_certifiers_and_latex_through_the_entry_points(plugin):
+    registry, certify = plugin
+    from numerics.latex import claim_section
+
+    claims = {cid: registry.claims()[cid] for cid in IDS}
+    for cid, claim in claims.items():
+        assert len(claim.mutants) >= 2 and claim.outputs and claim.status == "paper"
+        assert certify.certifiable(cid)
+        params = claim.param_space.validate({})
+        values = claim.evaluate(params, 30)
+        balls = certify.certify(cid, params, 30)
+        assert set(balls) == set(values)
+        assert all(b.contains(values[k]) for k, b in balls.items()), cid
+        tex = claim_section(claim, certified=True)
+        assert f"{cid}:statement" in tex and "Certified" in tex
+    out = claims["S.bbp.outlier"].evaluate({"gamma": 0.5, "ell": 2.0}, 30)
+    assert abs(out["top_eigenvalue"] - 3.75) < 1e-25 and abs(out["threshold"] ** 2 - 0.5) < 1e-25
+
+
+def test_theory_comes_from_the_derivation_and_bad_input_is_one_line(plugin):
+    registry, _ = plugin
+    from derivations.core import MUTANTS, mutated
+    from numerics.core.params import ParameterError
+
+    claim = registry.claims()["S.bbp.overlap"]
+    true = float(claim.evaluate({"gamma": 0.5, "ell": 2.0}, 30)["overlap"])
+    with mutated(MUTANTS["S.bbp.overlap_den:unwhitened"]):
+        wrong = float(claim.evaluate({"gamma": 0.5, "ell": 2.0}, 30)["overlap"])
+    assert abs(true - 0.7) < 1e-12 and abs(wrong - true) > 0.05
+    with pytest.raises(ParameterError, match="parameter ell") as e:
+        claim.param_space.validate({"gamma": "2", "ell": "1"})  # below the threshold sqrt 2
+    assert "\n" not in str(e.value)
+
+
+def test_simulator_imports_no_derivation():
+    tree = ast.parse((EXAMPLE / "spiked_covariance" / "simulator.py").read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {"numpy", "__future__"}, imported
+    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))  # no sibling import
