@@ -44,10 +44,12 @@ def installed(tmp_path_factory):
                             capture_output=True, text=True, check=True).stdout.strip()
     parent = sysconfig.get_paths()["purelib"]
     pathlib.Path(target, "_attncheck_parent.pth").write_text(f"import site; site.addsitedir({parent!r})\n")
-    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp / "cache"), "PIP_NO_INDEX": "1",
-           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    r = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                        "--no-index", str(src)], capture_output=True, text=True, env=env)
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    pip = [str(python), "-m", "pip", "install", "-q", "--no-deps"]
+    r = subprocess.run(pip + ["--no-build-isolation", "--no-index", str(src)], capture_output=True, text=True,
+                       env=env)
+    if r.returncode != 0:  # this environment cannot build it (setuptools < 77): let pip fetch the backend
+        r = subprocess.run(pip + [str(src)], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     return python, env
 
