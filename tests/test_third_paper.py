@@ -143,3 +143,15 @@ def test_simulator_imports_no_derivation():
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert imported <= {"numpy", "__future__"}, imported
     assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))  # no sibling import
+
+
+def test_the_verdict_cache_key_covers_the_package_modules(plugin):
+    """Editing the package's derivation or simulator re-runs its claims (the key of recorded
+    evidence hashes every module of the package that the claim module imports)."""
+    from numerics.core.cache import dependencies
+
+    registry, _ = plugin
+    module = registry.claims()["S.mp.edge"].experiment.__module__
+    deps = set(dependencies(module))
+    assert {"spiked_covariance.derivation", "spiked_covariance.simulator", "spiked_covariance.theory",
+            "derivations.core", "numerics.claims.base"} <= deps, deps
