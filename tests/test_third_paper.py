@@ -155,3 +155,18 @@ def test_the_verdict_cache_key_covers_the_package_modules(plugin):
     deps = set(dependencies(module))
     assert {"spiked_covariance.derivation", "spiked_covariance.simulator", "spiked_covariance.theory",
             "derivations.core", "numerics.claims.base"} <= deps, deps
+
+
+def test_the_claim_index_follows_an_edit_of_the_package(plugin, tmp_path, monkeypatch):
+    """``attncheck list`` reads an index kept on disk; its key covers the package's sources."""
+    registry, _ = plugin
+    copy = tmp_path / "pkg"
+    shutil.copytree(EXAMPLE / "spiked_covariance", copy / "spiked_covariance",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.syspath_prepend(str(copy))
+    for name in [m for m in sys.modules if m.split(".")[0] == "spiked_covariance"]:
+        monkeypatch.delitem(sys.modules, name)  # the copy is found first, read not imported
+    before = registry._index_key()
+    (copy / "spiked_covariance" / "claims.py").write_text((copy / "spiked_covariance" / "claims.py").read_text()
+                                                         + "\n# edited\n")
+    assert registry._index_key() != before
