@@ -35,12 +35,13 @@ from . import derivation as D
 from . import theory
 from .simulator import spiked_top
 
-def SIZES(settings) -> tuple[int, int]:
-    """(d, trials) at d; d/2 runs 2 x trials."""
-    return settings.pick((200, 60), (800, 200))
+
+def sizes(settings) -> tuple[int, int]:
+    """(d, trials) at d = min(p, n); the run at d/2 has 2 x trials."""
+    return settings.pick((200, 60), (600, 100))
 
 
-#: finite-size exponents a of the bias c p^-a (module docstring)
+#: finite-size exponents a of the bias c d^-a (module docstring)
 RATE = {"top": 1.0, "overlap": 1.0, "edge": 2.0 / 3.0}
 #: the built-in design: gamma on both sides of 1, ell well above / below sqrt(gamma)
 SPIKED_POINTS = ({"gamma": 0.5, "ell": 2.0}, {"gamma": 2.0, "ell": 3.0}, {"gamma": 0.25, "ell": 1.5})
@@ -54,15 +55,16 @@ def _label(point: dict) -> str:
 def _runs(settings, point: dict) -> tuple:
     """The simulation at d and at d/2 (memoised, shared by the claims that read it; seeded by
     the path ("S.spiked", point, size))."""
-    d, trials = SIZES(settings)
-    out = []
-    for size, reps in ((d, trials), (d // 2, 2 * trials)):
-        key = ("S.spiked", _label(point), size, reps)
-        rng = lambda size=size: np.random.default_rng(settings.seed_sequence("S.spiked", _label(point), size))
+    d, trials = sizes(settings)
+    label = _label(point)
+
+    def simulate(size: int, reps: int) -> dict:
+        rng = np.random.default_rng(settings.seed_sequence("S.spiked", label, size))
         with threadpool_limits(1):  # small matrices: one BLAS thread is the fastest
-            out.append(memo(settings, key, lambda size=size, reps=reps, rng=rng:
-                            spiked_top(rng(), size, point["gamma"], point["ell"], reps)))
-    return out
+            return spiked_top(rng, size, point["gamma"], point["ell"], reps)
+
+    return tuple(memo(settings, ("S.spiked", label, size, reps), lambda size=size, reps=reps: simulate(size, reps))
+                 for size, reps in ((d, trials), (d // 2, 2 * trials)))
 
 
 def _row(settings, claim_id: str, key: str, point: dict, stat: str, rate: str) -> tuple:
@@ -83,7 +85,7 @@ def _experiment(claim_id: str, key: str, stat: str, rate: str, design: tuple):
             row, shape = _row(settings, claim_id, key, point, stat, rate)
             rows.append(row)
             shapes.append(shape)
-        d, trials = SIZES(settings)
+        d, trials = sizes(settings)
         return rows, {"d": d, "trials": trials, "(p, n)": shapes}, {}
     return experiment
 
