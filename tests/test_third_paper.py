@@ -17,6 +17,8 @@ import sysconfig
 import venv
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "third_paper"
@@ -170,3 +172,21 @@ def test_the_claim_index_follows_an_edit_of_the_package(plugin, tmp_path, monkey
     (copy / "spiked_covariance" / "claims.py").write_text((copy / "spiked_covariance" / "claims.py").read_text()
                                                          + "\n# edited\n")
     assert registry._index_key() != before
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=20)
+@given(gamma=st.floats(0.05, 10.0), excess=st.floats(1.05, 20.0))
+def test_above_the_threshold_the_outlier_leaves_the_bulk(plugin, gamma, excess):
+    """Properties of the derived limits at random (gamma, ell > ell_c): the outlier lies above
+    the edge, the overlap in (0, 1), and the certified balls contain the mpmath values."""
+    from numerics.core.arb import ball
+    from spiked_covariance import theory
+
+    ell = excess * float(theory.value("S.bbp.outlier", "threshold", {"gamma": gamma, "ell": 1.0}))
+    point = {"gamma": gamma, "ell": ell}
+    top = theory.value("S.bbp.outlier", "top_eigenvalue", point)
+    edge = theory.value("S.mp.edge", "edge", point)
+    overlap = theory.value("S.bbp.overlap", "overlap", point)
+    assert top > edge and 0 < overlap < 1
+    balls = theory.certify_outlier(point, 30)
+    assert ball(balls["top_eigenvalue"], 30).contains(top)
