@@ -81,7 +81,7 @@ def _source_path(module: str) -> Path | None:
     return Path(spec.origin)
 
 
-def _imports(module: str, path: Path) -> set[str]:
+def _imports(module: str, path: Path, roots: tuple = PROJECT_PACKAGES) -> set[str]:
     tree = ast.parse(path.read_text())
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
@@ -99,9 +99,9 @@ def _imports(module: str, path: Path) -> set[str]:
             # modules imported by name at run time (importlib.import_module("derivations.x"),
             # or f"derivations.paper_b.{name}": then every module of that package counts)
             text = node.value
-            if text.split(".")[0] in PROJECT_PACKAGES and "." in text and " " not in text:
+            if text.split(".")[0] in roots and "." in text and " " not in text:
                 found |= _package_modules(text[:-1]) if text.endswith(".") else {text}
-    return {m for m in found if m.split(".")[0] in PROJECT_PACKAGES}
+    return {m for m in found if m.split(".")[0] in roots}
 
 
 def _package_modules(package: str) -> set[str]:
@@ -115,7 +115,10 @@ def _package_modules(package: str) -> set[str]:
 
 @lru_cache(maxsize=None)
 def dependencies(module: str) -> tuple[str, ...]:
-    """The project modules ``module`` imports, transitively, with itself and its packages."""
+    """The project modules ``module`` imports, transitively, with itself and its packages; for
+    a claim module of an installed package, that package's own modules count too (its
+    derivation and simulator)."""
+    roots = tuple(dict.fromkeys(PROJECT_PACKAGES + (module.split(".")[0],)))
     seen: dict[str, Path] = {}
     todo = [module]
     while todo:
@@ -128,7 +131,7 @@ def dependencies(module: str) -> tuple[str, ...]:
         seen[m] = path
         parts = m.split(".")
         todo.extend(".".join(parts[:k]) for k in range(1, len(parts)))  # parent packages run too
-        todo.extend(_imports(m, path) - set(seen))
+        todo.extend(_imports(m, path, roots) - set(seen))
     return tuple(sorted(seen))
 
 

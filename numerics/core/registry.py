@@ -189,7 +189,25 @@ def _index_key() -> str:
             h.update(f.read_bytes())
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         h.update(f"{ep.name}={ep.value}".encode())
+        for f in _plugin_sources(ep.value):  # an edited plugin is listed afresh
+            h.update(f.read_bytes())
     return h.hexdigest()
+
+
+def _plugin_sources(value: str) -> list:
+    """The .py files of the top-level package of an entry point's module (read, not imported)."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec(value.split(":")[0].split(".")[0])
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return sorted(f for d in spec.submodule_search_locations for f in Path(d).rglob("*.py"))
+    return [Path(spec.origin)] if spec.origin and spec.origin.endswith(".py") else []
 
 
 def _describe(claim) -> dict:

@@ -1,7 +1,9 @@
 """``attncheck eval ID --certify``: rigorous enclosures of a claim's closed forms.
 
 The registry ``CERTIFIERS`` maps a claim id to its certifier ("module:function", imported
-only when used, so that listing the claims stays cheap).  A certifier takes the claim's
+only when used, so that listing the claims stays cheap).  An installed package adds its own
+through the entry-point group ``attncheck.certifiers`` (name: the claim id, value:
+"module:function"), read from the package metadata without importing it.  A certifier takes the claim's
 validated parameters and N and returns ``{key: flint.arb}`` (the keys of the claim's
 ``evaluate``).  :func:`certify` runs it at a working precision of N digits plus guard bits
 and raises the precision until every ball is narrower than 10^-(N-3) (absolutely, and
@@ -32,18 +34,34 @@ CERTIFIERS = {
     "A.capacity.pool_vec_ratio": "numerics.theory.paper_a.certify:capacity_ratio",
 }
 
+#: the entry-point group through which installed packages name the certifiers of their claims
+ENTRY_POINT_GROUP = "attncheck.certifiers"
+
+
+def certifiers() -> dict:
+    """Every certifier: claim id -> "module:function" (the built-in ones, then those of
+    installed packages, group ``attncheck.certifiers``)."""
+    from importlib.metadata import entry_points
+
+    table = dict(CERTIFIERS)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        table.setdefault(ep.name, ep.value)
+    return table
+
+
 #: extra guard bits of the working precision, tried in turn
 GUARD_BITS = (24, 64, 160, 400)
 
 
 def certifiable(claim_id: str) -> bool:
-    return claim_id in CERTIFIERS
+    return claim_id in certifiers()
 
 
 def certifier(claim_id: str):
-    if claim_id not in CERTIFIERS:
-        raise ParameterError(f"claim {claim_id} cannot be certified; certifiable: {', '.join(CERTIFIERS)}")
-    module, name = CERTIFIERS[claim_id].split(":")
+    table = certifiers()
+    if claim_id not in table:
+        raise ParameterError(f"claim {claim_id} cannot be certified; certifiable: {', '.join(table)}")
+    module, name = table[claim_id].split(":")
     return getattr(importlib.import_module(module), name)
 
 

@@ -1,0 +1,192 @@
+"""The third paper of examples/third_paper (the spiked sample covariance) goes through the
+public extension points only: installed in a fresh virtual environment as a package of its
+own, attncheck finds its claims and certifiers through their entry points, the claims pass
+and every structural mutant of its derivation is killed (``verify --power``).
+
+The install is offline: the new environment sees the packages of this one (a ``.pth`` file
+adding its site-packages), and pip builds the example with ``--no-deps --no-build-isolation``.
+"""
+import ast
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "third_paper"
+IDS = ("S.bbp.outlier", "S.bbp.overlap", "S.mp.edge")
+#: the console script ``attncheck`` of the installed distribution, run as a user runs it
+ATTNCHECK = ("import sys; from importlib.metadata import entry_points; "
+             "(ep,) = entry_points(group='console_scripts', name='attncheck'); "
+             "sys.argv[0] = 'attncheck'; sys.exit(ep.load()())")
+
+
+def _entry_points_text() -> str:
+    return (EXAMPLE / "pyproject.toml").read_text()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A fresh venv with the example installed from a copy of its sources: (python, env)."""
+    tmp = tmp_path_factory.mktemp("third_paper")
+    src = tmp / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    env_dir = tmp / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    parent = sysconfig.get_paths()["purelib"]
+    pathlib.Path(target, "_attncheck_parent.pth").write_text(f"import site; site.addsitedir({parent!r})\n")
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    pip = [str(python), "-m", "pip", "install", "-q", "--no-deps"]
+    r = subprocess.run(pip + ["--no-build-isolation", "--no-index", str(src)], capture_output=True, text=True,
+                       env=env)
+    if r.returncode != 0:  # this environment cannot build it (setuptools < 77): let pip fetch the backend
+        r = subprocess.run(pip + [str(src)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return python, env
+
+
+def _attncheck(installed, *args):
+    python, env = installed
+    return subprocess.run([str(python), "-c", ATTNCHECK, *args], capture_output=True, text=True, env=env,
+                          timeout=240)
+
+
+def test_installed_package_passes_and_every_mutant_is_killed(installed):
+    r = _attncheck(installed, "verify", "S", "--power", "--quick", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    power = {rec["id"]: rec for rec in recs if rec.get("schema") == "attncheck.power/1"}
+    assert set(power) == set(IDS), r.stdout
+    for cid, rec in power.items():
+        assert len(rec["mutants"]) >= 2, cid
+        assert all(m["killed"] and m["applied"] for m in rec["mutants"]), (cid, rec["mutants"])
+        assert all(rec["scaled"].values()) and rec["scale_exact"] and rec["all_killed"], (cid, rec)
+    # the certifier named by the package's entry point: a ball around the derivation's value
+    r = _attncheck(installed, "eval", "S.mp.edge", "--certify", "--param", "gamma=2", "--dps", "40", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    ball = json.loads(r.stdout)["values"]["edge"]
+    assert ball["digits"].startswith("5.82842712474619009760337744841939615")  # 3 + 2 sqrt 2
+    assert float(ball["rad"]) < 1e-37
+
+
+# --- in process, cheap: the same claims through the registry's entry-point path ------------------
+@pytest.fixture
+def plugin(monkeypatch):
+    """The example's entry points, as importlib.metadata would list them once it is installed."""
+    import importlib.metadata as md
+    import tomllib
+
+    from numerics.core import registry
+    from numerics.theory import certify
+
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    groups = tomllib.loads(_entry_points_text())["project"]["entry-points"]
+
+    def entry_points(group=None, **kw):
+        return [md.EntryPoint(name, value, group) for name, value in groups.get(group, {}).items()]
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
+    registry.claims.cache_clear()
+    try:
+        yield registry, certify
+    finally:
+        monkeypatch.undo()
+        registry.claims.cache_clear()
+
+
+def test_claims_certifiers_and_latex_through_the_entry_points(plugin):
+    registry, certify = plugin
+    from numerics.latex import claim_section
+
+    claims = {cid: registry.claims()[cid] for cid in IDS}
+    for cid, claim in claims.items():
+        assert len(claim.mutants) >= 2 and claim.outputs and claim.status == "paper"
+        assert certify.certifiable(cid)
+        params = claim.param_space.validate({})
+        values = claim.evaluate(params, 30)
+        balls = certify.certify(cid, params, 30)
+        assert set(balls) == set(values)
+        assert all(b.contains(values[k]) for k, b in balls.items()), cid
+        tex = claim_section(claim, certified=True)
+        assert f"{cid}:statement" in tex and "Certified" in tex
+    out = claims["S.bbp.outlier"].evaluate({"gamma": 0.5, "ell": 2.0}, 30)
+    assert abs(out["top_eigenvalue"] - 3.75) < 1e-25 and abs(out["threshold"] ** 2 - 0.5) < 1e-25
+
+
+def test_theory_comes_from_the_derivation_and_bad_input_is_one_line(plugin):
+    registry, _ = plugin
+    from derivations.core import MUTANTS, mutated
+    from numerics.core.params import ParameterError
+
+    claim = registry.claims()["S.bbp.overlap"]
+    true = float(claim.evaluate({"gamma": 0.5, "ell": 2.0}, 30)["overlap"])
+    with mutated(MUTANTS["S.bbp.overlap_den:unwhitened"]):
+        wrong = float(claim.evaluate({"gamma": 0.5, "ell": 2.0}, 30)["overlap"])
+    assert abs(true - 0.7) < 1e-12 and abs(wrong - true) > 0.05
+    with pytest.raises(ParameterError, match="parameter ell") as e:
+        claim.param_space.validate({"gamma": "2", "ell": "1"})  # below the threshold sqrt 2
+    assert "\n" not in str(e.value)
+
+
+def test_simulator_imports_no_derivation():
+    tree = ast.parse((EXAMPLE / "spiked_covariance" / "simulator.py").read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {"numpy", "__future__"}, imported
+    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))  # no sibling import
+
+
+def test_the_verdict_cache_key_covers_the_package_modules(plugin):
+    """Editing the package's derivation or simulator re-runs its claims (the key of recorded
+    evidence hashes every module of the package that the claim module imports)."""
+    from numerics.core.cache import dependencies
+
+    registry, _ = plugin
+    module = registry.claims()["S.mp.edge"].experiment.__module__
+    deps = set(dependencies(module))
+    assert {"spiked_covariance.derivation", "spiked_covariance.simulator", "spiked_covariance.theory",
+            "derivations.core", "numerics.claims.base"} <= deps, deps
+
+
+def test_the_claim_index_follows_an_edit_of_the_package(plugin, tmp_path, monkeypatch):
+    """``attncheck list`` reads an index kept on disk; its key covers the package's sources."""
+    registry, _ = plugin
+    copy = tmp_path / "pkg"
+    shutil.copytree(EXAMPLE / "spiked_covariance", copy / "spiked_covariance",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.syspath_prepend(str(copy))
+    for name in [m for m in sys.modules if m.split(".")[0] == "spiked_covariance"]:
+        monkeypatch.delitem(sys.modules, name)  # the copy is found first, read not imported
+    before = registry._index_key()
+    (copy / "spiked_covariance" / "claims.py").write_text((copy / "spiked_covariance" / "claims.py").read_text()
+                                                         + "\n# edited\n")
+    assert registry._index_key() != before
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=20)
+@given(gamma=st.floats(0.05, 10.0), excess=st.floats(1.05, 20.0))
+def test_above_the_threshold_the_outlier_leaves_the_bulk(plugin, gamma, excess):
+    """Properties of the derived limits at random (gamma, ell > ell_c): the outlier lies above
+    the edge, the overlap in (0, 1), and the certified balls contain the mpmath values."""
+    from numerics.core.arb import ball
+    from spiked_covariance import theory
+
+    ell = excess * float(theory.value("S.bbp.outlier", "threshold", {"gamma": gamma, "ell": 1.0}))
+    point = {"gamma": gamma, "ell": ell}
+    top = theory.value("S.bbp.outlier", "top_eigenvalue", point)
+    edge = theory.value("S.mp.edge", "edge", point)
+    overlap = theory.value("S.bbp.overlap", "overlap", point)
+    assert top > edge and 0 < overlap < 1
+    balls = theory.certify_outlier(point, 30)
+    assert ball(balls["top_eigenvalue"], 30).contains(top)
