@@ -27,6 +27,7 @@ from sympy.core.function import AppliedUndef
 lark = pytest.importorskip("lark", reason="the LaTeX parser's lark backend (pip install lark)")
 from sympy.parsing.latex import parse_latex  # noqa: E402
 
+from derivations.paper_a.gradient import SampleSum  # noqa: E402
 from numerics.core import registry  # noqa: E402
 import numerics.latex as printer  # noqa: E402
 from numerics.latex import AttnLatexPrinter, latex  # noqa: E402
@@ -40,6 +41,7 @@ EXEMPT_KINDS = {
     "binomial": "binomial coefficients: the lark grammar has no \\binom",
     "sum": "finite sums with symbolic bounds built from Min/Max: the lark grammar reads no \\min/\\max bound",
     "lambertw": "the Lambert W function: printed as W, which the parser reads as a symbol",
+    "sample_sum": "a sum over the samples of a data set (\\sum_{i \\in D_0}): the grammar reads only index ranges",
 }
 
 #: equations whose printed text the lark grammar reads in several ways (an ``\\left(`` after a
@@ -79,6 +81,8 @@ def _kind(expr) -> str | None:
         return "sum"
     if expr.has(sp.LambertW):
         return "lambertw"
+    if any(isinstance(a, SampleSum) for a in sp.preorder_traversal(expr)):
+        return "sample_sum"
     return None
 
 
