@@ -197,21 +197,50 @@ _P = sp.Identity(Ls) - _one * _one.T / Ls
 _s = sp.MatrixSymbol("s", Ls, 1)
 
 
+class SampleSum:
+    """``sum_{i in D_0} term_i``, as printed: the per-sample quantities (``g_i``, ``X_i``) sit
+    inside the sum over the data set they belong to."""
+
+    def __new__(cls, term):
+        return sp.Basic.__new__(cls, term)
+
+    def _latex(self, printer):
+        inner = printer._print(self.args[0])
+        return r"\sum_{i \in D_0} " + (rf"\left({inner}\right)" if isinstance(self.args[0], (sp.Add, sp.MatAdd))
+                                        else inner)
+
+
+class _ScalarSampleSum(SampleSum, sp.Expr):
+    pass
+
+
+class _MatrixSampleSum(SampleSum, sp.MatrixExpr):
+    @property
+    def shape(self):
+        return self.args[0].shape
+
+
+def sample_sum(term):
+    """The sum over the samples of D_0 of a per-sample scalar or matrix term."""
+    return (_MatrixSampleSum if isinstance(term, sp.MatrixExpr) else _ScalarSampleSum)(term)
+
+
 def equations() -> list[Equation]:
     h_i, g_i = sp.symbols("h_i g_i", real=True)
-    sum_i = sp.Symbol(r"\sum_{i \in D_0}")
+    X_i = sp.MatrixSymbol("X_i", Ls, ds)
+    w1 = sp.MatrixSymbol("w^{(1)}", ds, 1)
     return [
         Equation("A.grad.general", sp.Symbol(r"{\nabla_q \hat y}"),
                  beta * _X.T * (sp.MatrixSymbol(r"\mathrm{diag}(s)", Ls, Ls) - _s * _s.T) * _X * _w,
                  REF, (beta, Ls, ds, _X, _w, _s, sp.MatrixSymbol(r"\mathrm{diag}(s)", Ls, Ls)), "softmax chain rule, s = softmax(beta X q) (checked entrywise at small L, d)"),
         Equation("A.grad.at_zero", sp.Symbol(r"{\nabla_q \hat y|_{q=0}}"), beta / Ls * _X.T * _P * _X * _w,
                  REF, (beta, Ls, ds, _X, _w, _one), "at q = 0, s = 1/L [paper]", status="paper"),
-        Equation("A.grad.w1", sp.Symbol("w^{(1)}"), eta_w / n0 * sum_i * g_i * _X.T * _one / Ls, REF,
-                 (eta_w, n0, sum_i, g_i, Ls, ds, _X, _one), "g_i = -l'(b^(0); y_i) (ours)"),
-        Equation("A.grad.b1", sp.Symbol("b^{(1)}"), eta_b / n0 * sum_i * g_i, REF, (eta_b, n0, sum_i, g_i),
-                 "b^(0) = 0 (ours)"),
+        Equation("A.grad.w1", sp.Symbol("w^{(1)}"), eta_w / (n0 * Ls) * sample_sum(g_i * X_i.T * _one), REF,
+                 (eta_w, n0, g_i, Ls, ds, X_i, _one), "g_i = -l'(b^(0); y_i) (ours)"),
+        Equation("A.grad.b1", sp.Symbol("b^{(1)}"), eta_b / n0 * sample_sum(g_i), REF,
+                 (eta_b, n0, g_i), "b^(0) = 0; g_i = -l'(b^(0); y_i) (ours)"),
         Equation("A.grad.q2", sp.Symbol("q^{(2)}"),
-                 -eta_q * beta / (n0 * Ls) * sum_i * h_i * _X.T * _P * _X * sp.MatrixSymbol("w^{(1)}", ds, 1),
-                 REF, (eta_q, beta, n0, Ls, sum_i, h_i, ds, _X, _one, sp.MatrixSymbol("w^{(1)}", ds, 1)),
-                 "h_i = l'(y_hat_i^(1); y_i), X = X_i [paper's prefactor]", status="paper"),
+                 -eta_q * beta / (n0 * Ls) * sample_sum(h_i * X_i.T * _P * X_i * w1),
+                 REF, (eta_q, beta, n0, Ls, h_i, ds, X_i, _one, w1),
+                 "h_i = l'(y_hat_i^(1); y_i) [paper's prefactor]", status="paper"),
     ]
