@@ -25,7 +25,7 @@ Steps (each a named expression, ``step`` names in brackets):
    the adjoint copies (k = 1).  Worked example (claim ``B.forward.linearity``): d = 1, X_i
    i.i.d. U[-1, 1], v = R_c for a second pair function c.  Splitting the operator's sum into
    the terms j = 1, 2 and the N - 2 others, each of conditional mean c̄(x) = E c(x, X'),
-   gives (``adjoint_kernel``) (R* R_c)(x, y) = (c(x, y) + (N-2) c̄(x)) / (N-1), and
+   gives [``B.forward.adjoint_kernel``] (R* R_c)(x, y) = (c(x, y) + (N-2) c̄(x)) / (N-1), and
    ``adjoint_example`` is E <R_g, R_c>_tok exactly, as a function of symbolic N.
 
 Pure SymPy; docs: docs/paper_b.md, "B.forward.linearity".
@@ -194,7 +194,12 @@ def adjoint_kernel(c=C_EXAMPLE):
     R = operator().subs(i, k).replace(lambda e: isinstance(e, sp.Sum), split)
     pair = lambda p, q: c.subs({x: p, y: q}, simultaneous=True)
     R = R.xreplace({g_[k, 1]: pair(xk, x), g_[k, 2]: pair(xk, y)})
-    return sp.expand(R.subs(cbar, uniform_mean(pair(xk, z), z)))
+    return step("B.forward.adjoint_kernel", sp.expand(R.subs(cbar, uniform_mean(pair(xk, z), z))))
+
+
+mutant("B.forward.adjoint_kernel:second_slot", "B.forward.adjoint_kernel",
+       "the j = 2 term of the kernel taken at the pair (x, x): c(x, x) in place of c(x, y)",
+       replace(y, x))
 
 
 @derivation

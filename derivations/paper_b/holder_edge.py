@@ -15,8 +15,14 @@ chain of named steps:
    its whole mass b^{-2kβ} (times ½) stays.  Both are geometric sums (ratios b^{2δ} > 1 with
    δ = s + 1 − β > 0, and b^{-2β} < 1):
        bias²(j) ≍ b^{-2j(β+δ)} (b^{2δj} − 1)/(b^{2δ} − 1) + b^{-2jβ}/(1 − b^{-2β}).
-2. [``B.holder.bias_exponent``] γ = −lim_{j→∞} log bias²(j) / log b^j = 2β: the squared bias
-   decays like K^{-2β}, the edge of the class (for any estimator degree s > β − 1);
+2. [``B.holder.bias_exponent``] γ = −lim_{j→∞} log bias²(j) / log b^j = 2β, by dominant
+   balance of the explicit sums (``asymptotics.leading_exponent``): [``B.holder.bias_leading
+   .terms``] bias² = Σ_i c_i K^{e_i} with exponents −2(s+1) (Taylor part) and −2β (the
+   resolved scales' top term and the unresolved tail, merged); [``B.holder.bias_leading
+   .order``] the exponents ordered by the sign of their differences under β > 0,
+   δ = s + 1 − β > 0, b > 1 (−2β − (−2(s+1)) = 2δ > 0), so the slowest is −2β: the squared
+   bias decays like K^{-2β}, the edge of the class (for any estimator degree s > β − 1).
+   The step is re-taken at numeric (β, s, b) by ``asymptotics.check``;
    [``B.holder.bias_slope``] −γ, the slope of log bias² on log K.
 3. [``B.holder.K_star``] the balance K^{-γ} + K log M / M: K* = (γ M / log M)^{1/(γ+1)};
    [``B.holder.schedule_exponent``] a* = lim log K* / log M = 1/(γ+1) = 1/(2β+1);
@@ -38,6 +44,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
+from derivations.paper_b import asymptotics as A
 
 beta, b = sp.symbols("beta b", positive=True)
 s = sp.Symbol("s", integer=True, nonnegative=True)  # degree of the estimator's pieces
@@ -78,13 +85,33 @@ def bias():
     return step("B.holder.bias", low + high)
 
 
+#: the assumptions under which the exponents are compared: beta > 0, delta = s + 1 - beta > 0
+#: (the estimator's order exceeds the smoothness), b > 1 (so K = b^j grows with j)
+_delta, _eps = sp.symbols("delta epsilon", positive=True)
+ASSUME = {s: beta - 1 + _delta, b: 1 + _eps}
+#: numeric points at which every asymptotic step is re-taken (0 < beta < 1, s + 1 > beta)
+SAMPLES = {beta: ("1/4", "1/2", "3/4", "9/10"), s: (0, 2, 2, 1), b: (2, 2, 2, 3),
+           a: (0, "1/3", "1/2", 1), sp.Symbol("c", positive=True): (1, 3, "1/2", 2)}
+
+
 @derivation
 def bias_exponent():
-    """γ = −lim log bias² / log K (K = b^j), for b > 1 and s + 1 > β (step 2)."""
-    eps, dlt = sp.symbols("epsilon delta", positive=True)
-    expr = bias().subs(s, beta - 1 + dlt).subs(j, _t).subs(b, 1 + eps)  # b > 1, δ > 0
-    gamma = -sp.limit(sp.log(expr) / (_t * sp.log(1 + eps)), _t, sp.oo)
-    return step("B.holder.bias_exponent", sp.simplify(gamma))
+    """γ = −lim_{j→∞} log bias²(j) / log b^j by dominant balance (step 2): bias² is an explicit
+    sum of powers of K = b^j; its slowest-decaying term, found by comparing the exponents as
+    SymPy expressions under ``ASSUME``, gives γ (for b > 1, s + 1 > β)."""
+    lead = A.leading_exponent("B.holder.bias_leading", bias(), j, b, ASSUME, SAMPLES)
+    return step("B.holder.bias_exponent", sp.simplify(-lead))
+
+
+mutant("B.holder.bias:tail_unsquared", "B.holder.bias",
+       "the unresolved scales k >= j keep mass b^{-k beta} (the L2 norm, not its square)",
+       lambda e: e.subs(b ** (-2 * beta * j), b ** (-beta * j)))
+mutant("B.holder.bias_leading.order:fastest", "B.holder.bias_leading.order",
+       "dominant balance keeps the fastest-decaying term (the comparison of exponents reversed)",
+       lambda order: tuple(reversed(order)))
+mutant("B.holder.bias_leading.terms:taylor_only", "B.holder.bias_leading.terms",
+       "only the Taylor part of the resolved scales kept: the terms of exponent -2 beta dropped",
+       lambda terms: tuple(t for t in terms if sp.expand(t[0] + 2 * beta) != 0))
 
 
 mutant("B.holder.bias_exponent:kink", "B.holder.bias_exponent",
@@ -119,21 +146,21 @@ def optimal_K():
     return step("B.holder.K_star", sp.simplify(sols[0]))
 
 
-def _limit_in_log_M(expr):
-    """lim_{M→∞} log expr / log M with M = e^t and L = log M = t."""
+def _limit_in_log_M(name, expr):
+    """lim_{M→∞} log expr / log M with M = e^t and L = log M = t (an asymptotic step)."""
     e = sp.expand_log(sp.log(expr.subs({M: sp.exp(_t), L: _t})), force=True)
-    return sp.simplify(sp.limit(e / _t, _t, sp.oo))
+    return A.limit(name, e / _t, _t, sp.oo, SAMPLES)
 
 
 @derivation
 def schedule_exponent():
-    return step("B.holder.schedule_exponent", _limit_in_log_M(optimal_K()))
+    return step("B.holder.schedule_exponent", _limit_in_log_M("B.holder.schedule_exponent", optimal_K()))
 
 
 @derivation
 def exponent():
     at_star = sp.powsimp(bound().subs(K, optimal_K()), force=True)
-    return step("B.holder.exponent", _limit_in_log_M(at_star))
+    return step("B.holder.exponent", _limit_in_log_M("B.holder.exponent", at_star))
 
 
 # --- step 4: other schedules ----------------------------------------------------------------
@@ -142,7 +169,7 @@ def schedule_slope():
     """Asymptotic slope of K^{-γ} + K/M under K = c M^a: the slower of the two terms."""
     c = sp.Symbol("c", positive=True)
     terms = [(c * M ** a) ** (-bias_exponent()), c * M ** a / M]
-    slopes = [_limit_in_log_M(t) for t in terms]
+    slopes = [_limit_in_log_M(f"B.holder.schedule_slope.term{n}", t) for n, t in enumerate(terms)]
     return step("B.holder.schedule_slope", sp.Max(*slopes))
 
 
@@ -164,7 +191,8 @@ def kink_bias_exponent(s_value: int = 2):
     i.e. K^{−(2β+1)} with K = 2/h (e_s(β) > 0 is a constant)."""
     h = sp.Symbol("h", positive=True)
     cell = (h / 2) ** (2 * beta + 1) * kink_cell_error(s_value)
-    return sp.simplify(sp.limit(sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0))
+    return A.limit("B.holder.kink_exponent", sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0,
+                   SAMPLES)
 
 
 def equations():

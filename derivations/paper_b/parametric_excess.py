@@ -46,6 +46,7 @@ import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
 from derivations.paper_b import coercivity as CO
+from derivations.paper_b import asymptotics as A
 
 N = CO.N
 d = sp.Symbol("d", integer=True, positive=True)
@@ -146,9 +147,12 @@ mutant("B.rate.excess.column_cross:c", "B.rate.excess.column_cross",
 
 
 def v_a_limits():
-    """(N = 2, c = 0, c -> oo) values of V_A."""
+    """(N = 2, c = 0, c -> oo) values of V_A.  The c -> oo limit holds for N >= 3: at N = 2,
+    V_A = 2(d - 1) whatever c is (N c - 2 c = 0), so the step's numeric points have N >= 3."""
     V = v_a()
-    return (sp.simplify(V.subs(N, 2)), sp.simplify(V.subs(c, 0)), sp.limit(V, c, sp.oo))
+    samples = {N: (3, 4, 5), d: (2, 5, 3), g: (1, "1/2", 3)}
+    return (sp.simplify(V.subs(N, 2)), sp.simplify(V.subs(c, 0)),
+            A.limit("B.rate.excess.V_A_limit", V, c, sp.oo, samples, post=lambda e: e))
 
 
 # --- step 3: the link integrals ------------------------------------------------------------------

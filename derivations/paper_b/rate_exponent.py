@@ -32,6 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
+from derivations.paper_b import asymptotics as A
 
 K, M, beta, rd = sp.symbols("K M beta rd", positive=True)
 #: L stands for log M (M > 1, so L > 0); keeping it a positive symbol avoids |log M| branches.
@@ -84,13 +85,15 @@ def closed_form_residual():
 
 # --- step 3: the exponent ------------------------------------------------------------------------
 _T = sp.Symbol("t", positive=True)  # log M as the limit variable
+#: numeric points at which the asymptotic step is re-taken (asymptotics.check)
+SAMPLES = {beta: ("1/4", "3/4", 2, "7/2")}
 
 
 @derivation
 def exponent():
     """lim log B_np(K*) / log M as M -> oo: M = e^t and L = log M = t everywhere, t -> oo."""
     logB = sp.expand_log(sp.log(b_star().subs({M: sp.exp(_T), L: _T})), force=True)
-    return step("B.rate.exponent", sp.simplify(sp.limit(logB / _T, _T, sp.oo)))
+    return step("B.rate.exponent", A.limit("B.rate.exponent", logB / _T, _T, sp.oo, SAMPLES))
 
 
 mutant("B.rate.exponent:beta/(beta+1)", "B.rate.exponent",

@@ -287,6 +287,10 @@ class Claim:
     ``max_dps`` is the largest ``dps`` that ``evaluate`` reaches in bounded time (``attncheck
     eval`` refuses more at once); Monte Carlo outputs (with a ``*_se`` companion) keep the digits
     of their standard error whatever the dps.
+    ``uses_dps`` says whether ``experiment`` evaluates its theory values at ``Settings.dps``
+    (closed forms in mpmath); ``False`` for a claim whose theory values are computed in float64
+    only, where ``verify --dps`` cannot change anything and should be refused or reported as not
+    applying.
     """
 
     id: str
@@ -305,6 +309,7 @@ class Claim:
     statement_eq: object = None
     point_space: object | None = None
     max_dps: int = MAX_DPS
+    uses_dps: bool = True
     #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of
     #: ``evaluate`` at the user's parameters, checked before it runs
     cost: Callable | None = None

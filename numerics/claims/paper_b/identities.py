@@ -56,6 +56,13 @@ def _rounding_allowance(*terms: np.ndarray) -> float:
     return 1e-12 * float(sum(np.abs(t).sum() for t in terms))
 
 
+def _precision(settings, value: float) -> float:
+    """What evaluating a theory value at ``settings.dps`` digits may change it by, scaled by the
+    experiment's value (never the theory's): 10^(1 - dps) |value|.  Below float64 rounding
+    for dps >= 17; it keeps a deterministic row meaningful at a low ``--dps``."""
+    return 10.0 ** (1 - settings.dps) * abs(float(value))
+
+
 def _h(name: str):
     """A test function of ``coercivity`` as a vectorised pair function (d = 1)."""
     co = _deriv("coercivity")
@@ -94,7 +101,26 @@ def _forward_mc(settings, claim):
     for N in (3, 8):
         Xn = law.sample(claim.rng(settings, "expectation", N), n, N, 1)
         out["expectation"][N] = _mean_se(np.mean(sim.forward(g1, Xn) * sim.forward(g2, Xn), axis=1))
+    out["quadrature"] = {N: _forward_quadrature(sim, law, g1, g2, N) for N in QUADRATURE_N}
     return out
+
+
+QUADRATURE_N = (3, 8)
+QUADRATURE_NODES = (3, 4)  # per coordinate: exact for degree <= 5 and <= 7 in each token
+
+
+def _forward_quadrature(sim, law, g1, g2, N: int) -> tuple[float, float]:
+    """E<R_g1, R_g2>_tok by the law's tensor Gauss–Legendre rule over the N tokens, applied to
+    the simulator's forward operator: (value at the larger rule, allowance).  The allowance is
+    |Q(4 nodes) - Q(3 nodes)| (both exact for integrands of degree <= 5 per coordinate, so this
+    measures what the rule misses) plus float64 rounding (1e-12 x sum of |weighted terms|)."""
+    q, terms = [], []
+    for nodes in QUADRATURE_NODES:
+        X, w = law.quadrature(N, 1, nodes)
+        t = w * np.mean(sim.forward(g1, X) * sim.forward(g2, X), axis=1)
+        q.append(float(np.sum(t)))
+        terms.append(t)
+    return q[-1], abs(q[-1] - q[0]) + _rounding_allowance(*terms)
 
 
 def _forward_experiment(settings, claim):
@@ -110,8 +136,13 @@ def _forward_experiment(settings, claim):
                    th.adjoint_pairing(ex["G1"], ex["v"]), ex["token_side"], 0.0, ex["adjoint_allowance"], S),
     ]
     for N, (mean, se, m) in ex["expectation"].items():
-        rows.append(Comparison(f"E<R_g, R_c>_tok (exact adjoint formula), uniform, N={N}", th.adjoint_example(N),
-                               mean, se, 0.0, m))
+        rows.append(Comparison(f"E<R_g, R_c>_tok (exact adjoint formula), uniform, N={N}",
+                               th.adjoint_example(N, settings.dps), mean, se, 0.0, m))
+    for N, (value, allowance) in ex["quadrature"].items():
+        nodes = QUADRATURE_NODES[-1]
+        rows.append(Comparison(f"E<R_g, R_c>_tok (exact adjoint formula) vs {nodes}^{N}-point Gauss-Legendre rule "
+                               f"on the simulator's R, N={N}", th.adjoint_example(N, settings.dps), value, 0.0,
+                               allowance + _precision(settings, value), nodes ** N))
     sizes = {"samples": settings.pick(100_000, 400_000), "configurations": S, "d": 1, "a": ex["a"], "b": ex["b"]}
     return rows, sizes, {"g": str(fo.G_EXAMPLE), "c": str(fo.C_EXAMPLE)}
 
@@ -225,13 +256,13 @@ def _identity_experiment(settings, claim):
             m2s, cs = co.pair_moments_vector(getattr(co, hname), vec[1], vec[0])
             mean, se, m = _vector_mean_R2(claim, settings, law, vec[1], hname, N, n // 2)
             label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {vec[0]}, d={vec[1]}, h={hname}, N={N}"
-        rows.append(Comparison(label, th.identity_value(N, m2s, cs), mean, se, 0.0, m))
+        rows.append(Comparison(label, th.identity_value(N, m2s, cs, settings.dps), mean, se, 0.0, m))
         moments[label] = {"m2": str(m2s), "c": str(cs)}
     law, hname, N, sigma = RISK_CASE
     m2s, cs = _moments(hname, law)
     mean, se, m = _excess_risk_mc(claim, settings, n)
     rows.append(Comparison(f"E_inf(g) - E_inf(g*) = E|R_h|^2 (per-token loss, correlated noise): {law}, "
-                           f"h={hname}, N={N}", th.excess_risk(N, m2s, cs), mean, se, 0.0, m))
+                           f"h={hname}, N={N}", th.excess_risk(N, m2s, cs, settings.dps), mean, se, 0.0, m))
     details = {"coefficients": [str(v) for v in co.coefficients()], "shift_c": SHIFT,
                "permutation_values": list(PERM_VALUES), "exact_moments": moments,
                "risk_case": {"law": law, "h": hname, "N": N, "sigma": sigma, "g*": "x y"}}
@@ -290,11 +321,11 @@ def _ciid_experiment(settings, claim):
         for hname in ("H_CROSS", "H_MIXED"):
             mean, se, m = _ciid_cross_mc(claim, settings, shift, hname, n)
             rows.append(Comparison(f"cross = E[m_h(X1,Z)^2] >= 0: shift={shift}, h={hname}",
-                                   th.cross_ciid(getattr(co, hname), shift), mean, se, 0.0, m))
+                                   th.cross_ciid(getattr(co, hname), shift, settings.dps), mean, se, 0.0, m))
     # equality case: m_h = 0, so c = E[m_h²] = 0 and E|R_h|^2 = (1/(N-1)) ||h||^2
     for law, shift, N in (("uniform", "0", 5), ("conditional", SHIFT, 5)):
         m2s = co.pair_moments(co.H_NULL, law, sp.Rational(SHIFT))[0]
-        theory = th.identity_value(N, m2s, co.cross_term_ciid(co.H_NULL, sp.Rational(shift)))
+        theory = th.identity_value(N, m2s, co.cross_term_ciid(co.H_NULL, sp.Rational(shift)), settings.dps)
         mean, se, m = _mean_R2(claim, settings, law, "H_NULL", N, n, "equality")
         rows.append(Comparison(f"equality case m_h = 0: E|R_h|^2 = ||h||^2/(N-1), {law}, h=x sin(pi y), N={N}",
                                theory, mean, se, 0.0, m))
@@ -362,7 +393,7 @@ def _counterexample_mc(settings, claim):
 def _counterexample_experiment(settings, claim):
     th = _th()
     ex = memo(settings, (claim.id, "mc"), lambda: _counterexample_mc(settings, claim))
-    exact = th.permutation_example()
+    exact = th.permutation_example(settings.dps)
     rows = []
     for key, label in (("E|R_h|^2", "N=3 example: E|R_h|^2 = 1/6"),
                        ("lemma_rhs", "N=3 example: lemma's lower bound ||h||^2/(N-1) = 1/3 > 1/6"),
@@ -372,12 +403,12 @@ def _counterexample_experiment(settings, claim):
     # worst ratio over urn laws: exact closed form vs float64 generalised eigenvalues
     for (N, labels), low in ex["urns"].items():
         k = len(labels)
-        rows.append(Comparison(f"min ratio (k-N)/(k-2): N={N}, k={k}, labels={list(labels)}", th.ratio_min(N, k),
-                               low, 0.0, 1e-9, None))
+        rows.append(Comparison(f"min ratio (k-N)/(k-2): N={N}, k={k}, labels={list(labels)}",
+                               th.ratio_min(N, k, settings.dps), low, 0.0, 1e-9 + _precision(settings, low), None))
     # k = N: non-identifiable, null space of dimension N(N-2)
     for N, (low, nullity) in ex["null"].items():
-        rows.append(Comparison(f"k=N={N}: dim{{h: R_h = 0 a.s.}} = N(N-2)", th.null_dimension(N), float(nullity),
-                               0.0, 0.0, None))
+        rows.append(Comparison(f"k=N={N}: dim{{h: R_h = 0 a.s.}} = N(N-2)", th.null_dimension(N, settings.dps),
+                               float(nullity), 0.0, 0.0, None))
     eigen = {f"N={N}, labels={list(lab)}": v for (N, lab), v in ex["urns"].items()}
     eigen.update({f"N={N}, k=N": v[0] for N, v in ex["null"].items()})
     return rows, {"example_samples": settings.pick(50_000, 200_000)}, {
@@ -450,7 +481,7 @@ def _projection_mc(settings, claim):
 def _projection_experiment(settings, claim):
     th = _th()
     ex = memo(settings, (claim.id, "mc"), lambda: _projection_mc(settings, claim))
-    q = th.projection(BINS)
+    q = th.projection(BINS, settings.dps)
     (proj, e1), (gap, e2) = q["projected"], q["gap"]
     bias = ex["spacing_bias"]
     rows = []
@@ -515,7 +546,7 @@ def _kl_experiment(settings, claim):
     rows, ratios = [], {}
     for name, hexpr in _kl_cases().items():
         m2, c = co.pair_moments(hexpr, "uniform")
-        theory, bound = th.kl_values(KL_N, KL_M, KL_SIGMA, m2, c)
+        theory, bound = th.kl_values(KL_N, KL_M, KL_SIGMA, m2, c, settings.dps)
         mean, se, m = ex[name]
         rows.append(Comparison(f"KL = (M/(2s^2)) sum_i E|R_h|^2: h={name}, N={KL_N}, M={KL_M}", theory, mean, se,
                                0.0, m))
@@ -576,12 +607,14 @@ def _rate_experiment(settings, claim):
     rows, naive = [], {}
     for beta, num in ex["by_beta"].items():
         rows.append(Comparison(f"slope of min_K bound vs log(M/log M) = -2b/(2b+1), beta={beta}",
-                               rt.exponent(beta), num["slope"], 0.0, 1e-6, len(Ms)))
-        Kt = rt.k_star(beta, M_CHECK)
+                               rt.exponent(beta, settings.dps), num["slope"], 0.0,
+                               1e-6 + _precision(settings, num["slope"]), len(Ms)))
+        Kt = rt.k_star(beta, M_CHECK, settings.dps)
         rows.append(Comparison(f"argmin K* = (2b M/log M)^(1/(2b+1)) at M=1e6, beta={beta}", Kt, num["K_argmin"],
-                               0.0, 1e-6 * num["K_argmin"], None))
+                               0.0, 1e-6 * num["K_argmin"] + _precision(settings, num["K_argmin"]), None))
         rows.append(Comparison(f"threshold r d = (M/log M)^(1/(2b+1)) at M=1e6, beta={beta}",
-                               rt.threshold(beta, M_CHECK), num["rd_root"], 0.0, 1e-10 * num["rd_root"], None))
+                               rt.threshold(beta, M_CHECK, settings.dps), num["rd_root"], 0.0,
+                               1e-10 * num["rd_root"] + _precision(settings, num["rd_root"]), None))
         naive[beta] = num["naive_slope"]
     details = {"naive_slope_vs_log_M": naive,
                "note": "against log M (not log(M/log M)) the fitted slope is shallower: the log factor"}
@@ -624,9 +657,13 @@ CLAIMS = [
         allowance_note="rows 1-2: the derivation's operator (linear combination) and adjoint, compiled and "
                        "evaluated on the simulator's pair tables, against the simulator's forward operator on the "
                        "same samples: allowance 1e-12 x sum|terms| (float64 rounding); rows 3-4 are Monte Carlo "
-                       "against exact SymPy values (no allowance).",
+                       "against exact SymPy values (no allowance); rows 5-6: the exact value against the tensor "
+                       "Gauss-Legendre rule of the uniform law (3 and 4 nodes per token, both exact for the "
+                       "worked example's polynomial integrand) applied to the simulator's forward operator, "
+                       "deterministic: allowance |Q4 - Q3| + 1e-12 x sum|weighted terms| + 10^(1-dps) |value| (the "
+                       "precision asked for with --dps).",
         mutants=("B.forward.weight:1/N", "B.forward.operator:diagonal", "B.forward.adjoint:slot",
-                 "B.forward.pair_measure:N^2"),
+                 "B.forward.pair_measure:N^2", "B.forward.adjoint_kernel:second_slot"),
         outputs=("B.forward.operator", "B.forward.adjoint"),
     ),
     Claim(
@@ -677,7 +714,7 @@ CLAIMS = [
         allowance_note="N = 3 example: Monte Carlo of the first token's R_h^2 and of the pair moments (no "
                        "allowance); worst ratios: exact closed form vs scipy eigh "
                        "(allowance 1e-9, far above the eigh backward error ~1e-15 x condition of these small "
-                       "well-conditioned matrices); null dimensions are integer counts (allowance 0).",
+                       "well-conditioned matrices, + 10^(1-dps) |eigenvalue ratio| for --dps); null dimensions are integer counts (allowance 0).",
         mutants=("B.counterexample.p1:k", "B.counterexample.p2:with_replacement",
                  "B.counterexample.null_dimension:no_constraints", "B.forward.weight:1/N"),
         outputs=("B.counterexample.example", "B.counterexample.ratio_min", "B.counterexample.null_dimension"),
@@ -733,7 +770,7 @@ CLAIMS = [
                        "least-squares fit of 10 exact-line points in float64); K* allowance 1e-6 relative to the "
                        "numeric argmin (an argmin located from function values is only accurate to ~sqrt(eps) "
                        "~ 1e-8 relative, observed <= 6e-8 over the grid); threshold 1e-10 relative to the root "
-                       "(brentq rtol).",
+                       "(brentq rtol); each plus 10^(1-dps) |numeric value| (the precision asked for with --dps).",
         mutants=("B.rate.stationarity:power", "B.rate.exponent:beta/(beta+1)", "B.rate.exponent:beta-1/2",
                  "B.rate.threshold:no_log"),
         outputs=("B.rate.exponent", "B.rate.K_star", "B.rate.threshold"),

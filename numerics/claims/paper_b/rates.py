@@ -54,9 +54,9 @@ PAPER_MEASURED = {3: -0.81, 8: -0.899}
 SEED_PATH = "B.rate"  # shared by both claims: the P = 3, d = 5 run feeds both
 
 
-def theory_slope(P: int) -> float:
-    """-2β/(2β+1) at β = P - 1, from the SymPy exponent."""
-    return _theory().exponent(P - 1)
+def theory_slope(P: int, dps: int = 30) -> float:
+    """-2β/(2β+1) at β = P - 1, from the SymPy exponent (mpmath at ``dps`` digits)."""
+    return _theory().exponent(P - 1, dps)
 
 
 def _grid(P: int, full: bool):
@@ -99,7 +99,7 @@ def _rows(settings, P, d, label):
     correction s2 - s_lead (theory-free); allowance |s2 - s1|; se combines the bootstrap se of
     the slope (with the shared-G error) and the Monte Carlo se of s2."""
     setup, res, fit, ss, pred = _oracle(settings, P, d)
-    theory = theory_slope(P)
+    theory = theory_slope(P, settings.dps)
     s_lead = loglog_slope(res.Ms, np.asarray(setup.n_values, dtype=float) / np.asarray(res.Ms, dtype=float))
     correction = pred.slope - s_lead
     se = float(np.hypot(fit.se, pred.se))
@@ -146,7 +146,7 @@ def _learnt(settings, P, d):
     """The learnt-A ERM at the figure's noise (full mode): realised errors, paired with the
     oracle on the same data, as in the paper's Figure 1 (medians over seeds); memoised."""
     out = dict(memo(settings, ("B.rate", "learnt", P, d), lambda: _learnt_run(settings, P, d)))
-    out["regime_threshold_(M/log M)^(1/(2beta+1))"] = [_theory().threshold(P - 1, M) for M in out["M"]]
+    out["regime_threshold_(M/log M)^(1/(2beta+1))"] = [_theory().threshold(P - 1, M, settings.dps) for M in out["M"]]
     return out
 
 
@@ -182,7 +182,7 @@ def _excess_rows(settings, d):
     setup, ss, res, pred, phi = memo(settings, ("B.rate", "excess", d), lambda: _excess_run(settings, d))
     th = _theory()
     g, c = th.link_integrals(phi)
-    theory = th.v_a(phi, setup.N, d)
+    theory = th.v_a(phi, setup.N, d, settings.dps)
     M = res.Ms[0]
     exc = (res.errors[:, 0] - res.oracle_errors[:, 0]) * M * setup.N / setup.sigma**2
     se = float(exc.std(ddof=1) / np.sqrt(exc.size))

@@ -80,8 +80,8 @@ def _holder_run(settings):
 def _holder_experiment(settings, claim):
     runs, bias = memo(settings, ("B.rate.holder_edge",), lambda: _holder_run(settings))
     th = _theory()
-    gamma_slope = th.bias_slope(BETA, DEGREE)
-    theta = th.holder_exponent(BETA, DEGREE)
+    gamma_slope = th.bias_slope(BETA, DEGREE, settings.dps)
+    theta = th.holder_exponent(BETA, DEGREE, settings.dps)
     opt = runs["optimal K ∝ M^(1/(2beta+1))"]
     s2, s1, ideal = opt.prediction.slope, opt.prediction.slope_first_order, opt.ideal_slope()
     correction = s2 - ideal
@@ -96,7 +96,7 @@ def _holder_experiment(settings, claim):
     for label, run in runs.items():
         a = float(np.polyfit(np.log(run.setup.Ms), np.log(run.setup.pieces()), 1)[0])
         info = run.summary()
-        info.update({"K_exponent_a": a, "asymptotic_slope_max(-a gamma, a-1)": th.schedule_slope(BETA, DEGREE, a),
+        info.update({"K_exponent_a": a, "asymptotic_slope_max(-a gamma, a-1)": th.schedule_slope(BETA, DEGREE, a, settings.dps),
                      "correction_s2-ideal": run.prediction.slope - run.ideal_slope()})
         details[label] = info
     details["optimal"] = {"s2": s2, "s1": s1, "ideal_slope": ideal, "correction": correction,
@@ -136,11 +136,11 @@ def _spline_run(settings):
 def _spline_experiment(settings, claim):
     runs = memo(settings, ("B.rate.schedule_not_exponent",), lambda: _spline_run(settings))
     th = _theory()
-    rows, details = [], {"minimax_exponent_-2beta/(2beta+1)": th.minimax_exponent(P_SPLINE - 1)}
+    rows, details = [], {"minimax_exponent_-2beta/(2beta+1)": th.minimax_exponent(P_SPLINE - 1, settings.dps)}
     for label, run in runs.items():
         a = SPLINE_SCHEDULES[label][0]
         log_M = float(np.mean(np.log(run.setup.Ms)))  # the grid's centre, for the log-M mutant
-        theory = th.variance_slope(a, P_SPLINE - 1, log_M)
+        theory = th.variance_slope(a, P_SPLINE - 1, log_M, settings.dps)
         s2, s1, lead = run.prediction.slope, run.prediction.slope_first_order, run.leading_slope()
         rows.append(Comparison(f"n_M ∝ M^{label}: slope - pre-asymptotic correction", theory,
                                run.fit.slope - (s2 - lead), float(np.hypot(run.fit.se, run.prediction.se)),
@@ -211,7 +211,8 @@ CLAIMS = [
         status="paper",
         allowance_note=_HOLDER_NOTE,
         mutants=("B.holder.bias_exponent:kink", "B.holder.bias_exponent:not_squared",
-                 "B.holder.bias_exponent:spline_order"),
+                 "B.holder.bias_exponent:spline_order", "B.holder.bias:tail_unsquared",
+                 "B.holder.bias_leading.order:fastest", "B.holder.bias_leading.terms:taylor_only"),
         outputs=("B.holder.bias_slope", "B.holder.exponent"),
         doc="docs/paper_b.md#brateholder_edge",
     ),

@@ -86,6 +86,27 @@ class UniformCube:
         M, N, d = M_SAMPLES.parse(M), N_TOKENS.parse(N), D_TOKEN.parse(d)
         return rng.uniform(-self.half_width, self.half_width, size=(M, N, d))
 
+    #: the largest tensor rule ``quadrature`` builds (configurations)
+    MAX_RULE = 2_000_000
+
+    def quadrature(self, N: int, d: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+        """Tensor-product Gauss–Legendre rule for the law of one configuration of N i.i.d.
+        tokens: (X of shape (P, N, d), weights of shape (P,) summing to 1), P = nodes^(N d).
+        E F(X) = sum_p w_p F(X_p) exactly for every F that is a polynomial of degree
+        <= 2 nodes - 1 in each coordinate (deterministic: no sampling error)."""
+        N, d = N_TOKENS.parse(N), D_TOKEN.parse(d)
+        if not (isinstance(nodes, int) and nodes >= 1):
+            raise ParameterError(f"parameter nodes: must be an integer >= 1, got {nodes!r}")
+        P = nodes ** (N * d)
+        if P > self.MAX_RULE:
+            raise ParameterError(f"parameter nodes: nodes^(N d) = {P} configurations exceeds {self.MAX_RULE}")
+        z, w = np.polynomial.legendre.leggauss(nodes)
+        grids = np.meshgrid(*([z] * (N * d)), indexing="ij")
+        weights = np.meshgrid(*([w / 2] * (N * d)), indexing="ij")
+        X = self.half_width * np.stack([g.ravel() for g in grids], axis=-1).reshape(P, N, d)
+        W = np.prod(np.stack([g.ravel() for g in weights], axis=-1), axis=-1)
+        return X, W
+
 
 @dataclass(frozen=True)
 class Gaussian:

@@ -52,9 +52,9 @@ def adjoint_pairing(G1: np.ndarray, v: np.ndarray) -> float:
     return float(np.sum(f(*_columns(G1), *_columns(v))))
 
 
-def adjoint_example(n: int) -> float:
-    """E<R_g, R_c>_tok of the worked example at N = n."""
-    return value(FO.adjoint_example(), {FO.N: n})
+def adjoint_example(n: int, dps: int = DPS) -> float:
+    """E<R_g, R_c>_tok of the worked example at N = n (mpmath at ``dps`` digits)."""
+    return value(FO.adjoint_example(), {FO.N: n}, dps)
 
 
 def numpy_function(expr, args):
@@ -69,32 +69,32 @@ def pair_function(expr, args=(FO.x, FO.y)):
 
 
 # --- coercivity ------------------------------------------------------------------------------
-def identity_value(n: int, m2, c) -> float:
+def identity_value(n: int, m2, c, dps: int = DPS) -> float:
     """E|R_h[X]_1|² of the coercivity identity at N = n and exact moments (m2, c)."""
-    return value(CO.identity(), {CO.N: n, CO.m2: m2, CO.c: c})
+    return value(CO.identity(), {CO.N: n, CO.m2: m2, CO.c: c}, dps)
 
 
-def excess_risk(n: int, m2, c) -> float:
+def excess_risk(n: int, m2, c, dps: int = DPS) -> float:
     """𝓔_∞(g) - 𝓔_∞(g*) (steps 1 and 2 of the coercivity derivation)."""
-    return value(CO.risk_difference(int(n))[1], {CO.ER2_1: CO.identity_value(n, m2, c)})
+    return value(CO.risk_difference(int(n))[1], {CO.ER2_1: CO.identity_value(n, m2, c)}, dps)
 
 
-def cross_ciid(h, shift) -> float:
+def cross_ciid(h, shift, dps: int = DPS) -> float:
     """c = E[m_h(X_1, Z)²] for X_j = shift Z + W_j (exact, then evaluated)."""
-    return value(CO.cross_term_ciid(h, sp.Rational(shift)))
+    return value(CO.cross_term_ciid(h, sp.Rational(shift)), None, dps)
 
 
 # --- counterexample ----------------------------------------------------------------------------
-def permutation_example() -> dict:
-    return {k: value(v) for k, v in CE.permutation_example().items()}
+def permutation_example(dps: int = DPS) -> dict:
+    return {k: value(v, None, dps) for k, v in CE.permutation_example().items()}
 
 
-def ratio_min(n: int, k: int) -> float:
-    return value(CE.ratio_min(), {CE.N: n, CE.k: k})
+def ratio_min(n: int, k: int, dps: int = DPS) -> float:
+    return value(CE.ratio_min(), {CE.N: n, CE.k: k}, dps)
 
 
-def null_dimension(n: int) -> float:
-    return value(CE.null_dimension(), {CE.N: n})
+def null_dimension(n: int, dps: int = DPS) -> float:
+    return value(CE.null_dimension(), {CE.N: n}, dps)
 
 
 # --- Lemma 4.1 -----------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def projection(bins, dps: int = 20) -> dict:
         psi2, e2 = _quad(psi2_int, 0, 1, dps)
         out["projected"] = (float(proj), float(e1))
         out["gap"] = (float(mp_eval(Eg2, {}, dps) - psi2), float(e2))
-        out["total_exact"] = value(PL.total_error())
+        out["total_exact"] = value(PL.total_error(), None, dps)
         avg = {}
         for lo, hi in bins:
             num = den = err = mpmath.mpf(0)
@@ -130,7 +130,7 @@ def projection(bins, dps: int = 20) -> dict:
 
 
 # --- KL -------------------------------------------------------------------------------------------
-def kl_values(n: int, M: int, sigma, m2, c) -> tuple[float, float]:
+def kl_values(n: int, M: int, sigma, m2, c, dps: int = DPS) -> tuple[float, float]:
     """(KL with E|R_h|² from the coercivity identity, the Cauchy–Schwarz bound with ||h||² = m2)."""
     vals = {KL.M: M, KL.N: n, KL.sigma: sp.Rational(str(sigma)), CO.m2: m2, CO.c: c}
-    return value(KL.kl_from_moments(), vals), value(KL.kl_bound(), {**vals, KL.norm2: m2})
+    return value(KL.kl_from_moments(), vals, dps), value(KL.kl_bound(), {**vals, KL.norm2: m2}, dps)

@@ -15,12 +15,12 @@ import sympy as sp
 from derivations.paper_b import parametric_excess as PE
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
-from numerics.core.backends import lambdify, mp_eval, np_eval
+from numerics.core.backends import lambdify, mp_eval
 
 
-def exponent(beta) -> float:
+def exponent(beta, dps: int = 30) -> float:
     """-2β/(2β+1) from the SymPy limit of the balanced bound."""
-    return float(mp_eval(RE.exponent(), {RE.beta: beta}, 30))
+    return float(mp_eval(RE.exponent(), {RE.beta: beta}, dps))
 
 
 def _at(expr, beta, M, dps=30):
@@ -29,12 +29,12 @@ def _at(expr, beta, M, dps=30):
         return mp_eval(expr, {RE.beta: beta, RE.M: M, RE.L: L}, dps)
 
 
-def k_star(beta, M) -> float:
-    return float(_at(RE.optimal_K(), beta, M))
+def k_star(beta, M, dps: int = 30) -> float:
+    return float(_at(RE.optimal_K(), beta, M, dps))
 
 
-def threshold(beta, M) -> float:
-    return float(_at(RE.threshold(), beta, M))
+def threshold(beta, M, dps: int = 30) -> float:
+    return float(_at(RE.threshold(), beta, M, dps))
 
 
 def evaluate_exponent(beta, M, dps: int) -> dict:
@@ -112,7 +112,8 @@ def link_integrals(phi, nodes: int = 24) -> tuple[float, float]:
     return g, c
 
 
-def v_a(phi, N: int, d: int) -> float:
-    """V_A of ``parametric_excess.v_a`` at the link's (g, c)."""
+def v_a(phi, N: int, d: int, dps: int = 30) -> float:
+    """V_A of ``parametric_excess.v_a`` at the link's (g, c): the closed form in mpmath at
+    ``dps`` digits, at (g, c) from the float64 quadrature (whose digits are float64's)."""
     g, c = link_integrals(phi)
-    return float(np_eval(PE.v_a(), {PE.N: N, PE.d: d, PE.g: g, PE.c: c}))
+    return float(mp_eval(PE.v_a(), {PE.N: N, PE.d: d, PE.g: g, PE.c: c}, dps))
