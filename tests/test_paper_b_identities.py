@@ -19,11 +19,12 @@ from derivations.paper_b import projection_lemma as pl
 from derivations.paper_b import rate_exponent as re_
 from numerics.core.backends import agree_digits, evalf_reference, mp_eval
 from numerics.claims.paper_b import identities as claims_mod
+from numerics.claims.paper_b import lemmas
 from numerics.core.params import ParameterError
 from numerics.experiments.simulators import interacting_particles as sim
 
 # this module's claims directly (registry.claims() would import every paper's claims)
-CLAIM = {c.id: c for c in claims_mod.CLAIMS}
+CLAIM = {c.id: c for c in (*claims_mod.CLAIMS, *lemmas.CLAIMS)}
 
 
 # --- forward operator ---------------------------------------------------------------------
@@ -327,7 +328,7 @@ def test_paper_b_claims_declare_and_honour_dps(monkeypatch):
     from numerics.theory.paper_b import identities as th_id
     from numerics.theory.paper_b import rates as th_rates
 
-    for c in (*claims_mod.CLAIMS, *rates.CLAIMS, *schedules.CLAIMS):
+    for c in (*claims_mod.CLAIMS, *lemmas.CLAIMS, *rates.CLAIMS, *schedules.CLAIMS):
         assert c.uses_dps, c.id
     seen = []
     for mod in (th_id, th_rates):
