@@ -76,6 +76,7 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     Q.workers(workers)
     mutate = Q.mutate(mutate)
     chosen = Q.select(ids)
+    Q.claims_dps(chosen, settings.dps)
     if params:
         settings = Q.point_settings(chosen, settings, params)
         cache = False

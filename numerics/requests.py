@@ -77,6 +77,20 @@ def mode(value) -> str:
     return value
 
 
+def claims_dps(chosen, value: int, spell: Callable = python_name) -> None:
+    """``verify`` at a working precision other than the default: every chosen claim must compute
+    its theory at that precision (``Claim.uses_dps``), up to its ``max_dps``; else the request is
+    refused up front, naming the claims."""
+    if value == DPS.default:
+        return
+    ignore = [c.id for c in chosen if not getattr(c, "uses_dps", True)]
+    if ignore:
+        raise ParameterError(f"{spell('dps')} {value}: {', '.join(ignore)} compute their theory in float64, where "
+                             f"{spell('dps')} does not apply; run them without {spell('dps')}")
+    for c in chosen:
+        dps(value, c, spell)
+
+
 def workers(value, spell: Callable = python_name) -> int:
     return integer("workers", value, 1, MAX_WORKERS, spell)
 

@@ -192,3 +192,19 @@ def test_import_attncheck_is_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
     assert attncheck.Value is Value
+
+
+def test_a_dps_that_a_claim_cannot_honour_is_refused_up_front():
+    """``verify --dps N`` (N other than the default) runs only claims whose theory is computed at
+    N digits and that reach N; the others are named in one line, before anything runs."""
+    from types import SimpleNamespace
+
+    float64 = SimpleNamespace(id="X.float64", uses_dps=False, max_dps=MAX_DPS)
+    capped = SimpleNamespace(id="X.capped", uses_dps=True, max_dps=50)
+    honest = SimpleNamespace(id="X.honest", uses_dps=True, max_dps=MAX_DPS)
+    Q.claims_dps([float64, honest], DPS.default)  # the default: nothing to honour
+    Q.claims_dps([honest, capped], 50)
+    with pytest.raises(ParameterError, match=r"^--dps 40: X\.float64 compute their theory in float64"):
+        Q.claims_dps([honest, float64], 40, Q.option_name)
+    with pytest.raises(ParameterError, match=r"X\.capped supports dps 5\.\.50"):
+        Q.claims_dps([honest, capped], 60)

@@ -105,6 +105,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         if params:  # a parameter point of the user's: only claims whose experiment takes one
             settings = Q.point_settings(Q.select(list(ids)), settings, parse_assignments(params), Q.option_name)
             no_cache = True  # a one-off point: neither read nor written
+        if settings.dps != Q.DPS.default:
+            Q.claims_dps(_select(ids), settings.dps, Q.option_name)
     if show_power:
         sys.exit(_power(_select(ids), settings, as_json))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
