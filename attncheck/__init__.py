@@ -54,7 +54,7 @@ __all__ = ["Value", "certify", "claims", "equations", "evaluate", "figure", "lat
 
 def claims() -> dict:
     """Every registered claim (built-in, plugins, files added with ``--claims``), by id."""
-    from numerics.core import registry
+    from numerics import registry
 
     return registry.claims()
 

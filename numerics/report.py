@@ -143,7 +143,7 @@ def _certified_table(cert) -> str:
 
 
 def _figure_png(figure_id: str, settings) -> str | None:
-    from numerics.core import registry
+    from numerics import registry
 
     fig = registry.figures().get(figure_id)
     if fig is None:

@@ -22,7 +22,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from numerics.core import registry
+from numerics import registry
 from numerics.core.params import ParameterError
 from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
 from numerics.core.results import RESULTS, SolveError, Solution  # noqa: F401  (SolveError: raised by callers)

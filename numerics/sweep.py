@@ -100,7 +100,7 @@ def _to_float(v):
 def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> dict:
     """One grid point: the claim's ``evaluate`` or the problem's ``solve`` (in any process;
     ``files``: the user's claim files, ``--claims``, registered in that process too)."""
-    from numerics.core import registry
+    from numerics import registry
 
     for f in files:
         registry.add_claims_file(f)
@@ -145,7 +145,7 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
     keyed = [(point_key(target, p, dps), p) for p in todo_all]
     pdir = out_dir / "points"
     missing = [(k, p) for k, p in keyed if not (pdir / f"{k}.json").exists()]
-    from numerics.core.registry import EXTRA_FILES
+    from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)  # a pool's or a cluster's workers load the user's claim files too
     t0 = time.time()

@@ -6,7 +6,12 @@
 * ``numerics/core`` is generic machinery: it imports neither ``derivations`` nor the theory,
   experiments or claims;
 * ``derivations`` is pure SymPy: it imports neither numpy nor ``numerics``.
-Each module is imported in a fresh interpreter so earlier imports cannot mask a violation."""
+Each module is imported in a fresh interpreter so earlier imports cannot mask a violation.  That
+sees what a module imports when it is loaded; a second, static check reads every import in the
+source, at module level or inside a function, and every ``import_module`` target (a literal, or
+the literal head of an f-string), so that an import made only at run time cannot cross a layer
+either.  Discovery (``numerics.registry``) sits above the roles it finds, outside ``core``."""
+import ast
 import pathlib
 import subprocess
 import sys
@@ -51,3 +56,73 @@ def test_core_is_generic(module):
 def test_derivations_are_pure_sympy(module):
     bad = sorted(m for m in _imported_after(module) if m.split(".")[0] in ("numpy", "numerics", "scipy"))
     assert not bad, f"{module} imports {bad}"
+
+
+#: what each folder may never import, at load time or at run time (the static check)
+FORBIDDEN = {
+    "numerics/experiments": ("derivations", "numerics.theory", "numerics.claims"),
+    "numerics/core": ("derivations", "numerics.theory", "numerics.experiments", "numerics.claims",
+                      "numerics.figures", "numerics.problems", "numerics.benchmarks", "numerics.registry",
+                      "numerics.cli", "numerics.requests", "numerics.report", "numerics.latex", "numerics.sweep"),
+    "derivations": ("numpy", "scipy", "numerics"),
+}
+
+
+def import_targets(path: pathlib.Path):
+    """Every module ``path`` imports anywhere in its source, with the line: import statements
+    at any depth (relative ones resolved) and ``import_module(...)`` calls."""
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            yield module, node.lineno
+            for alias in node.names:
+                yield f"{module}.{alias.name}", node.lineno
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name != "import_module":
+                continue
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                yield arg.value, node.lineno
+            elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+                yield str(arg.values[0].value).rstrip("."), node.lineno
+
+
+def _violations(folder: str) -> list[str]:
+    bad = FORBIDDEN[folder]
+    out = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        for module, line in import_targets(path):
+            if module and any(module == b or module.startswith(b + ".") for b in bad):
+                out.append(f"{path.relative_to(ROOT)}:{line}: {module}")
+    return out
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
+def test_no_import_crosses_a_layer_even_at_run_time(folder):
+    bad = _violations(folder)
+    assert not bad, "imports that cross a layer:\n" + "\n".join(bad)
+
+
+def test_the_static_check_sees_function_level_and_importlib_imports(tmp_path, monkeypatch):
+    """The check can fail: a function-level import and an f-string import_module are both seen."""
+    folder = tmp_path / "numerics" / "core"
+    folder.mkdir(parents=True)
+    (folder / "sneaky.py").write_text(
+        "from importlib import import_module\n"
+        "def f(name):\n"
+        "    from numerics.claims import base\n"
+        "    return import_module(f'derivations.paper_a.{name}')\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = _violations("numerics/core")
+    assert any("numerics.claims" in v for v in found) and any(v.endswith(": derivations.paper_a") for v in found), found

@@ -17,7 +17,7 @@ import attncheck
 from derivations.core import MUTANTS, mutated
 from numerics.cli import main
 from numerics.core import arb as A
-from numerics.core import registry
+from numerics import registry
 from numerics.core.params import ParameterError
 from numerics.theory import certify as C
 

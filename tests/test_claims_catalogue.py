@@ -3,7 +3,7 @@ is rejected (a check that cannot fail is a defect).  One simulation per claim, j
 times."""
 import pytest
 
-from numerics.core import registry
+from numerics import registry
 from numerics.claims.base import Settings, judge
 
 CLAIMS = list(registry.claims().values())

@@ -11,7 +11,7 @@ import sympy as sp
 from click.testing import CliRunner
 
 from derivations import Equation
-from numerics.core import registry
+from numerics import registry
 from numerics.cli import main
 from numerics.claims.base import Claim, Comparison
 from numerics.core.params import PI, THETA, ParamSpace

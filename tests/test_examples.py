@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from numerics.claims.base import Settings, judge, power
 from numerics.cli import main
-from numerics.core import registry
+from numerics import registry
 
 EXAMPLE = str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "ridge_claim.py")
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from numerics.cli import main
-from numerics.core import registry
+from numerics import registry
 
 CHEAP = "B.kl.bound"
 PLUGIN = '''

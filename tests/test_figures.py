@@ -5,7 +5,7 @@ import matplotlib.image as mpimg
 import numpy as np
 import pytest
 
-from numerics.core import registry
+from numerics import registry
 from numerics.claims.base import Settings
 
 FIGURES = registry.figures()

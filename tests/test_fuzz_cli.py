@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from numerics.cli import main
-from numerics.core import registry
+from numerics import registry
 
 CLAIMS = registry.claims()
 EVALUABLE = sorted(cid for cid, c in CLAIMS.items() if c.evaluate is not None)

@@ -10,7 +10,7 @@ import sympy as sp
 
 from derivations import Equation
 from numerics import latex as L
-from numerics.core import registry
+from numerics import registry
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "ridge_claim.py")

@@ -28,7 +28,7 @@ lark = pytest.importorskip("lark", reason="the LaTeX parser's lark backend (pip 
 from sympy.parsing.latex import parse_latex  # noqa: E402
 
 from derivations.paper_a.gradient import SampleSum  # noqa: E402
-from numerics.core import registry  # noqa: E402
+from numerics import registry  # noqa: E402
 import numerics.latex as printer  # noqa: E402
 from numerics.latex import AttnLatexPrinter, latex  # noqa: E402
 

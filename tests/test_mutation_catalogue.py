@@ -6,7 +6,7 @@ import pytest
 
 from derivations.core import all_mutants
 from numerics.claims.base import Settings, power
-from numerics.core import registry
+from numerics import registry
 
 CLAIMS = list(registry.claims().values())
 SETTINGS = Settings(mode="quick")

@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
-from numerics.core import registry
+from numerics import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
 from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval
 from numerics.claims.paper_a.alignment import _richardson

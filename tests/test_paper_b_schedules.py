@@ -72,7 +72,7 @@ def test_claim_other_schedules_are_slower_than_the_optimal_one():
     """At quick size: the measured slopes of K fixed and K ∝ M^{1/2} lie above (are slower
     than) the optimal schedule's bootstrap CI."""
     from numerics.claims.base import Settings
-    from numerics.core import registry
+    from numerics import registry
 
     ev = registry.claims()["B.rate.holder_edge"].collect(Settings(mode="quick"))
     opt = ev.details["optimal K ∝ M^(1/(2beta+1))"]

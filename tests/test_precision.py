@@ -15,7 +15,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from numerics.core import registry
+from numerics import registry
 from numerics.core.backends import agree_digits, lambdify, mp_eval
 from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
 

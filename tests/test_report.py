@@ -10,7 +10,7 @@ import pytest
 
 from numerics import report
 from numerics.claims.base import Settings
-from numerics.core import registry
+from numerics import registry
 
 EXAMPLE = str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "ridge_claim.py")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -121,7 +121,7 @@ def test_report_pdf_through_latex_holds_the_claims(tmp_path):
 
 
 def test_certifiable_claims_show_their_certified_digits():
-    from numerics.core import registry as reg
+    from numerics import registry as reg
 
     from numerics.theory.certify import at_defaults
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from numerics.claims.base import Settings, clear_memo, judge
-from numerics.core import registry
+from numerics import registry
 
 FAMILY = "B.coercivity"
 MEMBER = "B.coercivity.identity"

@@ -4,7 +4,8 @@ import json
 from click.testing import CliRunner
 
 from numerics.cli import main
-from numerics.core import cache, registry
+from numerics import registry
+from numerics.core import cache
 
 CHEAP = ["B.coercivity.counterexample", "B.kl.bound"]
 TIMING = ("elapsed_s", "cached")

@@ -87,7 +87,7 @@ def plugin(monkeypatch):
     import importlib.metadata as md
     import tomllib
 
-    from numerics.core import registry
+    from numerics import registry
     from numerics.theory import certify
 
     monkeypatch.syspath_prepend(str(EXAMPLE))

@@ -63,7 +63,7 @@ def collect_one(claim, settings: Settings) -> Evidence:
 def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> Evidence:
     from threadpoolctl import threadpool_limits
 
-    from numerics.core import registry
+    from numerics import registry
 
     try:
         for f in files:  # claims from the user's files exist in the worker too
@@ -81,7 +81,7 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
     """Yield ``(claim, evidence, cached)`` in the order of ``claims``: from the cache, in
     process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``.
     Evidence with an ``error`` stands for a claim that raised; the others still run."""
-    from numerics.core.registry import EXTRA_FILES
+    from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)
     claims = list(claims)
@@ -145,7 +145,7 @@ def _record(c, ev, settings, use_cache, stored) -> None:
 
 def _real(c):
     """The Claim behind an index stub (imported only when its evidence must be computed)."""
-    from numerics.core import registry
+    from numerics import registry
 
     return registry.claim(c.id) if isinstance(c, registry.ClaimStub) else c
 

@@ -10,7 +10,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.core import registry
+from numerics import registry
 from numerics.core.params import ParameterError, parse_assignments  # noqa: F401  (used by the commands)
 from numerics.core.precision import DEFAULT_DPS, MAX_DPS, MIN_DPS
 
