@@ -147,6 +147,10 @@ class Context:
     def finish(self, x):
         return x
 
+    def like(self, outputs, inputs):
+        """The outputs in the shape of the inputs (numpy: broadcast to their common shape)."""
+        return outputs
+
     def scope(self):
         """The working precision of the context (a context manager)."""
         import contextlib
@@ -169,6 +173,10 @@ class NumpyContext(Context):
 
     def number(self, x):
         return np.asarray(x, dtype=float)
+
+    def like(self, outputs, inputs):
+        shape = np.broadcast_shapes(*(np.shape(v) for v in inputs))
+        return [np.array(np.broadcast_to(o, shape)) for o in outputs]
 
     def compile(self, exprs, args):
         from numerics.core.special import namespace
@@ -314,6 +322,12 @@ class Expect:
     mu: sp.Expr
     s: sp.Expr
 
+    def __post_init__(self):
+        extra = sp.sympify(self.f).free_symbols - {self.var}
+        if extra:  # the parameters enter through the law (mu, s): f is one function of var
+            raise ValueError(f"the integrand of {self.symbol} depends on {sorted(map(str, extra))} "
+                             f"besides {self.var}; put them in mu and s")
+
 
 @dataclass(frozen=True)
 class Chain:
@@ -379,7 +393,7 @@ class Chain:
                 vals += list(new)
                 i = j
             names = [n for n, _ in self.outputs]
-            out = ctx.compile([e for _, e in self.outputs], tuple(syms))(*vals)
+            out = ctx.like(ctx.compile([e for _, e in self.outputs], tuple(syms))(*vals), vals[:len(self.inputs)])
             res = {n: ctx.finish(v) for n, v in zip(names, out)}
             res["_quad_err"] = err
             res["_steps"] = dict(zip([s.name for s in syms[len(self.inputs):]], vals[len(self.inputs):]))
