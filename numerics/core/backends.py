@@ -435,3 +435,14 @@ class Evaluator:
 
     def __repr__(self) -> str:
         return f"Evaluator({self.__name__}, contexts={self.contexts})"
+
+
+def chain_evaluator(build, names: Sequence[str], *, name: str = "") -> Evaluator:
+    """The :class:`Evaluator` of a claim whose closed forms are one chain: ``build()`` returns
+    the :class:`Chain` (cache it per active mutant set with ``derivations.core.derivation``)
+    and ``names`` are the claim's parameter names aligned with the chain's inputs."""
+    names = tuple(names)
+
+    def run(ctx, params):
+        return build().run(ctx, [params[n] for n in names])
+    return Evaluator(run, name=name or getattr(build, "__name__", "chain"))

@@ -19,7 +19,9 @@ from importlib import import_module
 
 import numpy as np
 
+from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParamSpace
 from numerics.core.stats import mean_se
 
@@ -238,16 +240,14 @@ def _identity_experiment(settings, claim):
     return rows, {"samples_per_row": n, "d": 1}, details
 
 
-def _identity_evaluate(params, dps):
-    from numerics.core.backends import mp_eval
+@derivation
+def _identity_chain():
+    """The identity's closed forms as one chain (numpy, mpmath and arb run the same steps)."""
+    from numerics.core.backends import Chain
 
     co = _deriv("coercivity")
     cm, cc = co.coefficients()
-    return {
-        "coef_m2": mp_eval(cm, {co.N: params["N"]}, dps),
-        "coef_cross": mp_eval(cc, {co.N: params["N"]}, dps),
-        "E|R_h|^2": mp_eval(co.identity(), {co.N: params["N"], co.m2: params["m2"], co.c: params["c"]}, dps),
-    }
+    return Chain((co.N, co.m2, co.c), (), (("coef_m2", cm), ("coef_cross", cc), ("E|R_h|^2", co.identity())))
 
 
 def _c_within_m2(values):
@@ -588,8 +588,18 @@ def _rate_experiment(settings, claim):
     return rows, {"M_grid": [float(Ms[0]), float(Ms[-1]), len(Ms)]}, details
 
 
-def _rate_evaluate(params, dps):
-    return _rates().evaluate_exponent(params["beta"], params["M"], dps)
+@derivation
+def _rate_chain():
+    """The rate's closed forms as one chain: L = log M, then the exponent, K*, K_M, the
+    threshold and B(K*) (``derivations.paper_b.rate_exponent``)."""
+    import sympy as sp
+
+    from numerics.core.backends import Chain, Closed
+
+    RE = import_module("derivations.paper_b.rate_exponent")
+    return Chain((RE.beta, RE.M), (Closed(RE.L, sp.log(RE.M)),),
+                 (("exponent", RE.exponent()), ("K_star", RE.optimal_K()), ("K_M", RE.K_M),
+                  ("rd_threshold", RE.threshold()), ("B_star", RE.b_star())))
 
 
 RATE_SPACE = ParamSpace((
@@ -638,7 +648,7 @@ CLAIMS = [
                   "and E_inf(g) - E_inf(g*) = E|R_h[X]_1|^2",
         experiment=_identity_experiment,
         equations=_equations("coercivity"),
-        evaluate=_identity_evaluate,
+        evaluate=chain_evaluator(_identity_chain, ("N", "m2", "c")),
         param_space=IDENTITY_SPACE,
         status="derived",
         allowance_note="none: the pair moments are exact (SymPy moments / enumeration); se is the Monte Carlo se "
@@ -725,7 +735,7 @@ CLAIMS = [
                   "(M/log M)^{-2b/(2b+1)}; r d log M/M is dominated iff r d <= (M/log M)^{1/(2b+1)}",
         experiment=_rate_experiment,
         equations=_equations("rate_exponent"),
-        evaluate=_rate_evaluate,
+        evaluate=chain_evaluator(_rate_chain, ("beta", "M")),
         param_space=RATE_SPACE,
         status="paper",
         allowance_note="deterministic numerics on the bound itself (compiled from its SymPy definition): slope "
