@@ -37,6 +37,7 @@ POINTS = {
     "A.thm1.linear_threshold": ({}, dict(L=50, R=2, pi=0.2, theta=3.0)),
     "A.capacity.pool_vec_ratio": ({}, dict(L=6, R=2, pi=0.3, theta=3.0)),
     "B.coercivity.identity": ({}, dict(N=7, m2=1.0, c=-0.3)),
+    "B.coercivity.counterexample": ({}, dict(N=4, k=6)),
     "B.rate.exponent": ({}, dict(beta=2.5, M=1e6)),
     "B.rate.schedule_not_exponent": ({}, dict(a=0.3)),
 }

@@ -227,7 +227,7 @@ class MpContext(Context):
         from numerics.core.special import namespace
 
         f = lambdify(list(exprs), args, "mpmath", namespace("mpmath"))
-        return lambda *v: tuple(f(*v))
+        return lambda *v: tuple(o if isinstance(o, mpmath.mpc) else mpmath.mpf(o) for o in f(*v))
 
     def expect(self, groups, var):
         from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp

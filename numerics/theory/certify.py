@@ -117,7 +117,7 @@ def certify(claim_id, params: dict, digits: int, *, timings: dict | None = None,
         if bad:
             from numerics.core.arb import CertificateMismatch
 
-            raise CertificateMismatch(f"{claim.id}: wrong certificate, not printed: {bad[0].why}"
+            raise CertificateMismatch(f"wrong certificate, not printed: {bad[0].why}"
                                       + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
     return balls
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.core.backends import chain_evaluator
+from numerics.core.backends import Evaluator, chain_evaluator
 from numerics.core.params import Param, ParamSpace
 from numerics.core.stats import mean_se
 
@@ -384,17 +384,23 @@ def _counterexample_experiment(settings, claim):
         "eigen_min_ratios": eigen, "example_exact": exact, "example_token_average_spread": ex["token_average_spread"]}
 
 
-def _counterexample_evaluate(params, dps):
-    import mpmath
+@derivation
+def _counterexample_chain(with_null: bool):
+    """The counterexample's closed forms as a chain: the minimal ratio, the lemma's constant
+    ratio/(N - 1) and, for k = N (a random permutation), the null dimension (0 otherwise)."""
+    import sympy as sp
 
-    from numerics.core.backends import mp_eval
+    from numerics.core.backends import Chain
 
     ce = _deriv("counterexample")
-    N, k = params["N"], params["k"]
-    with mpmath.workdps(dps + 10):
-        ratio = mp_eval(ce.ratio_min(), {ce.N: N, ce.k: k}, dps)
-        null = mp_eval(ce.null_dimension(), {ce.N: N}, dps) if k == N else mpmath.mpf(0)
-        return {"min_ratio": +ratio, "lemma_constant": +(ratio / (N - 1)), "null_dimension": null}
+    ratio = ce.ratio_min()
+    null = ce.null_dimension() if with_null else sp.Integer(0)
+    return Chain((ce.N, ce.k), (), (("min_ratio", ratio), ("lemma_constant", ratio / (ce.N - 1)),
+                                    ("null_dimension", null)))
+
+
+def _counterexample(ctx, params):
+    return _counterexample_chain(params["k"] == params["N"]).run(ctx, [params["N"], params["k"]])
 
 
 def _k_ge_n(values):
@@ -681,7 +687,7 @@ CLAIMS = [
                   "(g* not identifiable, null space of dimension N(N-2))",
         experiment=_counterexample_experiment,
         equations=_equations("counterexample"),
-        evaluate=_counterexample_evaluate,
+        evaluate=Evaluator(_counterexample, name="counterexample"),
         param_space=COUNTEREXAMPLE_SPACE,
         status="erratum",
         allowance_note="N = 3 example: Monte Carlo of the first token's R_h^2 and of the pair moments (no "
