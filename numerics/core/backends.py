@@ -4,11 +4,16 @@ One expression, every backend.  ``mp_eval`` evaluates at a requested number of d
 digits; ``evalf_reference`` is the independent check (SymPy's own ``evalf`` at the same
 substitution), used by the tests to confirm the lambdified mpmath code agrees to the asked
 digits.
+
+One chain, every number system: :class:`Chain` (named steps: closed forms and Gaussian
+expectations) runs under a :class:`Context` (:class:`NumpyContext` over arrays,
+:class:`MpContext` at any dps, :class:`ArbContext` in FLINT balls), and :class:`Evaluator` is
+a claim's closed forms under any context (the claim is certifiable when it runs under arb).
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 import mpmath

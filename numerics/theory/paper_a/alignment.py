@@ -4,13 +4,19 @@
                      eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1, dps=30)
     -> {"w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine"}  (mpmath mpf)
 
-Every value is a compiled step of ``derivations.paper_a.alignment`` / ``alignment_rate``
-(lambdified to mpmath by ``numerics.core.backends``).  The h-moments: square loss, the compiled
-SymPy closed forms; logistic loss, one generic vector Gaussian quadrature for the four moments
-(``numerics.core.quadrature.gaussian_expect_mp``: trapezoidal rule with step and truncation
-chosen from dps, exponentially convergent for these integrands, analytic in a strip) of the
-compiled l'(yhat; y)^k at the compiled step-2 laws (mu_y, s).  The compiled functions are cached
-per active mutant set (``derivations.core.derivation``).
+Theorem 3 and Corollary 1 are each ONE chain of compiled steps of
+``derivations.paper_a.alignment`` / ``alignment_rate`` (:func:`chain`, :func:`rate_chain`:
+``numerics.core.backends.Chain``), run under a context: mpmath at any dps (this API and
+``attncheck eval``), numpy over arrays, FLINT balls (``eval --certify``).  The h-moments: square
+loss, the compiled SymPy closed forms; logistic loss, Gaussian expectations of the compiled
+l'(yhat; y)^k at the compiled step-2 laws (mu_y, s), by the context's rule (mpmath: one vector
+trapezoidal rule for the four moments, ``numerics.core.quadrature.gaussian_expect_mp``, or
+tanh-sinh as the independent reference; numpy: the trapezoidal rule along an array axis; arb:
+``acb.integral`` plus the rigorous Gaussian tail).  The chains are cached per active mutant set
+(``derivations.core.derivation``).
+
+    limits_under(NumpyContext(), "square", dict(params, alpha0=np.array([1., 2., 4.])))
+
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
 from __future__ import annotations
