@@ -183,7 +183,7 @@ def _index_key() -> str:
 
     root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
-    for folder in ("numerics/claims", "numerics/core", "derivations"):
+    for folder in ("numerics/claims", "numerics/core", "numerics/theory", "derivations"):
         for f in sorted((root / folder).rglob("*.py")):
             h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
@@ -215,7 +215,9 @@ def _describe(claim) -> dict:
             "statement": claim.statement, "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
             "mutants": len(claim.mutants), "module": claim.experiment.__module__,
-            "max_dps": claim.max_dps if claim.evaluate is not None else None}
+            "max_dps": claim.max_dps if claim.evaluate is not None else None,
+            # certifiable: the claim's own evaluator runs under the arb context (numerics.theory.certify)
+            "certifiable": bool(callable(getattr(claim.evaluate, "supports", None)) and claim.evaluate.supports("arb"))}
 
 
 def claim_index() -> list[dict]:

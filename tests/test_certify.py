@@ -19,6 +19,7 @@ from numerics.cli import main
 from numerics.core import arb as A
 from numerics import registry
 from numerics.core.params import ParameterError
+from numerics.core import backends
 from numerics.theory import certify as C
 
 x = sp.Symbol("x", real=True)
@@ -35,6 +36,10 @@ POINTS = {
     "A.cor2.ridgeless_rate": ({}, dict(L=8, R=2, pi=0.3, theta=4.0)),
     "A.thm1.linear_threshold": ({}, dict(L=50, R=2, pi=0.2, theta=3.0)),
     "A.capacity.pool_vec_ratio": ({}, dict(L=6, R=2, pi=0.3, theta=3.0)),
+    "B.coercivity.identity": ({}, dict(N=7, m2=1.0, c=-0.3)),
+    "B.coercivity.counterexample": ({}, dict(N=4, k=6)),
+    "B.rate.exponent": ({}, dict(beta=2.5, M=1e6)),
+    "B.rate.schedule_not_exponent": ({}, dict(a=0.3)),
 }
 
 
@@ -50,10 +55,16 @@ def _check(claim_id, params, N):
         assert 2 * b.value.rad() <= 10.0 ** -(N - 3) * max(1, abs(float(b.value.mid())))
 
 
-def test_every_certifier_is_a_claim():
-    assert set(C.CERTIFIERS) == set(POINTS)
-    for cid in C.CERTIFIERS:
-        assert registry.claim(cid).evaluate is not None
+def test_certifiable_is_decided_by_the_claims_own_evaluator():
+    # no table: the certifiable claims are those whose evaluator runs under the arb context
+    assert set(C.certifiable_ids()) == set(POINTS)
+    for cid in C.certifiable_ids():
+        ev = registry.claim(cid).evaluate
+        assert ev.supports("arb") and ev.supports("mpmath")
+    src = open(C.__file__).read()
+    assert ":thm3" not in src and "CERTIFIERS = {" not in src
+    import numerics.theory.paper_a.certify as PC
+    assert not hasattr(PC, "thm3") and not hasattr(PC, "alignment_limits")  # no copy of Theorem 3
 
 
 @pytest.mark.parametrize("point", [0, 1])
@@ -195,3 +206,113 @@ def test_python_api():
     assert set(out) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
     with pytest.raises(ParameterError):
         attncheck.certify("A.thm2.attention_threshold")
+
+
+# ---- certificates that check themselves ---------------------------------------------------------
+def _wrong_variance_cutoff(bound, digits):
+    """A plausible slip: the tail P(|zeta| > Z) computed as erfc(Z) (variance 1/2, not 1),
+    with the cut-off searched from Z = 1: Z comes out far too small."""
+    target = arb(10) ** (-(digits + 5))
+    Z = arb(1)
+    while not arb(bound).upper() * Z.erfc() < target:
+        Z += 1
+    return Z, (arb(bound).upper() * Z.erfc()).upper()
+
+
+@pytest.fixture
+def wrong_tail(monkeypatch):
+    backends._RUNS.clear()
+    monkeypatch.setattr(A, "gaussian_cutoff", _wrong_variance_cutoff)
+    yield
+    backends._RUNS.clear()
+
+
+def test_the_certified_row_passes_for_every_certifiable_claim():
+    for cid in C.certifiable_ids():
+        label, score, n = C.certified_row(registry.claim(cid), 30)
+        assert score <= 1.0 and n >= 1, (cid, label, score)
+
+
+def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
+    claim = registry.claim("A.thm3.q2_cosine")
+    values = claim.param_space.validate({})
+    balls = C.certify(claim, values, 30, check=False)  # the unchecked certificate is wrong ...
+    true = claim.evaluate.reference(values, 60)
+    assert not balls["logistic.q2_cosine"].contains(true["logistic.q2_cosine"])
+    with pytest.raises(A.CertificateMismatch, match="excludes the independent value"):
+        C.certify(claim, values, 30)  # ... and the checked one refuses it
+    r = CliRunner().invoke(main, ["eval", "A.thm3.q2_cosine", "--certify"])
+    assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "excludes the independent value" in r.output
+    label, score, _ = C.certified_row(claim, 30)  # the row of verify fails
+    assert score > 1.0 and "logistic" in label
+    from numerics.claims.base import Settings, _certified_rows, judge, Evidence
+    rows = _certified_rows(claim, Settings())
+    v = judge(Evidence(claim.id, rows, Settings()))
+    assert not v.passed
+
+
+def test_a_ball_wider_than_promised_fails_the_check():
+    claim = registry.claim("A.cor2.ridgeless_rate")
+    values = claim.param_space.validate({})
+    balls = C.certify(claim, values, 30)
+    k, b = next(iter(balls.items()))
+    wide = A.Ball(b.mid, "1E-20", b.digits, b.value)
+    (chk,) = C.cross_check(claim, values, {k: wide}, 30)
+    assert chk.contained and chk.width > 1 and not chk.ok and chk.score > 1
+
+
+@pytest.mark.parametrize("bound", [1, 7])
+@pytest.mark.parametrize("digits", [10, 30, 80])
+def test_the_claimed_tail_covers_the_exact_tail_at_a_wider_cutoff(digits, bound):
+    """The tail added to the radius, bound * P(|zeta| > Z), against the exact tail of the
+    integrand f = bound (the worst case of sup |f| <= bound) on Z <= |z| <= Z + 40, computed
+    by mpmath at more digits (mpmath.quad, and its closed form through mpmath's erfc): a
+    claimed tail that is too small (wrong variance, one side only, a missing factor) fails."""
+    with A.precision(A.bits(digits + 30)):
+        Z, tail = A.gaussian_cutoff(arb(bound), digits)
+        z = float(Z.mid())
+        assert tail < arb(10) ** (-(digits + 5))
+    with mpmath.workdps(digits + 40):
+        exact = bound * (mpmath.erfc(z / mpmath.sqrt(2)) - mpmath.erfc((z + 40) / mpmath.sqrt(2)))
+        quad = 2 * bound * mpmath.quad(mpmath.npdf, mpmath.linspace(z, z + 40, 81))
+        assert abs(quad / exact - 1) < mpmath.mpf(10) ** -min(digits // 2, 30)
+        claimed = mpmath.mpf(tail.str(digits + 20, radius=False).strip("[]"))
+        assert claimed >= exact * (1 - mpmath.mpf(10) ** -(digits + 10)), (claimed, exact)
+        assert claimed <= 2 * exact  # and it is not vacuous
+
+
+def test_the_tail_test_fails_for_a_wrong_tail():
+    with A.precision(200), mpmath.workdps(60):
+        Z, tail = _wrong_variance_cutoff(arb(1), 30)
+        z = float(Z.mid())
+        exact = mpmath.erfc(z / mpmath.sqrt(2)) - mpmath.erfc((z + 40) / mpmath.sqrt(2))
+        assert mpmath.mpf(tail.str(50, radius=False).strip("[]")) < exact
+
+
+def test_the_tail_of_a_logistic_integrand_is_inside_the_ball():
+    """The whole certified expectation of an integrand whose mass sits in one tail against the
+    exact integral on a wider cut-off."""
+    f = -1 / (sp.exp(x) + 1)
+    M = A.real_line_bound(f, x)
+    with A.precision(A.bits(40) + 24), mpmath.workdps(80):
+        v = A.gaussian_expectation(A.compile_acb(f, (x,)), arb("-3"), arb("4"), M, 35)
+        g = lambda z: -1 / (mpmath.exp(mpmath.mpf(-3) + 4 * z) + 1) * mpmath.npdf(z)
+        ref = mpmath.quad(g, [-60, -20, -5, 0, 5, 20, 60])
+        assert v.contains(arb(mpmath.nstr(ref, 70))) or v.overlaps(arb(mpmath.nstr(ref, 70), "1e-70"))
+        assert v.rad() < 1e-35
+
+
+def test_the_midpoint_rounding_is_in_the_radius():
+    """The printed midpoint has digits + 10 digits: the radius must cover the rounding, else
+    a ball around an exact value 1/3 (radius ~2^-400) printed at 20 digits misses 1/3."""
+    with A.precision(400):
+        third = arb(1) / 3
+        b = A.ball(third, 10)
+        assert len(b.mid.replace("0.", "").lstrip("0")) <= 21
+        assert b.contains(mpmath.mpf(1) / 3 if False else "0." + "3" * 60)
+        gap = abs(sp.Rational(b.mid) - sp.Rational(1, 3))
+        assert sp.Rational(b.rad) >= gap  # the rounding is in the radius
+        assert sp.Rational(b.rad) <= 10 * gap + sp.Rational(third.rad().str(5, radius=False).strip("[]"))
+        # an exact ball printed exactly needs no rounding: radius 0
+        assert A.ball(arb(1) / 4, 10).rad == "0"

@@ -1,6 +1,7 @@
 """The third paper of examples/third_paper (the spiked sample covariance) goes through the
 public extension points only: installed in a fresh virtual environment as a package of its
-own, attncheck finds its claims and certifiers through their entry points, the claims pass
+own, attncheck finds its claims through their entry point (and certifies them: their evaluators run
+under ball arithmetic), the claims pass
 and every structural mutant of its derivation is killed (``verify --power``).
 
 The install is offline: the new environment sees the packages of this one (a ``.pth`` file
@@ -72,7 +73,7 @@ def test_installed_package_passes_and_every_mutant_is_killed(installed):
         assert len(rec["mutants"]) >= 2, cid
         assert all(m["killed"] and m["applied"] for m in rec["mutants"]), (cid, rec["mutants"])
         assert all(rec["scaled"].values()) and rec["scale_exact"] and rec["all_killed"], (cid, rec)
-    # the certifier named by the package's entry point: a ball around the derivation's value
+    # certifiable by its own evaluator: a ball around the derivation's value
     r = _attncheck(installed, "eval", "S.mp.edge", "--certify", "--param", "gamma=2", "--dps", "40", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     ball = json.loads(r.stdout)["values"]["edge"]
@@ -180,6 +181,7 @@ def test_above_the_threshold_the_outlier_leaves_the_bulk(plugin, gamma, excess):
     """Properties of the derived limits at random (gamma, ell > ell_c): the outlier lies above
     the edge, the overlap in (0, 1), and the certified balls contain the mpmath values."""
     from numerics.core.arb import ball
+    from numerics.core.backends import ArbContext
     from spiked_covariance import theory
 
     ell = excess * float(theory.value("S.bbp.outlier", "threshold", {"gamma": gamma, "ell": 1.0}))
@@ -188,5 +190,5 @@ def test_above_the_threshold_the_outlier_leaves_the_bulk(plugin, gamma, excess):
     edge = theory.value("S.mp.edge", "edge", point)
     overlap = theory.value("S.bbp.overlap", "overlap", point)
     assert top > edge and 0 < overlap < 1
-    balls = theory.certify_outlier(point, 30)
+    balls = theory.evaluator("S.bbp.outlier").under(ArbContext(30), point)
     assert ball(balls["top_eigenvalue"], 30).contains(top)

@@ -327,9 +327,10 @@ class Claim:
         t0 = time.perf_counter()
         with recording() as paths:
             comparisons, sizes, details = self.experiment(settings, self)
+        comparisons = list(comparisons) + _certified_rows(self, settings)
         return Evidence(
             claim_id=self.id,
-            comparisons=list(comparisons),
+            comparisons=comparisons,
             settings=settings,
             sizes=dict(sizes),
             details=dict(details),
@@ -344,6 +345,19 @@ class Claim:
         import numpy as np
 
         return np.random.default_rng(settings.seed_sequence(self.id, *path))
+
+
+def _certified_rows(claim: "Claim", settings: Settings) -> list:
+    """The certified row of a certifiable claim (``numerics.theory.certify.certified_row``):
+    theory 0, the experiment the worst cross-check score of its balls, allowance 1 (passes
+    when every ball contains the independent value and is as narrow as promised)."""
+    from numerics.theory.certify import certified_row
+
+    row = certified_row(claim, settings.dps)
+    if row is None:
+        return []
+    label, score, n = row
+    return [Comparison(label, 0.0, score, 0.0, 1.0, n)]
 
 
 # --- mutation power ------------------------------------------------------------------------------

@@ -41,8 +41,8 @@ try:  # python-flint is a dependency; the import error says so if it is missing
 except ImportError as e:  # pragma: no cover
     raise ImportError("certified evaluation needs python-flint (pip install python-flint)") from e
 
-__all__ = ["ArbPrintError", "ArbPrinter", "Ball", "CertifyError", "arb_of", "ball", "compile_acb",
-           "compile_arb", "gaussian_expectation", "krawczyk", "precision", "real_line_bound"]
+__all__ = ["ArbPrintError", "ArbPrinter", "Ball", "CertificateMismatch", "CertifyError", "arb_of", "ball", "compile_acb",
+           "compile_arb", "gaussian_cutoff", "gaussian_expectation", "krawczyk", "normal_tail", "precision", "real_line_bound"]
 
 
 class ArbPrintError(ValueError):
@@ -51,6 +51,11 @@ class ArbPrintError(ValueError):
 
 class CertifyError(ArithmeticError):
     """A certificate could not be obtained (balls too wide, inclusion test failed, ...)."""
+
+
+class CertificateMismatch(CertifyError):
+    """A certified ball excludes the independent high-precision value, or is wider than
+    promised: the certificate is wrong and is not printed."""
 
 
 # ---- the printer ----------------------------------------------------------------------------
@@ -467,20 +472,35 @@ def real_line_bound(f: sp.Expr, x: sp.Symbol, max_depth: int = 8) -> arb:
     return best.upper()
 
 
+def normal_tail(Z) -> arb:
+    """P(|zeta| > Z), zeta ~ N(0, 1), as a ball: erfc(Z / sqrt 2) (both tails)."""
+    Z = arb(Z)
+    return (Z / arb(2).sqrt()).erfc()
+
+
+def gaussian_cutoff(bound, digits: int) -> tuple:
+    """(Z, tail): the truncation [-Z, Z] of a Gaussian expectation of an integrand with
+    sup |f| <= ``bound`` and the rigorous bound ``bound * P(|zeta| > Z)`` of what it leaves
+    out, with Z the first integer from sqrt(2 (digits + 6) ln 10 + 2 ln(bound + 1)) on at which
+    the tail is below 10^-(digits + 5)."""
+    bound = arb(bound).upper()
+    target = arb(10) ** (-(digits + 5))
+    Z = arb(int(math.ceil(math.sqrt(2 * (digits + 6) * math.log(10) + 2 * math.log(max(1.0, float(bound.mid()))
+                                                                                     + 1)))))
+    tail = bound * normal_tail(Z)
+    while not tail < target:
+        Z += 1
+        tail = bound * normal_tail(Z)
+    return Z, tail.upper()
+
+
 def gaussian_expectation(f_acb: Callable, mu: arb, s: arb, bound: arb, digits: int) -> arb:
     """E f(mu + s zeta), zeta ~ N(0, 1), as a ball: ``acb.integral`` of f(mu + s z) phi(z) on
     [-Z, Z] (f given over complex balls with the analytic flag, ``compile_acb``; it must be
     analytic near the real segment, else the integral is not finite and this raises) plus the
     tail, bounded by ``bound`` (>= sup |f| on the real line) times P(|zeta| > Z) =
-    erfc(Z/sqrt 2), added as a radius.  Z is chosen so that the tail is below 10^-(digits+5)."""
-    bound = arb(bound).upper()
-    target = arb(10) ** (-(digits + 5))
-    Z = arb(int(math.ceil(math.sqrt(2 * (digits + 6) * math.log(10) + 2 * math.log(max(1.0, float(bound.mid()))
-                                                                                     + 1)))))
-    tail = bound * (Z / arb(2).sqrt()).erfc()
-    while not tail < target:
-        Z += 1
-        tail = bound * (Z / arb(2).sqrt()).erfc()
+    erfc(Z/sqrt 2), added as a radius (:func:`gaussian_cutoff`)."""
+    Z, tail = gaussian_cutoff(bound, digits)
     norm = 1 / (2 * arb.pi()).sqrt()
     mu_c, s_c = acb(mu), acb(s)
 
@@ -490,7 +510,7 @@ def gaussian_expectation(f_acb: Callable, mu: arb, s: arb, bound: arb, digits: i
     val = acb.integral(integrand, -Z, Z)
     if not (val.real.is_finite() and val.imag.contains(0)):
         raise CertifyError(f"Gaussian expectation: quadrature did not give a finite real ball ({val})")
-    return val.real * norm + arb(0, tail.upper())
+    return val.real * norm + arb(0, tail)
 
 
 def krawczyk(F: Callable, J: Callable, x0: Sequence, radius: float, digits: int, max_iter: int = 60):

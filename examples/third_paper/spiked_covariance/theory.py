@@ -1,16 +1,16 @@
 """Theory values of the spiked-covariance claims, compiled from the SymPy derivation.
 
 Only the project's public compilers are used: ``numerics.core.backends.mp_eval`` (mpmath at
-any precision) and ``numerics.core.arb.compile_arb`` (ball arithmetic, for ``attncheck eval
---certify``).  No formula is written here: every value is a step of ``derivation``, so a
+any precision) and ``numerics.core.backends.chain_evaluator`` (one chain run in numpy, mpmath or
+ball arithmetic; the latter makes the claims certifiable, ``attncheck eval --certify``).  No formula is written here: every value is a step of ``derivation``, so a
 structural mutant of a step changes these values exactly as the error would.
 """
 from __future__ import annotations
 
 import mpmath
 
-from numerics.core.arb import arb_of, compile_arb
-from numerics.core.backends import mp_eval
+from derivations.core import derivation
+from numerics.core.backends import chain_evaluator, mp_eval
 
 from . import derivation as D
 
@@ -42,23 +42,18 @@ def value(claim_id: str, key: str, params: dict, dps: int = 30):
 
 
 def evaluator(claim_id: str):
-    """``evaluate(params, dps) -> {key: mpf}`` of the claim (``attncheck eval``)."""
-    def evaluate(params: dict, dps: int) -> dict:
-        return {k: value(claim_id, k, params, dps) for k in KEYS[claim_id]}
-    return evaluate
+    """The claim's closed forms as one chain of its derivation's steps
+    (``numerics.core.backends.chain_evaluator``): ``attncheck eval`` runs it in mpmath at any
+    dps, ``eval --certify`` in ball arithmetic (arb), and the certificate is checked against
+    the same chain in mpmath at twice the digits; no certifier is written here."""
+    names = ("gamma",) if claim_id == "S.mp.edge" else ("gamma", "ell")
 
+    @derivation
+    def build():
+        from numerics.core.backends import Chain
 
-def certifier(claim_id: str):
-    """``certify(params, digits) -> {key: arb}``: the same expressions in ball arithmetic."""
-    def certify(params: dict, digits: int) -> dict:
-        keys = list(KEYS[claim_id])
-        f = compile_arb([expression(claim_id, k) for k in keys], (D.gamma, D.ell))
-        balls = f(arb_of(params["gamma"]), arb_of(params.get("ell", 0)))
-        return dict(zip(keys, balls))
-    return certify
+        inputs = (D.gamma,) if names == ("gamma",) else (D.gamma, D.ell)
+        return Chain(inputs, (), tuple((k, expression(claim_id, k)) for k in KEYS[claim_id]))
 
-
-# the certifiers named by the package's "attncheck.certifiers" entry points
-certify_outlier = certifier("S.bbp.outlier")
-certify_overlap = certifier("S.bbp.overlap")
-certify_edge = certifier("S.mp.edge")
+    build.__name__ = claim_id
+    return chain_evaluator(build, names, name=claim_id)

@@ -21,6 +21,7 @@ import numpy as np
 
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.tasks import track
+from numerics.theory.paper_a.certify import COR2
 
 STATUS = "derived"
 ALLOW_NOTE = (
@@ -377,7 +378,7 @@ CLAIMS = [
           statement_eq=r"E_{\mathrm{test}}(\alpha_1) - E_\infty \sim \frac{C_1}{\alpha_1} \quad (\lambda \to 0,\ \alpha_1 \to \infty), \qquad E_\infty^{\mathrm{vec}} = E_\infty^{\mathrm{pool}}, \quad C_1^{\mathrm{vec}} = L\, C_1^{\mathrm{pool}}",
           statement="square loss, lambda -> 0: test error - E_inf ~ C1/alpha1; pooled and vectorised share "
                     "E_inf, and C1_vec = L C1_pool (checked against finite-d ridgeless least squares)",
-          experiment=_cor2_experiment, equations=_LazyEquations(_cor2_equations), evaluate=_cor2_evaluate,
+          experiment=_cor2_experiment, equations=_LazyEquations(_cor2_equations), evaluate=COR2,
           param_space=_cor2_space(), status=STATUS,
           allowance_note="se = standard errors of a weighted least-squares fit e = E + C/alpha1 + D/alpha1^2 "
                          "to the trial means of finite-d ridgeless least squares (exact test error of each "

@@ -33,8 +33,8 @@ from numerics.core.tasks import map_tasks
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 from numerics.experiments.simulators.sparse_token_training import run_two_steps
 from numerics.experiments.two_step_population import alignment_curves
-from numerics.theory.paper_a.alignment import (ALIGNMENT_SPACE, LOSSES, RATE_SPACE, alignment_limits,
-                                               rate_constants)
+from numerics.theory.paper_a.alignment import (ALIGNMENT_SPACE, LOSSES, RATE_EVALUATOR, RATE_SPACE,
+                                               alignment_limits, limits_evaluator, rate_constants)
 
 PAPER = dict(L=10, R=3, pi=0.2, theta=6.0, eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1.0)
 # quick: nearly balanced classes, theta = 4 and label-stratified D0 -- with a rare class
@@ -165,14 +165,9 @@ def _pick_w1(des):
 
 
 def _evaluate(keys):
-    def evaluate(params, dps):
-        out = {}
-        for loss in LOSSES:
-            res = alignment_limits(loss, **params, dps=dps)
-            for k in keys:
-                out[f"{loss}.{k}"] = res[k]
-        return out
-    return evaluate
+    """The claim's closed forms: one Theorem-3 chain under any context (mpmath for ``eval``,
+    arb balls for ``--certify`` and the certified row)."""
+    return limits_evaluator(keys)
 
 
 def _equations():
@@ -245,13 +240,7 @@ def rate_experiment(settings, claim):
     return rows, {"alphas": list(RATE_ALPHAS), **RATE_MC[settings.mode]}, {"table": table}
 
 
-def _rate_evaluate(params, dps):
-    out = {}
-    for loss in LOSSES:
-        rc = rate_constants(loss, **params, dps=dps)
-        out[f"{loss}.C"] = rc["C"]
-    out["C_w"] = rc["C_w"]
-    return out
+_rate_evaluate = RATE_EVALUATOR
 
 
 def _statement_q2_cosine():

@@ -31,6 +31,7 @@ from numerics.experiments.capacity_finite_size import fit_finite_size
 from numerics.experiments.simulators.separability import AttentionQuery, simulate_crossing
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import capacity as ncap
+from numerics.theory.paper_a.certify import capacity_evaluator
 
 FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 #: the queries of the ordering claim: well aligned (s_q = 0.9), moderate softmax scale
@@ -301,7 +302,7 @@ CLAIMS = [
                   "match the simulated LP-separability crossings, and their ratio is 1/L",
         experiment=_ratio_experiment,
         equations=dcap.equations,
-        evaluate=_ratio_evaluate,
+        evaluate=capacity_evaluator(_ratio_evaluate),
         param_space=ncap.BASE_SPACE,
         status="derived",
         allowance_note=_ALLOW_NOTE,

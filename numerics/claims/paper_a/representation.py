@@ -20,6 +20,7 @@ from numerics.core.backends import lambdify, to_mpf
 from numerics.experiments.simulators import representation as sim
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import representation as ao
+from numerics.theory.paper_a.certify import thm1_evaluator
 
 PAPER = "A"
 
@@ -145,7 +146,7 @@ LINEAR = Claim(
                "at SNR S = theta R/sqrt(L), bounded away from 0 at fixed S; -> 0 only if theta/sqrt(L) -> oo"),
     experiment=_linear_experiment,
     equations=lambda: _lin().equations(),
-    evaluate=_linear_evaluate,
+    evaluate=thm1_evaluator(_linear_evaluate),
     param_space=ao.LINEAR_SPACE,
     status="paper",
     allowance_note=("no allowance: the theory values are exact closed forms and finite sums (mpmath / float64), "

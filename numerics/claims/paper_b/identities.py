@@ -19,7 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import Evaluator, chain_evaluator
 from numerics.core.params import Param, ParamSpace
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
                                           _rounding_allowance, _sim, _th)
@@ -225,16 +227,14 @@ def _identity_experiment(settings, claim):
     return rows, {"samples_per_row": n, "d": 1}, details
 
 
-def _identity_evaluate(params, dps):
-    from numerics.core.backends import mp_eval
+@derivation
+def _identity_chain():
+    """The identity's closed forms as one chain (numpy, mpmath and arb run the same steps)."""
+    from numerics.core.backends import Chain
 
     co = _deriv("coercivity")
     cm, cc = co.coefficients()
-    return {
-        "coef_m2": mp_eval(cm, {co.N: params["N"]}, dps),
-        "coef_cross": mp_eval(cc, {co.N: params["N"]}, dps),
-        "E|R_h|^2": mp_eval(co.identity(), {co.N: params["N"], co.m2: params["m2"], co.c: params["c"]}, dps),
-    }
+    return Chain((co.N, co.m2, co.c), (), (("coef_m2", cm), ("coef_cross", cc), ("E|R_h|^2", co.identity())))
 
 
 def _c_within_m2(values):
@@ -371,17 +371,23 @@ def _counterexample_experiment(settings, claim):
         "eigen_min_ratios": eigen, "example_exact": exact, "example_token_average_spread": ex["token_average_spread"]}
 
 
-def _counterexample_evaluate(params, dps):
-    import mpmath
+@derivation
+def _counterexample_chain(with_null: bool):
+    """The counterexample's closed forms as a chain: the minimal ratio, the lemma's constant
+    ratio/(N - 1) and, for k = N (a random permutation), the null dimension (0 otherwise)."""
+    import sympy as sp
 
-    from numerics.core.backends import mp_eval
+    from numerics.core.backends import Chain
 
     ce = _deriv("counterexample")
-    N, k = params["N"], params["k"]
-    with mpmath.workdps(dps + 10):
-        ratio = mp_eval(ce.ratio_min(), {ce.N: N, ce.k: k}, dps)
-        null = mp_eval(ce.null_dimension(), {ce.N: N}, dps) if k == N else mpmath.mpf(0)
-        return {"min_ratio": +ratio, "lemma_constant": +(ratio / (N - 1)), "null_dimension": null}
+    ratio = ce.ratio_min()
+    null = ce.null_dimension() if with_null else sp.Integer(0)
+    return Chain((ce.N, ce.k), (), (("min_ratio", ratio), ("lemma_constant", ratio / (ce.N - 1)),
+                                    ("null_dimension", null)))
+
+
+def _counterexample(ctx, params):
+    return _counterexample_chain(params["k"] == params["N"]).run(ctx, [params["N"], params["k"]])
 
 
 def _k_ge_n(values):
@@ -428,7 +434,7 @@ CLAIMS = [
                   "and E_inf(g) - E_inf(g*) = E|R_h[X]_1|^2",
         experiment=_identity_experiment,
         equations=_equations("coercivity"),
-        evaluate=_identity_evaluate,
+        evaluate=chain_evaluator(_identity_chain, ("N", "m2", "c")),
         param_space=IDENTITY_SPACE,
         status="derived",
         allowance_note="none: the pair moments are exact (SymPy moments / enumeration); se is the Monte Carlo se "
@@ -461,7 +467,7 @@ CLAIMS = [
                   "(g* not identifiable, null space of dimension N(N-2))",
         experiment=_counterexample_experiment,
         equations=_equations("counterexample"),
-        evaluate=_counterexample_evaluate,
+        evaluate=Evaluator(_counterexample, name="counterexample"),
         param_space=COUNTEREXAMPLE_SPACE,
         status="erratum",
         allowance_note="N = 3 example: Monte Carlo of the first token's R_h^2 and of the pair moments (no "

@@ -18,8 +18,10 @@ from importlib import import_module
 
 import numpy as np
 
+from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.claims.paper_b._common import PAPER, _deriv, _equations, _mean_se, _precision, _sim, _th
+from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParamSpace
 
 
@@ -204,8 +206,18 @@ def _rate_experiment(settings, claim):
     return rows, {"M_grid": [float(Ms[0]), float(Ms[-1]), len(Ms)]}, details
 
 
-def _rate_evaluate(params, dps):
-    return _rates().evaluate_exponent(params["beta"], params["M"], dps)
+@derivation
+def _rate_chain():
+    """The rate's closed forms as one chain: L = log M, then the exponent, K*, K_M, the
+    threshold and B(K*) (``derivations.paper_b.rate_exponent``)."""
+    import sympy as sp
+
+    from numerics.core.backends import Chain, Closed
+
+    RE = import_module("derivations.paper_b.rate_exponent")
+    return Chain((RE.beta, RE.M), (Closed(RE.L, sp.log(RE.M)),),
+                 (("exponent", RE.exponent()), ("K_star", RE.optimal_K()), ("K_M", RE.K_M),
+                  ("rd_threshold", RE.threshold()), ("B_star", RE.b_star())))
 
 
 RATE_SPACE = ParamSpace((
@@ -270,7 +282,7 @@ CLAIMS = [
                   "(M/log M)^{-2b/(2b+1)}; r d log M/M is dominated iff r d <= (M/log M)^{1/(2b+1)}",
         experiment=_rate_experiment,
         equations=_equations("rate_exponent"),
-        evaluate=_rate_evaluate,
+        evaluate=chain_evaluator(_rate_chain, ("beta", "M")),
         param_space=RATE_SPACE,
         status="paper",
         allowance_note="deterministic numerics on the bound itself (compiled from its SymPy definition): slope "

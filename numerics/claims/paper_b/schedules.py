@@ -25,7 +25,9 @@ import importlib
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParameterError, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b_schedules import ScheduleSetup, bias_slope, link_model, run_schedule
@@ -170,8 +172,13 @@ def _evaluate_holder(params, dps):
     return _theory().evaluate_holder(params["beta"], params["s"], params["a"], dps)
 
 
-def _evaluate_schedule(params, dps):
-    return _theory().evaluate_schedule_slope(params["a"], dps)
+@derivation
+def _schedule_chain():
+    """The variance slope a - 1 of the schedule K ~ M^a as a chain (no beta in it)."""
+    from numerics.core.backends import Chain
+
+    RS = importlib.import_module("derivations.paper_b.rate_schedule")
+    return Chain((RS.a,), (), (("variance_slope", RS.variance_slope_schedule()),))
 
 
 _HOLDER_NOTE = (
@@ -228,7 +235,7 @@ CLAIMS = [
                    "M^{1/(2beta+1)} it was run with, not the exponent"),
         experiment=_spline_experiment,
         equations=lambda: _deriv("rate_schedule").schedule_equations(),
-        evaluate=_evaluate_schedule,
+        evaluate=chain_evaluator(_schedule_chain, ("a",)),
         param_space=SCHEDULE_SPACE,
         status="beyond",
         allowance_note=_SCHEDULE_NOTE,

@@ -4,13 +4,19 @@
                      eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1, dps=30)
     -> {"w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine"}  (mpmath mpf)
 
-Every value is a compiled step of ``derivations.paper_a.alignment`` / ``alignment_rate``
-(lambdified to mpmath by ``numerics.core.backends``).  The h-moments: square loss, the compiled
-SymPy closed forms; logistic loss, one generic vector Gaussian quadrature for the four moments
-(``numerics.core.quadrature.gaussian_expect_mp``: trapezoidal rule with step and truncation
-chosen from dps, exponentially convergent for these integrands, analytic in a strip) of the
-compiled l'(yhat; y)^k at the compiled step-2 laws (mu_y, s).  The compiled functions are cached
-per active mutant set (``derivations.core.derivation``).
+Theorem 3 and Corollary 1 are each ONE chain of compiled steps of
+``derivations.paper_a.alignment`` / ``alignment_rate`` (:func:`chain`, :func:`rate_chain`:
+``numerics.core.backends.Chain``), run under a context: mpmath at any dps (this API and
+``attncheck eval``), numpy over arrays, FLINT balls (``eval --certify``).  The h-moments: square
+loss, the compiled SymPy closed forms; logistic loss, Gaussian expectations of the compiled
+l'(yhat; y)^k at the compiled step-2 laws (mu_y, s), by the context's rule (mpmath: one vector
+trapezoidal rule for the four moments, ``numerics.core.quadrature.gaussian_expect_mp``, or
+tanh-sinh as the independent reference; numpy: the trapezoidal rule along an array axis; arb:
+``acb.integral`` plus the rigorous Gaussian tail).  The chains are cached per active mutant set
+(``derivations.core.derivation``).
+
+    limits_under(NumpyContext(), "square", dict(params, alpha0=np.array([1., 2., 4.])))
+
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
 from __future__ import annotations
@@ -20,8 +26,7 @@ import mpmath
 from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
-from numerics.core.backends import lambdify, to_mpf
-from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
+from numerics.core.backends import Chain, Closed, Evaluator, Expect, MpContext
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
                                   ParameterError, ParamSpace, r_le_l)
 
@@ -51,59 +56,36 @@ def check_loss(loss: str) -> str:
     return loss
 
 
-@derivation
-def _compiled(loss: str):
-    """The compiled Theorem-3 limits and h-moments of the active derivation (cached per active
-    mutant set by ``derivations.core.derivation``, so a mutated derivation is never masked by
-    the true one)."""
-    lim = A.limits(loss)
-    args = A.PARAMS + A.H_SYMBOLS
-    f = {k: lambdify(lim[k], args, "mpmath") for k in OUTPUTS}
-    return f, _h_evaluator(loss, A.h_integrands(loss), lim["h"], A.PARAMS)
-
-
-def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple, rule: str = "trapezoid"):
-    """vals, dps -> ((h1_p, h1_m, h2_p, h2_m), quadrature error estimate).  Square loss: the
-    compiled closed forms; logistic: ONE vector Gaussian quadrature E f(mu + s zeta) of the
-    compiled f = l'(yhat; y)^k at the compiled laws (mu, s), every moment on the same nodes
-    (``numerics.core.quadrature.gaussian_expect_mp``; the moments of one law y share one
-    compiled vector function of yhat)."""
+def _h_steps(loss: str, integrands: dict, closed: dict | None, symbols) -> tuple:
+    """The h-moment steps: square loss, the derivation's closed forms; logistic, the
+    Gaussian expectations E f(mu + s zeta) of the derivation's integrands (f, mu, s)."""
     if loss == "square":
-        fs = [lambdify(closed[k], params, "mpmath") for k in A.H_KEYS]
-        return lambda vals, dps: (tuple(fk(*vals) for fk in fs), mpmath.mpf(0))
-    groups: dict = {}  # law (mu, s) -> indices into H_KEYS of the moments at that law
-    for i, k in enumerate(A.H_KEYS):
-        f, mu, s = integrands[k]
-        groups.setdefault((mu, s), []).append(i)
-    parts = [(idx, lambdify([integrands[A.H_KEYS[i]][0] for i in idx], (A.yhat,), "mpmath", cse=True),
-              lambdify(list(law), params, "mpmath")) for law, idx in groups.items()]
-    n = len(A.H_KEYS)
-    if rule == "tanh-sinh":  # the reference rule: mpmath.quad, one moment at a time
-        singles = [(lambdify(integrands[k][0], (A.yhat,), "mpmath"), lambdify(list(integrands[k][1:]), params, "mpmath"))
-                   for k in A.H_KEYS]
+        return tuple(Closed(sym, closed[k]) for sym, k in zip(symbols, A.H_KEYS))
+    return tuple(Expect(sym, *_integrand(integrands[k])) for sym, k in zip(symbols, A.H_KEYS))
 
-        def reference(vals, dps):
-            out = [expect_mp_err(f, *law(*vals), dps) for f, law in singles]
-            return tuple(v for v, _ in out), max(e for _, e in out)
-        return reference
 
-    def evaluate(vals, dps):
-        laws = [(idx, f, *law(*vals)) for idx, f, law in parts]
-
-        def vector(z):
-            out = [None] * n
-            for idx, f, mu, s in laws:
-                for i, v in zip(idx, f(mu + s * z)):
-                    out[i] = v
-            return out
-        H, err = gaussian_expect_mp(vector, n, dps)
-        return tuple(H), err
-    return evaluate
+def _integrand(fms) -> tuple:
+    f, mu, s = fms
+    return f, A.yhat, mu, s
 
 
 @derivation
-def _h_compiled(loss: str, rule: str):
-    return _h_evaluator(loss, A.h_integrands(loss), A.limits(loss)["h"], A.PARAMS, rule)
+def chain(loss: str) -> Chain:
+    """Theorem 3 as one compiled chain (``numerics.core.backends.Chain``): the parameters,
+    the h-moments at the step-2 law, then every limit of ``alignment.limits`` (cached per
+    active mutant set by ``derivations.core.derivation``, so a mutated derivation is never
+    masked by the true one).  Run it under any context: numpy, mpmath or arb."""
+    lim = A.limits(loss)
+    return Chain(A.PARAMS, _h_steps(loss, A.h_integrands(loss), lim["h"], A.H_SYMBOLS),
+                 tuple((k, lim[k]) for k in OUTPUTS))
+
+
+@derivation
+def rate_chain(loss: str) -> Chain:
+    """Corollary 1 as one compiled chain: the h-moments at the alpha0 = inf law, then C and C_w."""
+    rc = AR.rate_constants(loss)
+    return Chain(AR.RATE_PARAMS, _h_steps(loss, rc["h_integrands_inf"], rc.get("h_inf"), AR.H_INF),
+                 (("C", rc["C"]), ("C_w", rc["C_w"])))
 
 
 def h_moments(loss: str, *, rule: str = "trapezoid", dps: int = 30, **params) -> tuple:
@@ -112,15 +94,52 @@ def h_moments(loss: str, *, rule: str = "trapezoid", dps: int = 30, **params) ->
     relative error estimate) or ``"tanh-sinh"`` (mpmath.quad per moment on the whole line,
     absolute error estimate; the reference for tests and benchmarks)."""
     check_loss(loss)
-    if rule not in ("trapezoid", "tanh-sinh"):
-        raise ValueError(f"rule must be trapezoid or tanh-sinh, got {rule!r}")
+    ctx = MpContext(dps, rule)  # refuses an unknown rule
     p = ALIGNMENT_SPACE.validate(params)
-    with mpmath.workdps(dps + 10):
-        return _h_compiled(loss, rule)(_values(p), dps + 5)
+    res = chain(loss).run(ctx, _values(p))
+    return tuple(res["_steps"][s.name] for s in A.H_SYMBOLS), res["_quad_err"]
 
 
 def _values(params: dict) -> list:
-    return [to_mpf(params[n]) for n in NAMES]
+    return [params[n] for n in NAMES]
+
+
+def limits_under(ctx, loss: str, params: dict) -> dict:
+    """The Theorem-3 limits ``OUTPUTS`` at the (validated) ``params`` under the context ``ctx``
+    (``numerics.core.backends``: numpy arrays, mpmath at a dps, or arb balls), with the
+    h-moments and the quadrature error estimate."""
+    return chain(loss).run(ctx, _values(params))
+
+
+def rates_under(ctx, loss: str, params: dict) -> dict:
+    """Corollary 1 (C, C_w) at the (validated) ``params`` under the context ``ctx``."""
+    return rate_chain(loss).run(ctx, [params[n] for n in NAMES if n != "alpha0"])
+
+
+def limits_evaluator(keys) -> Evaluator:
+    """The claims' closed forms ``{loss.key: value}`` of the Theorem-3 limits ``keys``, for
+    both losses, under any context (``numerics.core.backends.Evaluator``: mpmath for
+    ``attncheck eval``, arb balls for ``--certify``, numpy arrays)."""
+    def run(ctx, params):
+        out = {}
+        for loss in LOSSES:
+            res = limits_under(ctx, loss, params)
+            out.update({f"{loss}.{k}": res[k] for k in keys})
+        return out
+    return Evaluator(run, name="theorem3_" + "_".join(keys))
+
+
+def _rates(ctx, params):
+    out = {}
+    for loss in LOSSES:
+        res = rates_under(ctx, loss, params)
+        out[f"{loss}.C"] = res["C"]
+    out["C_w"] = res["C_w"]  # C_w does not depend on the loss
+    return out
+
+
+#: Corollary 1 (C per loss, C_w) under any context
+RATE_EVALUATOR = Evaluator(_rates, name="corollary1")
 
 
 def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta,
@@ -129,27 +148,15 @@ def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q,
     check_loss(loss)
     params = ALIGNMENT_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
                                            eta_b=eta_b, eta_q=eta_q, beta=beta))
-    f, h = _compiled(loss)
-    with mpmath.workdps(dps + 10):
-        vals = _values(params)
-        H, qerr = h(vals, dps + 5)
-        full = vals + list(H)
-        out = {k: f[k](*full) for k in OUTPUTS}
-        extra = {"h1_p": H[0], "h1_m": H[1], "h2_p": H[2], "h2_m": H[3], "quad_err": qerr,
-                 "w1_overlap": out["w1_overlap"], "q2_norm_sq": out["q2_norm_sq"]}
-    with mpmath.workdps(dps):  # round to the requested digits; mpf values keep them afterwards
-        res = {k: +out[k] for k in KEYS}
-        if details:
-            res.update({k: +v for k, v in extra.items()})
-    return res
-
-
-@derivation
-def _compiled_rate(loss: str):
-    rc = AR.rate_constants(loss)
-    fC = lambdify(rc["C"], AR.RATE_PARAMS + AR.H_INF, "mpmath")
-    fCw = lambdify(rc["C_w"], AR.RATE_PARAMS, "mpmath")
-    return fC, fCw, _h_evaluator(loss, rc["h_integrands_inf"], rc.get("h_inf"), AR.RATE_PARAMS)
+    res = limits_under(MpContext(dps), loss, params)
+    out = {k: res[k] for k in KEYS}
+    if details:
+        H = res["_steps"]
+        with mpmath.workdps(dps):
+            out.update({"h1_p": +H["h1_p"], "h1_m": +H["h1_m"], "h2_p": +H["h2_p"], "h2_m": +H["h2_m"],
+                        "quad_err": +mpmath.mpf(res["_quad_err"]), "w1_overlap": res["w1_overlap"],
+                        "q2_norm_sq": res["q2_norm_sq"]})
+    return out
 
 
 def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps: int = 30) -> dict:
@@ -157,10 +164,5 @@ def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps
     check_loss(loss)
     params = RATE_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, eta_w=eta_w, eta_b=eta_b,
                                       eta_q=eta_q, beta=beta))
-    fC, fCw, h = _compiled_rate(loss)
-    with mpmath.workdps(dps + 10):
-        vals = [to_mpf(params[n]) for n in NAMES if n != "alpha0"]
-        H, _ = h(vals, dps + 5)
-        C, Cw = fC(*(vals + list(H))), fCw(*vals)
-    with mpmath.workdps(dps):
-        return {"C": +C, "C_w": +Cw}
+    res = rates_under(MpContext(dps), loss, params)
+    return {"C": res["C"], "C_w": res["C_w"]}

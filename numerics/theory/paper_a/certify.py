@@ -1,101 +1,51 @@
-"""Certified enclosures (ball arithmetic) of Paper A's closed forms, from the SymPy derivations.
+"""Evaluators of Paper A's closed forms that are not Theorem 3 / Corollary 1, under the
+contexts of ``numerics.core.backends`` (Theorem 3 and Corollary 1 are the chains of
+``numerics.theory.paper_a.alignment``, run under any context there).
 
-Each function takes the claim's validated parameters and a number of digits N and returns
-``{key: flint.arb}`` with the keys of the claim's ``evaluate``; every ball contains the value
-of the derivation's expression at the parameters (the parameters themselves are balls around
-their decimal values: 0.2 is 1/5).  What is computed is exactly what ``evaluate`` computes,
-compiled by ``numerics.core.arb`` instead of mpmath:
-
-* Theorem 3 / Corollary 1: the limits of ``derivations.paper_a.alignment`` (``limits``) and
-  ``alignment_rate`` (``rate_constants``) in the parameters and the h-moments; the h-moments
-  are the derivation's closed forms (square loss) or E f(mu + s zeta) of the derivation's
-  integrands (f, mu, s) (logistic loss), by ``gaussian_expectation`` with the tail bound
-  ``real_line_bound`` of f;
-* Corollary 2: E_inf and C1 of ``erm_equations.ridgeless_limit``;
+* Corollary 2: E_inf and C1 of ``erm_equations.ridgeless_limit``, one :class:`Chain` per
+  model, so mpmath, numpy and arb run the same compiled steps (:data:`COR2`);
 * Theorem 1: the pooled oracle of ``representation_linear.pooled`` (SNR, kappa, threshold,
-  error) and the fixed-position vectorised rule (``position_laws``);
+  error) and the fixed-position vectorised rule (``position_laws``) as a chain in balls; the
+  mpmath values are the claim's own (``numerics.theory.paper_a.representation``), which
+  treat S = 0 as the constant-rule limit (:func:`thm1_evaluator`);
 * capacity: the stationary point of the SymPy objective of ``capacity.closed_form_system``
   (pooled, vectorised) by :func:`numerics.core.arb.krawczyk` on the SymPy gradient and
   Hessian (a unique stationary point in the returned box, where the Hessian is negative
-  definite: a strict local maximum), and alpha* = the objective on that box.
+  definite: a strict local maximum), and alpha* = the objective on that box; in mpmath the
+  Newton polish of ``numerics.theory.paper_a.capacity`` (:func:`capacity_evaluator`), an
+  independent algorithm for the certificate's cross-check.
 
-Compiled code is keyed by the expression (``numerics.core.arb``), so a structural mutant
-(``derivations.core.mutated``) changes the certified balls as it changes the derivation.
+Each is a :class:`numerics.core.backends.Evaluator`, the claim's ``evaluate``: the claim's own
+evaluator decides that it is certifiable (it runs under the arb context).  Compiled code is
+keyed by the expression, so a structural mutant (``derivations.core.mutated``) changes the
+certified balls as it changes the derivation.
 """
 from __future__ import annotations
 
-from flint import arb
+import sympy as sp
 
 from derivations.core import derivation
-from derivations.paper_a import alignment as A
-from derivations.paper_a import alignment_rate as AR
-from numerics.core.arb import (CertifyError, arb_of, compile_acb, compile_arb, gaussian_expectation,
-                               krawczyk, negative_definite, real_line_bound)
-
-LOSSES = ("logistic", "square")
-ALIGN_NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
-
-
-# ---- h-moments --------------------------------------------------------------------------------
-def _h_balls(loss: str, integrands: dict, closed: dict | None, params: tuple, vals: list, digits: int) -> list:
-    """(h1_p, h1_m, h2_p, h2_m) as balls: the compiled closed forms (square loss) or certified
-    Gaussian expectations of the derivation's integrands."""
-    if loss == "square":
-        return [compile_arb(closed[k], params)(*vals) for k in A.H_KEYS]
-    out = []
-    for k in A.H_KEYS:
-        f, mu, s = integrands[k]
-        law = compile_arb([mu, s], params)(*vals)
-        out.append(gaussian_expectation(compile_acb(f, (A.yhat,)), law[0], law[1], real_line_bound(f, A.yhat),
-                                        digits))
-    return out
-
-
-def alignment_limits(loss: str, params: dict, digits: int, keys) -> dict:
-    """Theorem-3 limits ``keys`` (of alignment.limits) as balls."""
-    lim = A.limits(loss)
-    vals = [arb_of(params[n]) for n in ALIGN_NAMES]
-    H = _h_balls(loss, A.h_integrands(loss), lim["h"], A.PARAMS, vals, digits)
-    f = compile_arb([lim[k] for k in keys], A.PARAMS + A.H_SYMBOLS)
-    return dict(zip(keys, f(*(vals + H))))
-
-
-def thm3(keys):
-    def certify(params: dict, digits: int) -> dict:
-        out = {}
-        for loss in LOSSES:
-            res = alignment_limits(loss, params, digits, keys)
-            out.update({f"{loss}.{k}": res[k] for k in keys})
-        return out
-    return certify
-
-
-def cor1(params: dict, digits: int) -> dict:
-    """Corollary 1: C per loss and C_w (from the square-loss derivation, as ``evaluate``)."""
-    names = [n for n in ALIGN_NAMES if n != "alpha0"]
-    vals = [arb_of(params[n]) for n in names]
-    out = {}
-    for loss in LOSSES:
-        rc = AR.rate_constants(loss)
-        H = _h_balls(loss, rc["h_integrands_inf"], rc.get("h_inf"), AR.RATE_PARAMS, vals, digits)
-        out[f"{loss}.C"] = compile_arb(rc["C"], AR.RATE_PARAMS + AR.H_INF)(*(vals + H))
-        cw = compile_arb(rc["C_w"], AR.RATE_PARAMS)(*vals)
-    out["C_w"] = cw
-    return out
-
+from numerics.core.backends import Chain, Closed, Evaluator
 
 # ---- Corollary 2 ------------------------------------------------------------------------------
-def cor2(params: dict, digits: int) -> dict:
+@derivation
+def cor2_chain() -> Chain:
+    """Corollary 2 as one chain: E_inf and C1 of every linear model."""
     from derivations.paper_a import erm_equations as EQ
 
-    args = (EQ.theta, EQ.R, EQ.L, EQ.pi_)
-    vals = [arb_of(params[n]) for n in ("theta", "R", "L", "pi")]
-    out = {}
+    outputs = []
     for model in EQ.LINEAR_MODELS:
         lim = EQ.ridgeless_limit(model)
-        E, C1 = compile_arb([lim["E_inf"], lim["C1"]], args)(*vals)
-        out[f"{model}.E_inf"], out[f"{model}.C1"] = E, C1
-    return out
+        outputs += [(f"{model}.E_inf", lim["E_inf"]), (f"{model}.C1", lim["C1"])]
+    return Chain((EQ.theta, EQ.R, EQ.L, EQ.pi_), (), tuple(outputs))
+
+
+def _cor2(ctx, params: dict) -> dict:
+    return cor2_chain().run(ctx, [params[n] for n in ("theta", "R", "L", "pi")])
+
+
+#: Corollary 2 under any context
+COR2 = Evaluator(_cor2, name="corollary2")
 
 
 # ---- Theorem 1 (linear baselines) ---------------------------------------------------------------
@@ -103,38 +53,50 @@ def cor2(params: dict, digits: int) -> dict:
 def _constant_rule_error():
     """The S -> 0 limit: the better constant rule, min over c = +-oo of the error of the
     threshold at S = 0 (SymPy limits of the derivation's error_of_threshold)."""
-    import sympy as sp
-
     from derivations.paper_a import representation_linear as lin
 
     e0 = lin.pooled().error_of_threshold.subs(lin.S, 0)
     return sp.Min(sp.limit(e0, lin.c, sp.oo), sp.limit(e0, lin.c, -sp.oo))
 
 
-def thm1(params: dict, digits: int) -> dict:
+S_FIXED = sp.Symbol("S_fixed", positive=True)
+
+
+@derivation
+def thm1_chain() -> Chain:
+    """Theorem 1 as one chain: S, the fixed-position S, then kappa, both errors, the constant
+    rule and the threshold (``representation_linear``)."""
     from derivations.paper_a import representation_linear as lin
 
-    P = lin.pooled()
-    pos = lin.position_laws()
-    th, L, R, pi = (arb_of(params[n]) for n in ("theta", "L", "R", "pi"))
-    S = compile_arb(P.snr, (lin.theta, lin.L, lin.R))(th, L, R)
-    err = compile_arb(P.error_S, (lin.S, lin.pi_))
-    S_fixed = compile_arb(pos.snr_fixed, (lin.theta, lin.R))(th, R)
-    return {
-        "SNR S = theta R/sqrt(L)": S,
-        "kappa = log((1-pi)/pi)": compile_arb(P.kappa, (lin.pi_,))(pi),
-        "E*_pool = E*_vec(uniform, mean rule)": err(S, pi),
-        "E*_vec(fixed positions) [S -> theta sqrt(R)]": err(S_fixed, pi),
-        "limit S -> 0 (fixed theta, L -> oo)": compile_arb(_constant_rule_error(), (lin.pi_,))(pi),
-        "threshold c* = S/2 + kappa/S": compile_arb(P.threshold, (lin.S, lin.pi_))(S, pi),
-    }
+    P, pos = lin.pooled(), lin.position_laws()
+    return Chain((lin.theta, lin.L, lin.R, lin.pi_),
+                 (Closed(lin.S, P.snr), Closed(S_FIXED, pos.snr_fixed)),
+                 (("SNR S = theta R/sqrt(L)", lin.S),
+                  ("kappa = log((1-pi)/pi)", P.kappa),
+                  ("E*_pool = E*_vec(uniform, mean rule)", P.error_S),
+                  ("E*_vec(fixed positions) [S -> theta sqrt(R)]", P.error_S.subs(lin.S, S_FIXED)),
+                  ("limit S -> 0 (fixed theta, L -> oo)", _constant_rule_error()),
+                  ("threshold c* = S/2 + kappa/S", P.threshold)))
+
+
+def thm1_evaluator(mp_evaluate) -> Evaluator:
+    """Theorem 1's evaluator: the chain in balls (and numpy), the claim's ``mp_evaluate``
+    (params, dps) in mpmath."""
+    def run(ctx, params):
+        if ctx.name == "mpmath":
+            return mp_evaluate(params, ctx.dps)
+        return thm1_chain().run(ctx, [params[n] for n in ("theta", "L", "R", "pi")])
+    return Evaluator(run, contexts=("numpy", "mpmath", "arb"), name="theorem1")
 
 
 # ---- capacity ---------------------------------------------------------------------------------
 def capacity_ball(model: str, params: dict, digits: int) -> dict:
     """alpha* of the pooled / vectorised features: the Krawczyk box of the stationary point of
     log objective (SymPy gradient and Hessian) and the objective on it."""
+    from flint import arb
+
     from derivations.paper_a import capacity as dcap
+    from numerics.core.arb import CertifyError, arb_of, compile_arb, krawczyk, negative_definite
     from numerics.core.results import SolveError
     from numerics.theory.paper_a.capacity import capacity_of_law, linear_law
 
@@ -176,7 +138,11 @@ def capacity_ratio(params: dict, digits: int) -> dict:
             "rho_pool": pool["rho"], "b_pool": pool["b"]}
 
 
-thm3_w1 = thm3(("w1_cosine", "w1_norm"))
-thm3_q2_overlap = thm3(("q2_overlap",))
-thm3_q2_norm = thm3(("q2_norm",))
-thm3_q2_cosine = thm3(("q2_cosine",))
+def capacity_evaluator(mp_evaluate) -> Evaluator:
+    """The capacity ratio's evaluator: Krawczyk boxes in balls, the claim's ``mp_evaluate``
+    (params, dps: the Newton polish) in mpmath."""
+    def run(ctx, params):
+        if ctx.name == "mpmath":
+            return mp_evaluate(params, ctx.dps)
+        return capacity_ratio(params, ctx.digits)
+    return Evaluator(run, contexts=("mpmath", "arb"), name="capacity_ratio")
