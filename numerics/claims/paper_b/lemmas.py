@@ -1,16 +1,6 @@
 """Paper B — the derivation claims of the estimator's analysis: Lemma 4.1 (the projection
-onto U), the KL bound, the rate exponent.  The operator and coercivity claims are in
-:mod:`numerics.claims.paper_b.identities`.
-
-Theory values come from ``derivations.paper_b`` (exact SymPy, compiled by
-``numerics.theory.paper_b.identities`` / ``.rates``); the experiments are Monte Carlo runs of
-``numerics.experiments.simulators.interacting_particles`` (which never sees a derived formula)
-or independent float64 computations (enumeration + scipy eigh, numeric minimisation of the
-bound).  Every experiment goes through the claims' memo (``numerics.claims.base.memo``), so a
-structural mutant recomputes only the theory.  Docs: docs/paper_b.md, Part 1.
-
-The derivation and theory modules are imported lazily so that ``attncheck list`` does not pay
-for SymPy derivations.
+onto U), the KL bound, the rate exponent.  The operator and coercivity claims, and how every
+Paper B claim gets its theory and its experiment, are in :mod:`numerics.claims.paper_b.identities`.
 """
 from __future__ import annotations
 
