@@ -20,12 +20,13 @@ import mpmath
 from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
+from numerics.theory.paper_a import models as M
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
                                   ParameterError, ParamSpace, r_le_l)
 
-LOSSES = ("logistic", "square")
+LOSSES = M.LOSS_NAMES
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")
 OUTPUTS = KEYS + ("w1_overlap", "q2_norm_sq")
 NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
@@ -68,7 +69,7 @@ def _h_evaluator(loss: str, integrands: dict, closed: dict, params: tuple, rule:
     compiled f = l'(yhat; y)^k at the compiled laws (mu, s), every moment on the same nodes
     (``numerics.core.quadrature.gaussian_expect_mp``; the moments of one law y share one
     compiled vector function of yhat)."""
-    if loss == "square":
+    if M.loss(loss).polynomial:  # exact Gaussian moments (the square loss)
         fs = [lambdify(closed[k], params, "mpmath") for k in A.H_KEYS]
         return lambda vals, dps: (tuple(fk(*vals) for fk in fs), mpmath.mpf(0))
     groups: dict = {}  # law (mu, s) -> indices into H_KEYS of the moments at that law

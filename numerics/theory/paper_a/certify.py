@@ -29,10 +29,11 @@ from flint import arb
 from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
+from numerics.theory.paper_a import models as M
 from numerics.core.arb import (CertifyError, arb_of, compile_acb, compile_arb, gaussian_expectation,
                                krawczyk, negative_definite, real_line_bound)
 
-LOSSES = ("logistic", "square")
+LOSSES = M.LOSS_NAMES
 ALIGN_NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
 
 
@@ -40,7 +41,7 @@ ALIGN_NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "be
 def _h_balls(loss: str, integrands: dict, closed: dict | None, params: tuple, vals: list, digits: int) -> list:
     """(h1_p, h1_m, h2_p, h2_m) as balls: the compiled closed forms (square loss) or certified
     Gaussian expectations of the derivation's integrands."""
-    if loss == "square":
+    if M.loss(loss).polynomial:  # exact Gaussian moments (the square loss)
         return [compile_arb(closed[k], params)(*vals) for k in A.H_KEYS]
     out = []
     for k in A.H_KEYS:
