@@ -16,7 +16,7 @@ Every consumer looks a loss up by object (``LOSSES``, ``by_name``), never by com
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable
 
@@ -60,7 +60,7 @@ class Loss:
     ell(yhat; y)."""
 
     name: str
-    form: Callable
+    form: Callable = field(repr=False, compare=False)
     title: str
     aliases: tuple = ()
 

@@ -383,6 +383,6 @@ def equations() -> tuple:
 mutant("A.thm2.sampled_tokens:all_signal", "A.thm2.sampled_tokens",
        "positives sample all R signal tokens although one is integrated out exactly",
        lambda t: (t[0], (t[1][0], t[1][1] + 1)))
-mutant("A.thm2.sampled_tokens:all_tokens", "A.thm2.sampled_tokens",
-       "all L tokens sampled although one is integrated out exactly (it is counted twice)",
-       lambda t: tuple((m + 1, k) for m, k in t))
+mutant("A.thm2.sampled_tokens:unshifted", "A.thm2.sampled_tokens",
+       "the positives' sampled signal tokens not shifted: only the integrated-out token carries theta",
+       lambda t: (t[0], (t[1][0], sp.Integer(0))))

@@ -251,7 +251,7 @@ ATTENTION = Claim(
     mutants=("A.thm2.hardmax_cdf_pos:drop_noise", "A.thm2.hardmax_cdf_pos:exponents",
              "A.thm2.hardmax_cdf_neg:L_minus_R", "A.thm2.signal_cdf:sign",
              "A.thm2.one_token_roots:gamma", "A.thm2.integrated_token_means:noise",
-             "A.thm2.sampled_tokens:all_signal", "A.thm2.sampled_tokens:all_tokens"),
+             "A.thm2.sampled_tokens:all_signal", "A.thm2.sampled_tokens:unshifted"),
     outputs=("A.thm2.hardmax_error", "A.thm2.softmax_conditional_error"),
 )
 
