@@ -71,3 +71,81 @@ def test_the_scan_sees_a_formula(tmp_path):
     src.write_text("import numpy as np\nfrom scipy.special import erfc\n"
                    "def f(t):\n    return 0.5 * erfc(t) + np.exp(-t)\n")
     assert len(list(_offences(src))) == 2
+
+
+# --- hand-written model facts -------------------------------------------------------------------
+# A model fact is a derivation step too: which class gets weight pi, which class carries the
+# theta shift, which loss or model a branch is for.  ``numerics/theory`` reads them from the
+# steps (``erm_equations.class_law``, the loss and model objects of ``derivations.paper_a``);
+# the rest of ``numerics`` asks the objects (``numerics.theory.paper_a.models``) or, in the
+# simulators, the enums of ``numerics.experiments.models``, and never compares names.
+FACT_SCANNED = ["numerics/theory"]
+NAME_SCANNED = ["numerics"]
+PRIOR_NAMES = {"pi", "pi_", "prior", "pi_plus", "p_plus"}
+SHIFT_NAMES = {"theta", "th"}
+MODEL_WORDS = {"logistic", "square", "attention", "pool", "pooled", "vec", "vectorised", "vectorized"}
+
+
+def _names_in(node) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _is_one_minus_prior(node) -> bool:
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.left, ast.Constant)
+            and node.left.value == 1 and isinstance(node.right, ast.Name) and node.right.id in PRIOR_NAMES)
+
+
+def _fact_offences(path: pathlib.Path):
+    """``1 - pi`` (a class weight written by hand) and ``x += theta`` (a class shift written by
+    hand) in the theory layer."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if _is_one_minus_prior(node):
+            yield f"{_name(path)}:{node.lineno} class weight {ast.unparse(node)}"
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)) \
+                and _names_in(node.value) & SHIFT_NAMES:
+            yield f"{_name(path)}:{node.lineno} theta shift {ast.unparse(node)}"
+
+
+def _name_offences(path: pathlib.Path):
+    """A comparison of anything with the name of a loss or a model (== / != / in)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        consts = []
+        for o in operands:
+            if isinstance(o, ast.Constant):
+                consts.append(o.value)
+            elif isinstance(o, (ast.Tuple, ast.List, ast.Set)):
+                consts += [e.value for e in o.elts if isinstance(e, ast.Constant)]
+        if any(isinstance(v, str) and v in MODEL_WORDS for v in consts):
+            yield f"{_name(path)}:{node.lineno} name comparison {ast.unparse(node)}"
+
+
+def _py_files(entries):
+    for entry in entries:
+        p = ROOT / entry
+        yield from ([p] if p.is_file() else sorted(p.rglob("*.py")))
+
+
+@pytest.mark.parametrize("path", list(_py_files(FACT_SCANNED)), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_hand_written_model_fact(path):
+    bad = list(_fact_offences(path))
+    assert not bad, "model facts outside derivations/ (read them from a step): " + "; ".join(bad)
+
+
+@pytest.mark.parametrize("path", list(_py_files(NAME_SCANNED)), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_loss_or_model_name_compared(path):
+    bad = list(_name_offences(path))
+    assert not bad, "a loss or model chosen by its name (ask the object): " + "; ".join(bad)
+
+
+def test_the_fact_scan_sees_hand_written_facts(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("def f(pi, theta, g, loss, model):\n"
+                   "    w = (pi, 1 - pi)\n"
+                   "    g[:, 0] += theta\n"
+                   "    if loss == 'square':\n        pass\n"
+                   "    return model in ('pool', 'vec')\n")
+    assert len(list(_fact_offences(src))) == 2
+    assert len(list(_name_offences(src))) == 2

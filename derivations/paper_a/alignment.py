@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derivations.paper_a import losses as LS
 from derivations.core import Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly
 from derivations.paper_a.gradient import beta, eta_b, eta_q, eta_w, loss_derivative, yhat
@@ -97,7 +98,7 @@ def gaussian_means(loss: str, ints: dict) -> dict:
     out = {}
     for k, (f, mu, s) in ints.items():
         at = f.subs(yhat, mu + s * zeta)
-        out[k] = expect_poly(at, zeta) if loss == "square" else sp.Integral(at * dens, (zeta, -sp.oo, sp.oo))
+        out[k] = expect_poly(at, zeta) if LS.by_name(loss).polynomial else sp.Integral(at * dens, (zeta, -sp.oo, sp.oo))
     return out
 
 

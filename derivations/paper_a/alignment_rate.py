@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derivations.paper_a import losses as LS
 from derivations.core import Equation, derivation, mutant, replace, step, times
 from derivations.paper_a import alignment as A
 
@@ -77,7 +78,7 @@ def rate_constants(loss: str) -> dict:
         out[name + "_F"] = F_expr
     ints = h_integrands_inf(loss)
     out["h_integrands_inf"] = ints
-    if loss == "square":
+    if LS.by_name(loss).polynomial:
         out["h_inf"] = A.gaussian_means(loss, ints)
     return out
 

@@ -227,8 +227,9 @@ def alpha_in_units() -> sp.Expr:
 
 @derivation
 def label_prior() -> tuple[sp.Expr, sp.Expr]:
-    """(P(y = +1), P(y = -1)) = (pi, 1 - pi)."""
-    return step("A.capacity.prior", (pi_, 1 - pi_))
+    """(P(y = +1), P(y = -1)) = (pi, 1 - pi): the class weights of ``erm_equations.class_law``
+    (the one label law of Paper A's models)."""
+    return step("A.capacity.prior", tuple(w.subs(erm.pi_, pi_) for w, _ in erm.class_law()))
 
 
 # (no mutant: swapping pi and 1 - pi leaves the capacity of a two-atom law unchanged -- the bias

@@ -41,6 +41,9 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.core import Equation, derivation, drop, mutant, replace, step
+from derivations.paper_a import losses as LS
+from derivations.paper_a.attention_reduction import y_plus
+from derivations.paper_a.losses import sigmoid, softplus  # noqa: F401 (the logistic loss's functions)
 
 REFERENCE_T4 = "Paper A Thm 4; docs/paper_a_after_training.md §2"
 REFERENCE_T5 = "Paper A Thm 5; docs/paper_a_after_training.md §3"
@@ -68,38 +71,6 @@ mu_s = sp.Symbol("mu", positive=True)  # mean of the signal along e_2 (two-point
 eps = sp.Symbol("epsilon", positive=True)  # 1/alpha
 
 
-# --- smooth functions of the logistic loss ----------------------------------------------------
-class softplus(sp.Function):
-    """softplus(x) = log(1 + e^x); numerics evaluate it stably (``numerics.core.special``)."""
-
-    @classmethod
-    def eval(cls, x):
-        if x == 0:
-            return sp.log(2)
-
-    def fdiff(self, argindex=1):
-        return sigmoid(self.args[0])
-
-    def _eval_rewrite_as_exp(self, x, **kwargs):
-        return sp.log(1 + sp.exp(x))
-
-
-class sigmoid(sp.Function):
-    """sigmoid(x) = 1 / (1 + e^-x), with sigmoid' = sigmoid(x) sigmoid(-x) (no cancellation)."""
-
-    @classmethod
-    def eval(cls, x):
-        if x == 0:
-            return sp.Rational(1, 2)
-
-    def fdiff(self, argindex=1):
-        x = self.args[0]
-        return sigmoid(x) * sigmoid(-x)
-
-    def _eval_rewrite_as_exp(self, x, **kwargs):
-        return 1 / (1 + sp.exp(-x))
-
-
 # --- Gaussian moments ----------------------------------------------------------------------------
 def gaussian_expectation(expr: sp.Expr, var: sp.Symbol = zeta) -> sp.Expr:
     """E over var ~ N(0,1) of a polynomial in var, by exact moments E[var^k] = (k-1)!!."""
@@ -110,19 +81,19 @@ def gaussian_expectation(expr: sp.Expr, var: sp.Symbol = zeta) -> sp.Expr:
     return sp.factor(out)
 
 
-# --- losses --------------------------------------------------------------------------------------
-_LOSSES = {"square": (h - y) ** 2 / 2, "logistic": softplus(-y * h)}
-LOSS_NAMES = tuple(_LOSSES)
+# --- losses ---------------------------------------------------------------------------------------
+#: the losses' names, in the order of ``derivations.paper_a.losses.LOSSES``
+LOSS_NAMES = tuple(lo.name for lo in LS.LOSSES)
 
 
 @derivation
-def loss(name: str) -> dict:
-    """ell(h; y) (docs/conventions.md) and its first two h-derivatives."""
-    if name not in _LOSSES:
-        raise ValueError(f"loss must be one of {', '.join(LOSS_NAMES)}, got {name!r}")
-    ell = step(f"A.erm.loss.{name}", _LOSSES[name])
+def loss(name) -> dict:
+    """ell(h; y) of the loss object ``name`` (``derivations.paper_a.losses``) and its first
+    two h-derivatives."""
+    lo = LS.by_name(name)
+    ell = step(f"A.erm.loss.{lo.name}", lo.ell(h, y))
     dl = sp.diff(ell, h)
-    return {"ell": ell, "dl": dl, "d2l": sp.diff(dl, h)}
+    return {"ell": ell, "dl": dl, "d2l": sp.diff(dl, h), "loss": lo}
 
 
 # --- the channel: field, prox, integrands, outputs -----------------------------------------------
@@ -146,7 +117,7 @@ def channel(loss_name: str) -> dict:
     G(0, omega) = 0).  Returns dict G, G_h, r (5-tuple), outputs (dict), mu, omega."""
     lo = loss(loss_name)
     mu, omega = field()
-    G_om = step("A.erm.prox", h + s2 * V * lo["dl"] - om)
+    G_om = step("A.erm.prox", lo["loss"].prox_equation(h, om, s2 * V, y, dl=lo["dl"]))
     G_h = sp.diff(G_om, h)
     dprox = -sp.diff(G_om, om) / G_h
     r = (step("A.erm.integrand_b", lo["dl"]),
@@ -235,8 +206,23 @@ def exact_channel(loss_name: str, signal_along_q: bool = False) -> dict:
 _LINEAR = {"pool": (theta * R / L, 1 / L, sp.Integer(1)),
            "vec": (theta * R / sp.sqrt(L), sp.Integer(1), L)}
 LINEAR_MODELS = tuple(_LINEAR)
-#: the generic two atoms (weight, values) in the symbols mu, sigma2
-TWO_POINT_ATOMS = ((pi_, {y: 1, a: 0, c: mu_s}), (1 - pi_, {y: -1, a: 0, c: 0}))
+
+
+@derivation
+def class_law() -> tuple:
+    """The label law and what each class carries, for every model of Paper A (docs §1):
+    y = +1 with probability pi, its R signal tokens shifted by theta v (the signal indicator
+    1_{y=+1} = 1); y = -1 with probability 1 - pi, no shift (indicator 0).  Returns the two
+    classes as (weight, {y, 1_{y=+1}}), the positive class first."""
+    w_plus, w_minus = step("A.law.class_weights", (pi_, 1 - pi_))
+    s_plus, s_minus = step("A.law.class_shift", (sp.Integer(1), sp.Integer(0)))
+    return ((w_plus, {y: sp.Integer(1), y_plus: s_plus}), (w_minus, {y: sp.Integer(-1), y_plus: s_minus}))
+
+
+def two_point_atoms() -> tuple:
+    """The generic two atoms (weight, values) of the linear models in the symbols mu, sigma2:
+    a = 0 and c = mu 1_{y=+1} (the class law's shift), y as the class law says."""
+    return tuple((w, {y: vals[y], a: sp.Integer(0), c: mu_s * vals[y_plus]}) for w, vals in class_law())
 
 
 @derivation
@@ -250,14 +236,14 @@ def linear_law(model: str) -> dict:
     sig2 = step(f"A.law.{model}.sigma2", s20)
     dim = step(f"A.law.{model}.dim", dim0)
     atoms = tuple((w, {**{k: sp.sympify(v).subs(mu_s, mu) for k, v in vals.items()}, s2: sig2})
-                  for w, vals in TWO_POINT_ATOMS)
+                  for w, vals in two_point_atoms())
     return {"mu": mu, "sigma2": sig2, "dim": dim, "atoms": atoms}
 
 
 def two_point_expectation(integrand: sp.Expr) -> sp.Expr:
     """E over the generic two-point law (a = 0): pi f(y=1, c=mu) + (1 - pi) f(y=-1, c=0)."""
     f = sp.sympify(integrand).subs({a: 0, w1: 0})
-    return sum(w * f.subs(vals) for w, vals in TWO_POINT_ATOMS)
+    return sum(w * f.subs(vals) for w, vals in two_point_atoms())
 
 
 def substitute_model(expr: sp.Expr, model: str) -> sp.Expr:
@@ -445,6 +431,11 @@ mutant("A.erm.train_loss:cavity", "A.erm.train_loss",
 mutant("A.erm.train_error:no_shift", "A.erm.train_error",
        "training error without the prox shift omega_0 (the test error formula)",
        lambda e: e.replace(sp.erfc, lambda arg: sp.erfc(arg.subs(V, 0))))
+mutant("A.law.class_weights:exchanged", "A.law.class_weights",
+       "class weights exchanged: P(y = +1) = 1 - pi, P(y = -1) = pi", lambda t: (t[1], t[0]))
+mutant("A.law.class_shift:exchanged", "A.law.class_shift",
+       "signal shift on the wrong class: the y = -1 tokens carry theta v, the y = +1 tokens none",
+       lambda t: (t[1], t[0]))
 mutant("A.law.vec.mu:over_L", "A.law.vec.mu", "vectorised mean theta R / L instead of theta R / sqrt(L)",
        replace(L, L**2))
 mutant("A.law.vec.dim:one", "A.law.vec.dim", "vectorised alpha not divided by L (alpha = n/d)",

@@ -1,7 +1,7 @@
 """Paper A, the gradient step in q (A.grad.q2) and the first readout step.
 
 Model (a definition): y_hat = w^T X^T softmax(beta X q) + b, X in R^{L x d}; losses
-l(y_hat; y) (``LOSSES``, docs/conventions.md) and their derivatives l' = d l / d y_hat.
+l(y_hat; y) (the loss objects of ``derivations.paper_a.losses``, docs/conventions.md) and their derivatives l' = d l / d y_hat.
 
 Step (i), the softmax Jacobian: d s / d g = diag(s) - s s^T for s = softmax(g)
   (``A.grad.softmax_outer`` is the s s^T part).
@@ -29,6 +29,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.core import Equation, derivation, flip_sign, mutant, step, times
+from derivations.paper_a import losses as LS
 
 REF = "Paper A §4 (training protocol, step 3); docs/paper_a_alignment.md"
 
@@ -42,18 +43,16 @@ ds = sp.Symbol("d", positive=True, integer=True)
 yhat = sp.Symbol("yhat", real=True)
 RATES = (eta_w, eta_b, eta_q, beta)
 
-# --- definitions: the losses (docs/conventions.md) and the model --------------------------
-LOSSES = {
-    # l(yhat; y) as functions of (yhat, y)
-    "logistic": lambda yh, y: sp.log(1 + sp.exp(-y * yh)),
-    "square": lambda yh, y: (yh - y) ** 2 / 2,
-}
+# --- definitions: the losses (docs/conventions.md; ``derivations.paper_a.losses``) and the model
+#: the loss objects by name
+LOSSES = {lo.name: lo for lo in LS.LOSSES}
 
 
 @derivation
-def loss_derivative(loss: str, y) -> sp.Expr:
-    """l'(yhat; y) = d l / d yhat, as an expression in ``yhat``."""
-    return sp.simplify(sp.diff(LOSSES[loss](yhat, y), yhat))
+def loss_derivative(loss, y) -> sp.Expr:
+    """l'(yhat; y) = d l / d yhat of the loss object ``loss`` (or its name), as an expression
+    in ``yhat`` (elementary functions)."""
+    return sp.simplify(LS.by_name(loss).derivative(yhat, y, elementary=True))
 
 
 def symbols(L: int, d: int, tag: str = ""):

@@ -147,6 +147,7 @@ class SoftmaxConditional:
     error_F: sp.Expr           # E in the one-token conditional CDFs F_-, F_+
     means: tuple               # means of the integrated-out token (negatives, positives)
     trivial: tuple             # (error at c = +oo, error at c = -oo)
+    sampled: tuple = ()        # per class (negatives, positives): (tokens sampled, of which signal)
 
     @property
     def error(self) -> sp.Expr:
@@ -161,7 +162,10 @@ def softmax_conditional() -> SoftmaxConditional:
     """Negatives integrate out a noise token (mean 0), positives a signal token (mean theta)."""
     means = step("A.thm2.integrated_token_means", (sp.Integer(0), theta))
     e = step("A.thm2.softmax_conditional_error", rule_error())
-    return SoftmaxConditional(e, means, trivial_errors(e))
+    # the tokens left to sample once one is integrated out: negatives L - 1 noise tokens;
+    # positives L - 1 tokens, R - 1 of them signal tokens (mean theta)
+    sampled = step("A.thm2.sampled_tokens", ((L - 1, sp.Integer(0)), (L - 1, R - 1)))
+    return SoftmaxConditional(e, means, trivial_errors(e), sampled)
 
 
 # --- step 4: hard attention ---------------------------------------------------------------
@@ -376,3 +380,9 @@ def equations() -> tuple:
         Equation("A.thm2.limit_law", sp.Symbol(r"E_{\infty}(x)"), LL.law, REF_SHARP, (pi_, x, R),
                  "hard attention at theta = b_L + x: error -> min(pi Phi(-x)^R, 1 - pi) (ours)"),
     )
+mutant("A.thm2.sampled_tokens:all_signal", "A.thm2.sampled_tokens",
+       "positives sample all R signal tokens although one is integrated out exactly",
+       lambda t: (t[0], (t[1][0], t[1][1] + 1)))
+mutant("A.thm2.sampled_tokens:unshifted", "A.thm2.sampled_tokens",
+       "the positives' sampled signal tokens not shifted: only the integrated-out token carries theta",
+       lambda t: (t[0], (t[1][0], sp.Integer(0))))

@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from numerics.core.seeding import child, children
+from numerics.experiments.models import Model
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
 from numerics.experiments.simulators.sparse_token_erm import fit_erm, fresh_margins, stratified_sample, train_loss
 from numerics.experiments.simulators.sparse_token_training import run_two_steps
 
-LINEAR = ("pool", "vec")
+ATTENTION = Model.ATTENTION.value
+LINEAR = tuple(m.value for m in Model if not m.needs_query)
 QUANTITIES = ("test_error", "train_loss")
 
 
@@ -63,11 +65,11 @@ def protocol_trial(model: SparseTokenModel, points, alpha1: float, lam: float, l
         two = out.pop(("q2", ip))
         for k in losses:
             q = two[k].q2
-            F = features("attention", X, q, beta)
-            r = _fit("attention", F, y, lam, k, model, xi, q, beta, child(test, f"att.{ip}.{k}"), n_test,
+            F = features(Model.ATTENTION, X, q, beta)
+            r = _fit(Model.ATTENTION, F, y, lam, k, model, xi, q, beta, child(test, f"att.{ip}.{k}"), n_test,
                      gtol)
             r.update(q2_norm=two[k].summary["q2_norm"], q2_cosine=two[k].summary["q2_cosine"])
-            res[("attention", k, ip)] = r
+            res[(ATTENTION, k, ip)] = r
     for kind in linear:
         F = features(kind, X)
         for k in losses:

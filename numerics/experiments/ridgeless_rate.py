@@ -20,6 +20,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import ndtr
 
+from numerics.experiments.models import Loss, Model
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, vectorised_features
 from numerics.experiments.simulators.sparse_token_erm import fit_erm, pooled_sample
 
@@ -32,10 +33,13 @@ def conditional_test_error(kind: str, model: SparseTokenModel, w: np.ndarray, b:
     has mean theta_y sum_{l in v} <W_l, xi> and variance ||W||^2, averaged over the
     C(L, R) equally likely position sets."""
     L, R, pi, th = model.L, model.R, model.pi, model.theta
-    if kind == "pool":
+    kind = Model.of(kind)
+    if kind.needs_query:
+        raise ValueError(f"kind must be pool|vec, got {kind}")
+    if not kind.keeps_positions:  # pooled
         sd = np.linalg.norm(w) / math.sqrt(L)
         means = np.array([th * (R / L) * (w @ xi)])
-    elif kind == "vec":
+    else:
         W = w.reshape(L, -1)
         sd = np.linalg.norm(W)
         proj = W @ xi
@@ -43,8 +47,6 @@ def conditional_test_error(kind: str, model: SparseTokenModel, w: np.ndarray, b:
         if len(sets) > 100_000:
             raise ValueError("too many position sets for the exact average")
         means = th * np.array([proj[list(s)].sum() for s in sets])
-    else:
-        raise ValueError(f"kind must be pool|vec, got {kind!r}")
     pos = np.mean(ndtr(-(means + b) / sd))  # y = +1 classified negative
     neg = ndtr(b / sd)  # y = -1: mean 0, classified positive
     return float(pi * pos + (1 - pi) * neg)
@@ -54,13 +56,13 @@ def ridgeless_trial(model: SparseTokenModel, kind: str, alpha1: float, rng: np.r
                     xi: np.ndarray) -> float:
     """One ridgeless least-squares fit at n = alpha_1 d; its exact test error."""
     n = int(round(alpha1 * model.d))
-    if kind == "pool":
+    if not Model.of(kind).keeps_positions:  # pooled
         F, y = pooled_sample(model, rng, n, xi, "iid")
     else:
         X, y, _ = model.sample(rng, n, xi)
         F = vectorised_features(X)
         del X
-    fit = fit_erm(F, y, 0.0, "square")
+    fit = fit_erm(F, y, 0.0, Loss.SQUARE)
     return conditional_test_error(kind, model, fit.w, fit.b, xi)
 
 

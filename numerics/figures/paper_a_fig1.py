@@ -24,6 +24,7 @@ def figure1(path, settings, progress):
     import matplotlib.pyplot as plt
 
     from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import models as M
     from numerics.claims.paper_a.after_training import ATT_Q, BASE
     from numerics.experiments.simulators.sparse_token import SparseTokenModel
     from numerics.experiments.simulators.sparse_token_erm import query_with_alignment, step4_trial
@@ -34,17 +35,17 @@ def figure1(path, settings, progress):
     a_line = np.geomspace(0.25, 8.0, 24 if full else 10)
     a_pts = np.array([0.5, 1.0, 2.0, 4.0, 8.0]) if full else np.array([0.5, 2.0, 6.0])
     laws = {
-        "attention": SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
-                                      ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=10 if full else 9,
-                                      n_scrambles=4, seed=settings.seed),
-        "pool": SE.linear_law("pool", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
-        "vec": SE.linear_law("vec", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
+        mo.name: (SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
+                                   ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=10 if full else 9,
+                                   n_scrambles=4, seed=settings.seed) if mo.sees_q
+                  else SE.linear_law(mo, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]))
+        for mo in M.MODELS
     }
     rng = np.random.default_rng(settings.seed_sequence("A.fig1"))
     sim = SparseTokenModel(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], d)
     fig, ax = plt.subplots(figsize=(8.5, 4.2))
-    colors = {"attention": "C0", "pool": "C1", "vec": "C2"}
-    names = {"attention": "attention", "pool": "pooled", "vec": "vectorised"}
+    colors = dict(zip(laws, ("C0", "C1", "C2")))
+    names = {mo.name: mo.title for mo in M.MODELS}
     for model in progress(list(laws), "theory lines"):
         res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
         ok = np.array([r.ok for r in res][::-1])
@@ -56,7 +57,7 @@ def figure1(path, settings, progress):
         vals = []
         for _ in range(trials):
             xi = sim.signal_direction(rng)
-            q = query_with_alignment(xi, ATT_Q["q_norm"], ATT_Q["s_q"], rng) if model == "attention" else None
+            q = query_with_alignment(xi, ATT_Q["q_norm"], ATT_Q["s_q"], rng) if M.model(model).sees_q else None
             r = step4_trial(sim, model, al, lam, "logistic", rng, q=q, beta=ATT_Q["beta"], xi=xi, n_test=200_000)
             vals.append(r.test_error)
         pts[model].append((al, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(trials)))

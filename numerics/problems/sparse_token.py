@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from numerics.core.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
                              ParamSpace, r_le_l)
+from numerics.experiments.models import Loss, Model
 from numerics.problems.base import ProblemSpec
 
 Q_NORM = Param("q_norm", float, 0.0, None, doc="||q|| of the fixed query (attention)", default=2.0)
@@ -34,10 +35,12 @@ SPACE = ParamSpace((
 ), (r_le_l,))
 
 
-#: the choices of --model and --loss: erm_equations.MODELS and LOSSES (tests/test_cli.py checks
-#: they agree), named here so that the problem is listed, and a request refused, without SymPy
-MODELS = ("attention", "pool", "vec")
-LOSSES = ("square", "logistic")
+#: the choices of --model and --loss: the simulators' enums (``numerics.experiments.models``,
+#: no SymPy, so that the problem is listed and a request refused without it); their values are
+#: the names of the derivation objects (tests/test_resources.py checks that they agree)
+MODELS = tuple(m.value for m in Model)
+LOSSES = tuple(lo.value for lo in Loss)
+DEFAULT_MODEL, DEFAULT_LOSS = Model.ATTENTION.value, Loss.LOGISTIC.value
 
 
 def _cost(options: dict, p: dict):
@@ -46,7 +49,7 @@ def _cost(options: dict, p: dict):
     from numerics.core.resources import NOTHING
     from numerics.theory.paper_a.costs import attention_solve_cost
 
-    if options.get("model", "attention") != "attention":
+    if not Model.of(options.get("model", DEFAULT_MODEL)).needs_query:
         return NOTHING
     return attention_solve_cost(p["L"], p["log2_points"], p["n_scrambles"], "solve sparse-token --model attention")
 
@@ -55,10 +58,11 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
     import mpmath
 
     from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import models as M
 
-    model = options.get("model", "attention")
-    loss = options.get("loss", "logistic")
-    if model == "attention":  # the law is chosen here; the equations are the same for every model
+    model = M.model(options.get("model", DEFAULT_MODEL))
+    loss = M.loss(options.get("loss", DEFAULT_LOSS)).name
+    if model.sees_q:  # the law is chosen here; the equations are the same for every model
         if p["alpha0"] > 0:
             from numerics.theory.paper_a.protocol import predict
 

@@ -233,7 +233,7 @@ def rate_experiment(settings, claim):
             # allowance: Richardson error estimate + a float64 rounding floor of the estimate
             rows.append(Comparison(f"C[{loss}, point {ip}]", float(rc["C"]), pop["C"], pop["C_se"],
                                    pop["C_err"] + 1e-12 * abs(pop["C"]), RATE_MC[settings.mode]["batches"]))
-            if loss == "logistic":  # C_w does not depend on the loss
+            if loss == LOSSES[0]:  # C_w does not depend on the loss: one row
                 rows.append(Comparison(f"C_w[point {ip}]", float(rc["C_w"]), pop["C_w"], 0.0,
                                        pop["C_w_err"] + 1e-12 * abs(pop["C_w"])))
             table.append({"point": p, "loss": loss, "C": float(rc["C"]), "C_w": float(rc["C_w"]), **pop})

@@ -32,6 +32,7 @@ from numerics.experiments.simulators.separability import AttentionQuery, simulat
 from numerics.experiments.simulators.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import capacity as ncap
 from numerics.theory.paper_a.certify import capacity_evaluator
+from numerics.theory.paper_a import models as M
 
 FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 #: the queries of the ordering claim: well aligned (s_q = 0.9), moderate softmax scale
@@ -95,7 +96,7 @@ FINITE_SIZE = {key: _shift(study) for key, study in FINITE_SIZE_STUDY.items()}
 
 
 def _key(kind, query=None, theta=None):
-    return (kind, tuple(query) if kind == "attention" else None, float(FIG1["theta"] if theta is None else theta))
+    return (kind, tuple(query) if M.model(kind).sees_q else None, float(FIG1["theta"] if theta is None else theta))
 
 
 def _fs(kind, query=None, theta=None):
@@ -131,13 +132,13 @@ def crossing(settings, kind: str, L: int, R: int, pi: float, theta: float, s_q: 
     (search start and sample budget) is the finite-size study's alpha_inf, never the theory.
     ``size`` = (d, trials) overrides SIZES[mode][kind]."""
     d, trials = settings.pick(SIZES["quick"][kind], SIZES["full"][kind]) if size is None else size
-    query = (s_q, gamma) if kind == "attention" else None
+    query = (s_q, gamma) if M.model(kind).sees_q else None
     hint = FINITE_SIZE_STUDY[_key(kind, query, theta)]["alpha_inf"][0]
 
     def run():
         ss = seed_sequence(settings.seed, f"A.capacity.sim.{kind}.{L}.{R}.{pi}.{theta}.{s_q}.{gamma}")
         model = SparseTokenModel(L, R, pi, theta, d)
-        q = AttentionQuery(s_q, gamma) if kind == "attention" else None
+        q = AttentionQuery(s_q, gamma) if query is not None else None
         return simulate_crossing(kind, model, trials, np.random.default_rng(ss), hint, q)
 
     return memo(settings, ("A.capacity.crossing", kind, L, R, pi, theta, s_q, gamma, d, trials), run)

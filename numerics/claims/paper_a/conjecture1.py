@@ -31,6 +31,7 @@ from numerics.core.params import ParamSpace, r_le_l
 from numerics.core.results import SolveError
 from numerics.core.seeding import seed_sequence
 from numerics.theory.paper_a import capacity as ncap
+from numerics.theory.paper_a import models as M
 
 BASE = {"L": 10, "R": 1, "pi": 0.5}
 #: the upper-inequality counterexample: a strong signal and a well-aligned query
@@ -54,7 +55,7 @@ PARAM_SPACE = ParamSpace(
 
 
 def _sim(settings, kind, setting, size_key):
-    q = (setting["s_q"], setting["gamma"]) if kind == "attention" else (0.0, 0.0)
+    q = (setting["s_q"], setting["gamma"]) if M.model(kind).sees_q else (0.0, 0.0)
     return cap.crossing(settings, kind, setting["L"], setting["R"], setting["pi"], setting["theta"], *q,
                         size=settings.pick(SIZES["quick"][size_key], SIZES["full"][size_key]))
 

@@ -40,8 +40,8 @@ def _model(L: int, d: int):
 
 @derivation
 def _loss(loss: str, y: int):
-    """l(y_hat; y) of ``gradient.LOSSES``, compiled to mpmath."""
-    return lambdify(G.LOSSES[loss](G.yhat, y), (G.yhat,), "mpmath")
+    """l(y_hat; y) of the loss object ``gradient.LOSSES[loss]``, compiled to mpmath."""
+    return lambdify(G.LOSSES[loss].ell(G.yhat, y, elementary=True), (G.yhat,), "mpmath")
 
 
 def yhat_mp(X, w, q, b, beta):

@@ -31,6 +31,7 @@ import numpy as np
 
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.stats import z_critical
+from numerics.theory.paper_a import models as M
 
 CLAIM_ID = "A.protocol.end_to_end"
 STATUS = "derived"
@@ -38,8 +39,8 @@ STATUS = "derived"
 BASE = dict(L=10, R=1, pi=0.5, theta=5.0, eta_w=0.5, eta_b=0.5, beta=1.0)
 STEP4 = dict(alpha1=2.0, lam=1e-2)
 POINTS = (("eta=0.5", 2.0, 0.5), ("ahead", 2.0, 10.0), ("behind", 0.08, 50.0))
-LOSSES = ("logistic", "square")
-LINEAR = ("pool", "vec")
+LOSSES = M.LOSS_NAMES
+LINEAR = tuple(mo.name for mo in M.LINEAR)
 QUANTITIES = ("test_error", "train_loss")
 #: orderings asserted on the simulated paired differences E_A - E_lin (point, linear model, sign):
 #: -1 attention ahead (E_A < E_lin), +1 behind
@@ -52,6 +53,9 @@ MUTANTS = (
     # step 4 (derivations/paper_a/erm_equations.py, attention_reduction.py)
     "A.erm.eq_V:factor2", "A.erm.prox:factor2", "A.reduction.a:drop_zs", "A.erm.test_error:sqrt2",
     "A.erm.train_loss:cavity",
+    # the composition (derivations/paper_a/protocol.py) and the class law (pi = 0.3 run)
+    "A.protocol.composition:readout", "A.protocol.composition:norm_squared",
+    "A.law.class_weights:exchanged", "A.law.class_shift:exchanged",
 )
 OUTPUTS = ("A.erm.test_error", "A.erm.train_loss")
 ALLOW_NOTE = (
@@ -63,56 +67,68 @@ ALLOW_NOTE = (
 )
 
 
-def _simulate(settings) -> dict:
+#: the runs: the Figure-1 setting (every point, loss and linear model) and an asymmetric one
+#: (pi = 0.3, where the class weights and the class shift of the laws show: a query as strong
+#: as the step-4 claims' (||q|| ~ 2, s_q ~ 0.52), where exchanging the class weights moves the
+#: attention test error by 39 %; at the other points ||q|| <= 0.4 or s_q ~ 0.05 and the law is
+#: nearly pooled, whose class exchange is a symmetry): name -> (pi, points, losses, linear models)
+RUNS = {"": (BASE["pi"], POINTS, LOSSES, LINEAR),
+        "pi=0.3": (0.3, (("strong", 2.0, 150.0),), (M.LOGISTIC.name,), (M.POOLED.name,))}
+
+
+def _simulate(settings, run: str) -> dict:
     from threadpoolctl import threadpool_limits
 
     from numerics.experiments.paper_a_protocol import protocol_trials
 
     cfg = SIZES[settings.mode]
-    pts = tuple((a0, eq) for _, a0, eq in POINTS)
+    pi, points, losses, linear = RUNS[run]
+    pts = tuple((a0, eq) for _, a0, eq in points)
     out = {}
     with threadpool_limits(1):  # small BLAS problems: threads only contend
         for d in (cfg["d"], cfg["d"] // 2):
-            out[d] = protocol_trials(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], d, pts, STEP4["alpha1"],
-                                     STEP4["lam"], LOSSES, cfg["trials"],
-                                     settings.seed_sequence(CLAIM_ID, "sim", d), eta_w=BASE["eta_w"],
+            seed = settings.seed_sequence(CLAIM_ID, "sim", d) if not run else settings.seed_sequence(
+                CLAIM_ID, "sim", run, d)
+            out[d] = protocol_trials(BASE["L"], BASE["R"], pi, BASE["theta"], d, pts, STEP4["alpha1"],
+                                     STEP4["lam"], losses, cfg["trials"], seed, eta_w=BASE["eta_w"],
                                      eta_b=BASE["eta_b"], beta=BASE["beta"], labels=cfg["labels"],
-                                     n_test=cfg["n_test"])
+                                     n_test=cfg["n_test"], linear=linear)
     return out
 
 
-def simulate(settings) -> dict:
+def simulate(settings, run: str = "") -> dict:
     """{d: {key: {quantity: array over trials}}} at d and d/2 (memoised: never under a mutant).
     Keys: ("attention", loss, point index), (linear model, loss)."""
-    return memo(settings, (CLAIM_ID, "sim"), lambda: _simulate(settings))
+    return memo(settings, (CLAIM_ID, "sim") + ((run,) if run else ()), lambda: _simulate(settings, run))
 
 
-def _theory(settings) -> dict:
+def _theory(settings, run: str = "") -> dict:
     """{key: Solution value (FixedPoint)} for every row key, from the active derivation."""
     from numerics.claims.paper_a.after_training import QUAD
     from numerics.theory.paper_a.protocol import solve_protocol
 
     cfg = SIZES[settings.mode]
+    pi, points, losses, linear = RUNS[run]
     qmc_seed = int(settings.seed_sequence(CLAIM_ID, "qmc").generate_state(1)[0])
-    common = dict(alpha1=STEP4["alpha1"], lam=STEP4["lam"], L=BASE["L"], R=BASE["R"], pi=BASE["pi"],
+    common = dict(alpha1=STEP4["alpha1"], lam=STEP4["lam"], L=BASE["L"], R=BASE["R"], pi=pi,
                   theta=BASE["theta"])
     out = {}
-    for loss in LOSSES:
-        for ip, (_, a0, eq) in enumerate(POINTS):
-            qn, sq, res = solve_protocol(model="attention", alpha0=a0, loss_steps=loss, loss=loss, eta_w=BASE["eta_w"],
-                                         eta_b=BASE["eta_b"], eta_q=eq, beta=BASE["beta"],
+    for loss in losses:
+        for ip, (_, a0, eq) in enumerate(points):
+            qn, sq, res = solve_protocol(model=M.ATTENTION.name, alpha0=a0, loss_steps=loss, loss=loss,
+                                         eta_w=BASE["eta_w"], eta_b=BASE["eta_b"], eta_q=eq, beta=BASE["beta"],
                                          log2_points=cfg["log2_points"], n_scrambles=cfg["n_scrambles"],
-                                         seed=qmc_seed, **common, **QUAD["attention"])
-            out[("attention", loss, ip)] = (res.value, {"q2_norm": qn, "q2_cosine": sq})
-        for kind in LINEAR:
+                                         seed=qmc_seed, **common, **QUAD[M.ATTENTION.name])
+            out[(M.ATTENTION.name, loss, ip)] = (res.value, {"q2_norm": qn, "q2_cosine": sq})
+        for kind in linear:
             _, _, res = solve_protocol(model=kind, alpha0=0.0, loss=loss, **common, **QUAD[kind])
             out[(kind, loss)] = (res.value, {})
     return out
 
 
-def _label(key) -> str:
-    if key[0] == "attention":
-        name, a0, eq = POINTS[key[2]]
+def _label(key, points=POINTS) -> str:
+    if M.model(key[0]).sees_q:
+        name, a0, eq = points[key[2]]
         return f"attention {key[1]} [{name}: alpha0={a0:g}, eta_q={eq:g}]"
     return f"{key[0]} {key[1]}"
 
@@ -148,31 +164,32 @@ def _orderings(sims, d, d2, zc) -> dict:
 def experiment(settings, claim):
     cfg = SIZES[settings.mode]
     d, d2 = cfg["d"], cfg["d"] // 2
-    sims = simulate(settings)
-    theory = _theory(settings)
-    keys = list(theory)
-    zc = z_critical(len(keys) * len(QUANTITIES))
+    sims = {run: simulate(settings, run) for run in RUNS}
+    theory = {run: _theory(settings, run) for run in RUNS}
+    zc = z_critical(sum(len(t) for t in theory.values()) * len(QUANTITIES))
     comps, table = [], []
-    for key in keys:
-        fp, q_th = theory[key]
-        for qty in QUANTITIES:
-            x, x2 = sims[d][key][qty], sims[d2][key][qty]
-            mean, se_sim = _stat(x)
-            se_qmc = float(fp.qmc_se.get(qty, 0.0))
-            allowance = _drift_allowance(x, x2, zc) + float(fp.quad_change.get(qty, 0.0))
-            label = f"{qty} {_label(key)}"
-            comps.append(Comparison(label, float(fp.metrics[qty]), mean, math.hypot(se_sim, se_qmc), allowance,
-                                    len(x)))
-            row = {"row": label, "theory": float(fp.metrics[qty]), "mean_d": mean, "se_d": se_sim, "qmc_se": se_qmc,
-                   "mean_d_half": _stat(x2)[0], "allowance": allowance}
-            if key[0] == "attention" and qty == "test_error":
-                row.update({f"theory {k}": v for k, v in q_th.items()})
-                row.update({f"simulated {k}": _stat(sims[d][key][k]) for k in q_th})
-            table.append(row)
+    for run, th in theory.items():
+        for key, (fp, q_th) in th.items():
+            for qty in QUANTITIES:
+                x, x2 = sims[run][d][key][qty], sims[run][d2][key][qty]
+                mean, se_sim = _stat(x)
+                se_qmc = float(fp.qmc_se.get(qty, 0.0))
+                allowance = _drift_allowance(x, x2, zc) + float(fp.quad_change.get(qty, 0.0))
+                label = f"{qty} {run + ' ' if run else ''}{_label(key, RUNS[run][1])}"
+                comps.append(Comparison(label, float(fp.metrics[qty]), mean, math.hypot(se_sim, se_qmc),
+                                        allowance, len(x)))
+                row = {"row": label, "theory": float(fp.metrics[qty]), "mean_d": mean, "se_d": se_sim,
+                       "qmc_se": se_qmc, "mean_d_half": _stat(x2)[0], "allowance": allowance}
+                if M.model(key[0]).sees_q and qty == "test_error":
+                    row.update({f"theory {k}": v for k, v in q_th.items()})
+                    row.update({f"simulated {k}": _stat(sims[run][d][key][k]) for k in q_th})
+                table.append(row)
+    sims = sims[""]
     details = {"table": table, "orderings (simulated, beyond tolerance)": _orderings(sims, d, d2, z_critical(
         len(ORDERINGS) * len(LOSSES)))}
     sizes = {"d": d, "d_half": d2, "trials": cfg["trials"], "n_test": cfg["n_test"], "labels": cfg["labels"],
              "points (name, alpha0, eta_q)": POINTS, **STEP4, **BASE, "losses": LOSSES,
+             "runs (pi, points, losses, linear models)": {k or "base": v for k, v in RUNS.items()},
              "qmc (log2 points, scramblings)": (cfg["log2_points"], cfg["n_scrambles"])}
     return comps, sizes, details
 

@@ -163,6 +163,8 @@ LINEAR = Claim(
 
 LOGL_C = 0.5          # theta = c log L
 SOFT_GAMMA = 2.0      # fixed gamma = beta kappa, > 1/(2c): inside the detectable region
+#: the asymmetric rows (pi != 1/2, more than one signal token)
+ASYM = dict(L=10, R=2, pi=0.3, n=40_000)
 
 
 def _attention_experiment(settings, claim):
@@ -195,6 +197,20 @@ def _attention_experiment(settings, claim):
         se = math.hypot(rb.se, est.se)
         rows.append(Comparison(f"softmax g={g} L={L} ({how})", rb.error, est.error, se, 0.0, n_sim))
         sizes[f"softmax L={L}"] = {"rb": n_rb, "sim": n_sim}
+    # an asymmetric setting (pi = 0.3, R = 2): the class weights and, for the Rao-Blackwellised
+    # oracle, the counts of the sampled tokens (one of R signal tokens integrated out) show
+    L, R2, pi2 = ASYM["L"], ASYM["R"], ASYM["pi"]
+    theta = LOGL_C * math.log(L)
+    n = _n(settings, ASYM["n"])
+    h = ao.hardmax_error(L, R2, pi2, theta, settings.dps)
+    est = _oracle(settings, claim, ("hardmax-asym", L), "stat_hardmax", n, L, R2, pi2, theta)
+    rows.append(Comparison(f"hardmax L={L} R={R2} pi={pi2}", float(h.error), est.error, est.se, 0.0, n))
+    rb = ao.softmax_error_rb(claim.rng(settings, "rb-asym", L), L, R2, pi2, theta, g, n)
+    est = _oracle(settings, claim, ("soft-asym", L), f"stat_softmax({g})", n, L, R2, pi2, theta,
+                  stat=sim.stat_softmax(g))
+    rows.append(Comparison(f"softmax g={g} L={L} R={R2} pi={pi2} (proj)", rb.error, est.error,
+                           math.hypot(rb.se, est.se), 0.0, n))
+    sizes[f"asymmetric L={L} R={R2} pi={pi2}"] = n
     sizes["seed"] = settings.seed
     return rows, sizes, details
 
@@ -235,7 +251,8 @@ ATTENTION = Claim(
     doc="docs/paper_a_representation.md#attention-oracle",
     mutants=("A.thm2.hardmax_cdf_pos:drop_noise", "A.thm2.hardmax_cdf_pos:exponents",
              "A.thm2.hardmax_cdf_neg:L_minus_R", "A.thm2.signal_cdf:sign",
-             "A.thm2.one_token_roots:gamma", "A.thm2.integrated_token_means:noise"),
+             "A.thm2.one_token_roots:gamma", "A.thm2.integrated_token_means:noise",
+             "A.thm2.sampled_tokens:all_signal", "A.thm2.sampled_tokens:unshifted"),
     outputs=("A.thm2.hardmax_error", "A.thm2.softmax_conditional_error"),
 )
 

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp, softmax
 
+from numerics.experiments.models import Model
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, attention_features, pooled_features
 
 CHUNK_ELEMENTS = 4_000_000   # floats per sampled block (32 MB)
@@ -160,15 +161,16 @@ def full_d_scores(rng: np.random.Generator, model: SparseTokenModel, n: int, kin
 
     kind "pool": sqrt(L) xi^T (X^T 1/L); kind "attention": q = (gamma/beta) xi, w = xi,
     score xi^T X^T softmax(beta X q).  Returns (y, scores)."""
+    kind = Model.of(kind)
+    if kind.keeps_positions:
+        raise ValueError(f"kind must be pool|attention, got {kind}")
     xi = model.signal_direction(rng)
     ys, ss = [], []
     for X, y, _v in model.iter_batches(rng, n, xi, batch_bytes=32 * 2**20):
-        if kind == "pool":
-            s = np.sqrt(model.L) * pooled_features(X) @ xi
-        elif kind == "attention":
+        if kind.needs_query:
             s = attention_features(X, (gamma / beta) * xi, beta) @ xi
         else:
-            raise ValueError(f"kind must be pool|attention, got {kind!r}")
+            s = np.sqrt(model.L) * pooled_features(X) @ xi
         ys.append(y)
         ss.append(s)
     return np.concatenate(ys), np.concatenate(ss)

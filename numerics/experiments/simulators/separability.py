@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from numerics.core.tasks import track
+from numerics.experiments.models import Model
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
 
 
@@ -288,16 +289,15 @@ def simulate_crossing(kind: str, model: SparseTokenModel, trials: int, rng: np.r
     """n_c for ``trials`` independent data sets of ``kind`` in {pool, vec, attention} features.
     ``alpha_hint`` (an n/d guess) only sets the search start and the number of samples drawn
     (headroom x hint; more are drawn if all are separable)."""
-    if kind not in ("pool", "vec", "attention"):
-        raise ValueError(f"kind must be pool|vec|attention, got {kind!r}")
-    if kind == "attention" and query is None:
+    kind = Model.of(kind)
+    if kind.needs_query and query is None:
         raise ValueError("attention features need an AttentionQuery")
     d = model.d
-    D = model.L * d if kind == "vec" else d
+    D = kind.feature_dim(model.L, d)
     n_cs, lps_total = [], 0
     for _ in track(range(trials), f"{kind} crossings, d={d}"):
         xi = model.signal_direction(rng)
-        q, beta = query.build(xi, rng) if kind == "attention" else (None, 1.0)
+        q, beta = query.build(xi, rng) if kind.needs_query else (None, 1.0)
         N = int(math.ceil(headroom * alpha_hint * d)) + 8
         X, y, _ = model.sample(rng, N, xi)
         Fm = features(kind, X, q, beta)
@@ -313,4 +313,4 @@ def simulate_crossing(kind: str, model: SparseTokenModel, trials: int, rng: np.r
                 y = np.concatenate([y, y2])
         n_cs.append(n_c)
         lps_total += lps
-    return CrossingResult(kind, d, D, np.array(n_cs, dtype=float), lps_total)
+    return CrossingResult(kind.value, d, D, np.array(n_cs, dtype=float), lps_total)

@@ -25,6 +25,7 @@ from typing import Iterator
 import numpy as np
 from scipy.special import softmax
 
+from numerics.experiments.models import Model
 from numerics.core.params import ParamSpace, D, L as L_P, PI, R as R_P, THETA, r_le_l
 
 POSITION_LAWS = ("uniform", "fixed")
@@ -113,13 +114,11 @@ def attention_features(X: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
     return np.einsum("nl,nld->nd", s, X)
 
 
-def features(kind: str, X: np.ndarray, q: np.ndarray | None = None, beta: float = 1.0) -> np.ndarray:
-    if kind == "pool":
-        return pooled_features(X)
-    if kind == "vec":
-        return vectorised_features(X)
-    if kind == "attention":
+def features(kind, X: np.ndarray, q: np.ndarray | None = None, beta: float = 1.0) -> np.ndarray:
+    """The features of ``kind`` (a ``numerics.experiments.models.Model`` or its name)."""
+    kind = Model.of(kind)
+    if kind.needs_query:
         if q is None:
             raise ValueError("attention features need q")
         return attention_features(X, q, beta)
-    raise ValueError(f"feature kind must be pool|vec|attention, got {kind!r}")
+    return vectorised_features(X) if kind.keeps_positions else pooled_features(X)

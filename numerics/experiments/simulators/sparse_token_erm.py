@@ -17,6 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from numerics.experiments.models import Loss, Model
 from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
 
 
@@ -59,13 +60,12 @@ def _logistic_obj(params, F, y, lam):
 def fit_erm(F: np.ndarray, y: np.ndarray, lam: float, loss: str, *, gtol: float = 1e-9,
             max_iter: int = 20000) -> Fit:
     """Ridge ERM with unpenalised bias."""
-    if loss == "square":
+    loss = Loss.of(loss)
+    if loss.closed_form_erm:
         w, b = _square_fit(F, y, lam)
         r = F @ w + b - y
         g = np.concatenate([F.T @ r / len(y) + lam * w, [r.mean()]])
         return Fit(w, float(b), True, float(np.max(np.abs(g))), 1)
-    if loss != "logistic":
-        raise ValueError(f"loss must be logistic|square, got {loss!r}")
     try:
         w0, b0 = _square_fit(F, y, max(lam, 1e-3))
     except np.linalg.LinAlgError:  # pragma: no cover
@@ -101,10 +101,7 @@ def pooled_sample(model: SparseTokenModel, rng: np.random.Generator, n: int, xi:
 
 
 def train_loss(F, y, w, b, loss):
-    h = F @ w + b
-    if loss == "square":
-        return float(np.mean((h - y) ** 2) / 2)
-    return float(np.mean(np.logaddexp(0.0, -y * h)))
+    return float(np.mean(Loss.of(loss).value_at(F @ w + b, y)))
 
 
 @dataclass
@@ -133,7 +130,8 @@ def step4_trial(model: SparseTokenModel, kind: str, alpha1: float, lam: float, l
     n = int(round(alpha1 * model.d))
     if labels not in ("iid", "stratified"):
         raise ValueError(f"labels must be iid|stratified, got {labels!r}")
-    if kind == "pool" and pooled_direct:
+    kind = Model.of(kind)
+    if pooled_direct and not (kind.needs_query or kind.keeps_positions):
         F, y = pooled_sample(model, rng, n, xi, labels)
     else:
         if labels == "iid":
@@ -170,15 +168,14 @@ def fresh_margins(kind: str, model: SparseTokenModel, w: np.ndarray, b: float, x
     y = np.where(rng.random(n) < model.pi, 1.0, -1.0)
     v = model.positions(rng, n) * (y > 0)[:, None]
     th = model.theta * v  # (n, L): theta_y v
-    if kind == "vec":
+    kind = Model.of(kind)
+    if kind.keeps_positions:
         W = w.reshape(L, -1)
         mean = th @ (W @ xi)
         return y, mean + np.linalg.norm(W) * rng.standard_normal(n) + b
-    if kind == "pool":
+    if not kind.needs_query:  # pooled
         g = th * (xi @ w) + np.linalg.norm(w) * rng.standard_normal((n, L))
         return y, g.mean(axis=1) + b
-    if kind != "attention":
-        raise ValueError(kind)
     G = np.array([[q @ q, q @ w], [q @ w, w @ w]])
     C = np.linalg.cholesky(G + 1e-300 * np.eye(2)) if G[0, 0] > 0 else None
     e = rng.standard_normal((n, L, 2))

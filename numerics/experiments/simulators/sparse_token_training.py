@@ -8,8 +8,8 @@ on D0 with n0 = alpha0 d samples, plain gradient steps:
              proportional to w = 0, q^(1) = 0; w^(1) = -eta_w grad_w, b^(1) = -eta_b grad_b.
   step 3    (D0 reused): q^(2) = q^(1) - eta_q grad_q of the same mean loss at (w^(1), b^(1), 0).
 
-Losses: ``"logistic"`` l = log(1 + exp(-y y_hat)) (derivative -y expit(-y y_hat), stable),
-``"square"`` l = (y_hat - y)^2 / 2.
+Losses: ``numerics.experiments.models.Loss`` (logistic l = log(1 + exp(-y y_hat)), square
+l = (y_hat - y)^2 / 2), given by member or name.
 
 The gradient of y_hat in q is taken by the chain rule written out here independently
 (at q = 0 the softmax Jacobian is (I - 11^T/L)/L); the alignment formulas under test are
@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics.core.seeding import children
-from scipy.special import expit
-
+from numerics.experiments.models import Loss
 from numerics.experiments.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel, add_signal
 
-LOSSES = ("logistic", "square")
+LOSSES = tuple(m.value for m in Loss)
 LABEL_LAWS = ("iid", "stratified")
 
 
@@ -54,21 +53,13 @@ def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int
         yield X, y, v
 
 
-def loss_derivative(loss: str, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """d l(y_hat; y) / d y_hat, vectorised."""
-    if loss == "logistic":
-        return -y * expit(-y * yhat)
-    if loss == "square":
-        return yhat - y
-    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+def loss_derivative(loss, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """d l(y_hat; y) / d y_hat, vectorised (``numerics.experiments.models.Loss``)."""
+    return Loss.of(loss).derivative(yhat, y)
 
 
-def loss_value(loss: str, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if loss == "logistic":
-        return np.logaddexp(0.0, -y * yhat)
-    if loss == "square":
-        return 0.5 * (yhat - y) ** 2
-    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+def loss_value(loss, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return Loss.of(loss).value_at(yhat, y)
 
 
 @dataclass
@@ -133,11 +124,10 @@ def run_two_steps(
             return model.iter_batches(rng, n0, xi, batch_bytes)
         return stratified_batches(model, rng, n0, xi, batch_bytes)
 
-    single = isinstance(loss, str)
+    single = isinstance(loss, (str, Loss))
     losses = (loss,) if single else tuple(loss)
     for name in losses:
-        if name not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {name!r}")
+        Loss.of(name)  # ValueError naming the choices
     if n0 < 1:
         raise ValueError(f"n0 must be >= 1, got {n0}")
     xi_seed, data_seed = children(seed, 2)

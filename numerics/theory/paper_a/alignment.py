@@ -27,10 +27,11 @@ from derivations.core import derivation
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import Chain, Closed, Evaluator, Expect, MpContext
+from numerics.theory.paper_a import models as M
 from numerics.core.params import (ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA,
                                   ParameterError, ParamSpace, r_le_l)
 
-LOSSES = ("logistic", "square")
+LOSSES = M.LOSS_NAMES
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")
 OUTPUTS = KEYS + ("w1_overlap", "q2_norm_sq")
 NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
@@ -59,7 +60,7 @@ def check_loss(loss: str) -> str:
 def _h_steps(loss: str, integrands: dict, closed: dict | None, symbols) -> tuple:
     """The h-moment steps: square loss, the derivation's closed forms; logistic, the
     Gaussian expectations E f(mu + s zeta) of the derivation's integrands (f, mu, s)."""
-    if loss == "square":
+    if M.loss(loss).polynomial:  # exact Gaussian moments (the square loss)
         return tuple(Closed(sym, closed[k]) for sym, k in zip(symbols, A.H_KEYS))
     return tuple(Expect(sym, *_integrand(integrands[k])) for sym, k in zip(symbols, A.H_KEYS))
 

@@ -41,10 +41,11 @@ from numerics.core.results import RESULTS, Solution, SolveError, iterate
 from numerics.core.roots import increasing_root
 from numerics.core.special import namespace
 from numerics.theory.paper_a import costs
+from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.laws import LatentLaw, attention_law, linear_law  # noqa: F401 (re-exported)
 
-LOSSES = EQ.LOSS_NAMES
-MODELS = ("attention",) + EQ.LINEAR_MODELS
+LOSSES = M.LOSS_NAMES
+MODELS = M.MODEL_NAMES
 OUTPUT_NAMES = ("test_error", "train_loss", "train_error")
 DEFAULT_STEP = 0.5  # first trapezoidal step in zeta
 
@@ -117,8 +118,7 @@ def _compiled(loss: str, signal_along_q: bool, backend: str, mutants: tuple) -> 
 
 
 def compiled(loss: str, signal_along_q: bool, backend: str = "numpy") -> Compiled:
-    if loss not in LOSSES:
-        raise ParameterError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
+    loss = M.loss(loss).name
     EQ.system(loss, bool(signal_along_q))  # a cached build; it still records the mutated steps reached
     return _compiled(loss, bool(signal_along_q), backend, active_mutants())
 
@@ -282,8 +282,7 @@ def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step
     ``refine`` it is halved until the outputs change by at most ``quad_tol`` and the order
     parameters by at most ``x_quad_tol`` (relative; default ``quad_tol``)."""
     x_quad_tol = quad_tol if x_quad_tol is None else x_quad_tol
-    if loss not in LOSSES:
-        raise ParameterError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}")
+    loss = M.loss(loss).name
     its = 0
     if x0 is None and law.n_groups > 1:  # start from the solution on one scrambling (cheaper)
         coarse = _solve_rule(law.subset(0), alpha1, lam, loss, step, None, tol, max_steps)

@@ -6,7 +6,8 @@
   sets of z ~ N(0, I_L) per class (``numerics.core.quadrature.gaussian_sobol``); (a, c,
   sigma^2) of each point from the compiled SymPy reduction
   ``attention_reduction.explicit_softmax(L, R)`` (by exchangeability the signal tokens are the
-  first R); exact class weights pi and 1 - pi.
+  first R); the classes, their exact weights and their signal shifts from the steps of
+  ``erm_equations.class_law`` (the model object's ``latent_law``).
 
 A law is a weighted point set; ``group`` labels the scrambling of a point (-1 for exact atoms),
 so that the randomized-QMC error can be estimated by solving on each scrambling alone.
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
+from derivations.core import active_mutants
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
 from numerics.core.backends import lambdify, to_mpf
@@ -27,6 +30,7 @@ from numerics.core.params import ParameterError
 from numerics.core.quadrature import gaussian_sobol
 from numerics.core.seeding import child, children
 from numerics.core.special import namespace
+from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.costs import attention_law_cost, check_L  # noqa: F401 (re-exported)
 
 LATENT_NAMES = ("a", "c", "s2", "y")
@@ -90,9 +94,13 @@ def _check(name, value, lo, hi):
         raise ParameterError(f"parameter {name}: must be in [{lo}, {hi}], got {value!r}")
 
 
-def linear_law(model: str, L: int, R: int, pi: float, theta: float) -> LatentLaw:
-    """The two-atom law of a linear model (``erm_equations.linear_law``; docs §3)."""
-    law = EQ.linear_law(model)
+def linear_law(model, L: int, R: int, pi: float, theta: float) -> LatentLaw:
+    """The two-atom law of a linear model (its object's ``latent_law``: ``erm_equations.linear_law``
+    on the classes of ``erm_equations.class_law``; docs §3)."""
+    mo = M.model(model)
+    law = mo.latent_law()
+    if "atoms" not in law:
+        raise ParameterError(f"parameter model: {mo.name} has no exact two-atom law (it sees q)")
     params = (EQ.theta, EQ.R, EQ.L, EQ.pi_)
     rows = []
     for w, atom in law["atoms"]:
@@ -102,40 +110,53 @@ def linear_law(model: str, L: int, R: int, pi: float, theta: float) -> LatentLaw
     dim = float(lambdify(law["dim"], params, "numpy")(float(theta), float(R), float(L), float(pi)))
     return LatentLaw(y=y, a=a, c=c, s2=s2, weight=wt, group=np.full(len(y), -1),
                      signal_along_q=False, dim=dim, n_groups=0,
-                     info={"model": model, "mu": float(c.max()), "sigma2": float(s2[0])},
+                     info={"model": mo.name, "mu": float(c.max()), "sigma2": float(s2[0])},
                      exact=(law, (theta, R, L, pi)))
 
 
-def _attention_points(L: int, R: int):
-    """The compiled reduction: numpy function of (z_1..z_L, y_plus, theta, beta, q_norm, s_q)
-    returning (a, c, sigma^2)."""
-    z, _, a, c, sigma2 = AR.explicit_softmax(L, R)
-    args = (*z, AR.y_plus, AR.theta, AR.beta, AR.qn, AR.s_q)
-    return lambdify([a, c, sigma2], args, "numpy")
+def _attention_classes(L: int, R: int):
+    return _attention_classes_cached(int(L), int(R), active_mutants())
+
+
+@lru_cache(maxsize=32)
+def _attention_classes_cached(L: int, R: int, mutants: tuple):
+    """The compiled attention law: per class (``erm_equations.class_law``), its label, its
+    weight as a numpy function of pi and the compiled reduction (a, c, sigma^2) of
+    (z_1..z_L, theta, beta, q_norm, s_q) at the class's signal indicator."""
+    law = M.ATTENTION.latent_law(L, R)
+    z, (a, c, sigma2) = law["z"], law["points"]
+    args = (*z, AR.theta, AR.beta, AR.qn, AR.s_q)
+    out = []
+    for weight, vals in law["classes"]:
+        at = {law["signal"]: vals[law["signal"]]}
+        f = lambdify([e.subs(at) for e in (a, c, sigma2)], args, "numpy")
+        out.append((float(vals[EQ.y]), lambdify(weight, (EQ.pi_,), "numpy"), f))
+    return out
 
 
 def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: float, s_q: float,
                   *, log2_points: int = 12, n_scrambles: int = 8, seed=0) -> LatentLaw:
     """Randomized QMC point set for the attention latents at fixed q = (||q||, s_q); ``seed``
-    an int or a SeedSequence (the scramblings are its children)."""
+    an int or a SeedSequence (the scramblings are its children).  The classes, their weights
+    and their signal shifts are the steps of ``erm_equations.class_law``."""
     _check("s_q", s_q, -1.0, 1.0)
     _check("q_norm", q_norm, 0.0, None)
     check_L(L)
-    f = _attention_points(L, R)
+    classes = _attention_classes(L, R)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     n = 2**log2_points
     parts = {k: [] for k in ("y", "a", "c", "s2", "w", "g")}
     for g_idx, group in enumerate(children(ss, n_scrambles)):
-        for cls, prior in ((1.0, pi), (-1.0, 1.0 - pi)):
-            z = gaussian_sobol(L, log2_points, child(group, 0) if cls > 0 else group)
+        for k, (cls, weight, f) in enumerate(classes):
+            z = gaussian_sobol(L, log2_points, child(group, 0) if k == 0 else group)
             with np.errstate(over="ignore", invalid="ignore"):
-                vals = f(*z.T, 1.0 if cls > 0 else 0.0, theta, beta, q_norm, s_q)
+                vals = f(*z.T, theta, beta, q_norm, s_q)
             a, c, s2 = (np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in vals)
             parts["y"].append(np.full(n, cls))
             parts["a"].append(a)
             parts["c"].append(c)
             parts["s2"].append(s2)
-            parts["w"].append(np.full(n, prior / (n * n_scrambles)))
+            parts["w"].append(np.full(n, float(weight(float(pi))) / (n * n_scrambles)))
             parts["g"].append(np.full(n, g_idx))
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     if not all(np.all(np.isfinite(cat[k])) for k in ("a", "c", "s2")):
@@ -143,5 +164,5 @@ def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: 
                              "(softmax overflow: lower beta or q_norm)")
     return LatentLaw(y=cat["y"], a=cat["a"], c=cat["c"], s2=cat["s2"], weight=cat["w"],
                      group=cat["g"].astype(int), signal_along_q=True, n_groups=n_scrambles,
-                     info={"model": "attention", "points_per_class_per_scramble": n,
+                     info={"model": M.ATTENTION.name, "points_per_class_per_scramble": n,
                            "n_scrambles": n_scrambles, "seed": seed})

@@ -5,16 +5,33 @@ Steps 1-3 (on D0): the Theorem-3 limits of ||q^(2)|| and cos(q^(2), xi) from
 independent of D0): the ERM self-consistent equations at fixed q with those (||q||, s_q)
 (``numerics.theory.paper_a.erm_equations``; docs/paper_a_after_training.md).  Because D1 is
 independent of D0 and (||q^(2)||, s_q) concentrate, the step-4 law depends on q^(2) only
-through their limits, so the composition is exact in the limit.  The linear baselines do not
+through their limits, so the composition is exact in the limit.  Which limit becomes ||q||
+and which s_q is the derivation step ``derivations.paper_a.protocol.composition``.  The linear baselines do not
 see q: their step 4 is the linear law's (``model="pool"|"vec"``), whatever steps 1-3 did.
 Checked end to end by ``A.protocol.end_to_end`` (docs/paper_a_protocol.md).
 """
 from __future__ import annotations
 
-from numerics.theory.paper_a import erm_equations as SE
+from derivations.paper_a import protocol as DP
+from derivations.paper_a.attention_reduction import qn, s_q as s_q_sym
+from numerics.core.backends import lambdify
 from numerics.core.params import ParameterError
+from numerics.theory.paper_a import erm_equations as SE
+from numerics.theory.paper_a import models as M
 
-MODELS = ("attention", "pool", "vec")
+MODELS = M.MODEL_NAMES
+
+
+def step4_query(limits: dict) -> tuple[float, float]:
+    """(||q||, s_q) of the step-4 law from the Theorem-3 ``limits`` (a dict keyed as
+    ``alignment_limits`` reports them), through the composition step
+    (``derivations.paper_a.protocol.composition``)."""
+    comp = DP.composition()
+    keys = tuple(DP.LIMITS)
+    args = [DP.LIMITS[k] for k in keys]
+    f = lambdify([comp[qn], comp[s_q_sym]], args, "mpmath")
+    q_norm, s_q = f(*[limits[k] for k in keys])
+    return float(q_norm), float(s_q)
 
 
 def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: str = "logistic", eta_w: float = 0.5,
@@ -24,15 +41,14 @@ def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: s
     """The step-4 latent law of ``model`` after steps 1-3: for attention the law at the
     Theorem-3 limits (||q^(2)||, s_q) of steps 1-3 with ``loss_steps``; the linear laws do not
     see q.  Returns (q_norm, s_q, law); q_norm = s_q = None for the linear models."""
-    if model not in MODELS:
-        raise ParameterError(f"parameter model: must be one of {', '.join(MODELS)}, got {model!r}")
-    if model != "attention":
-        return None, None, SE.linear_law(model, L, R, pi, theta)
+    mo = M.model(model)
+    if not mo.sees_q:
+        return None, None, SE.linear_law(mo, L, R, pi, theta)
     from numerics.theory.paper_a.alignment import alignment_limits
 
     lim = alignment_limits(loss_steps, L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
                            eta_b=eta_b, eta_q=eta_q, beta=beta, dps=20)
-    q_norm, s_q = float(lim["q2_norm"]), float(lim["q2_cosine"])
+    q_norm, s_q = step4_query(lim)
     if not -1.0 <= s_q <= 1.0:  # pragma: no cover - a cosine
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
     law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,

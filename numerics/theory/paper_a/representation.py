@@ -520,6 +520,15 @@ def _softmax_fns():
             _np(sp.Tuple(*C.trivial), (att.pi_,)))
 
 
+def sampled_tokens(L: int, R: int) -> tuple:
+    """((tokens sampled, of which signal) for the negatives, the same for the positives) of the
+    Rao-Blackwellised Monte Carlo at (L, R): the step ``A.thm2.sampled_tokens``."""
+    att = _att()
+    counts = att.softmax_conditional().sampled
+    f = lambdify(sp.Tuple(*(sp.Tuple(*cl) for cl in counts)), (att.L, att.R), "mpmath")
+    return tuple(tuple(int(v) for v in cl) for cl in f(int(L), int(R)))
+
+
 def one_token_prob(D, c: float, gamma: float, mu) -> np.ndarray:
     """P(e^{gamma u}(u - c) < D) for u = mu + N(0,1), vectorised over D (compiled step 3)."""
     with np.errstate(all="ignore"):
@@ -557,15 +566,17 @@ def softmax_error_rb(rng: np.random.Generator, L: int, R: int, pi: float, theta:
     """Oracle (best threshold) error of softmax attention S = u^T softmax(gamma u).
 
     Negatives: L - 1 tokens sampled, one integrated out exactly.  Positives: the L - R noise
-    tokens and R - 1 signal tokens sampled, one signal token integrated out exactly.  The
+    tokens and R - 1 signal tokens sampled, one signal token integrated out exactly (the counts
+    are the step ``A.thm2.sampled_tokens``: :func:`sampled_tokens`).  The
     sampled tokens give D = -sum_l T(u_l) through the compiled T = T_0 + c T_1; the
     compiled conditional error is smooth in c; c is chosen on the first half of the samples
     (scan, then golden section), the error (and its se) is estimated on the second half."""
     if gamma <= 0:
         raise ParameterError(f"parameter gamma: must be a real number in (0, inf), got {gamma}")
     T0, T1, _prob, cond_fn, trivial_fn = _softmax_fns()
-    A0n, A1n = _token_sums(rng, n, L - 1, gamma, T0, T1)
-    A0p, A1p = _token_sums(rng, n, L - 1, gamma, T0, T1, shift=(R - 1, theta) if R > 1 else None)
+    (m_neg, k_neg), (m_pos, k_pos) = sampled_tokens(L, R)
+    A0n, A1n = _token_sums(rng, n, m_neg, gamma, T0, T1, shift=(k_neg, theta) if k_neg > 0 else None)
+    A0p, A1p = _token_sums(rng, n, m_pos, gamma, T0, T1, shift=(k_pos, theta) if k_pos > 0 else None)
 
     def cond(c, idx):
         with np.errstate(all="ignore"):
