@@ -152,6 +152,16 @@ def mutated(*mutants: Mutant):
         _ACTIVE.reset(token)
 
 
+@contextmanager
+def unmutated():
+    """Run the enclosed code with no mutant active (the true derivation), inside a mutated run."""
+    token = _ACTIVE.set(())
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
 def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
