@@ -85,8 +85,10 @@ def claims_dps(chosen, value: int, spell: Callable = python_name) -> None:
         return
     ignore = [c.id for c in chosen if not getattr(c, "uses_dps", True)]
     if ignore:
-        raise ParameterError(f"{spell('dps')} {value}: {', '.join(ignore)} compute their theory in float64, where "
-                             f"{spell('dps')} does not apply; run them without {spell('dps')}")
+        verb = "does" if len(ignore) == 1 else "do"
+        raise ParameterError(f"{spell('dps')} {value}: {', '.join(ignore)} {verb} not evaluate the theory at "
+                             f"{spell('dps')} digits (float64, or a working precision of its own); run "
+                             f"{'it' if len(ignore) == 1 else 'them'} without {spell('dps')}")
     for c in chosen:
         dps(value, c, spell)
 

@@ -204,7 +204,7 @@ def test_a_dps_that_a_claim_cannot_honour_is_refused_up_front():
     honest = SimpleNamespace(id="X.honest", uses_dps=True, max_dps=MAX_DPS)
     Q.claims_dps([float64, honest], DPS.default)  # the default: nothing to honour
     Q.claims_dps([honest, capped], 50)
-    with pytest.raises(ParameterError, match=r"^--dps 40: X\.float64 compute their theory in float64"):
+    with pytest.raises(ParameterError, match=r"^--dps 40: X\.float64 does not evaluate the theory at --dps digits"):
         Q.claims_dps([honest, float64], 40, Q.option_name)
     with pytest.raises(ParameterError, match=r"X\.capped supports dps 5\.\.50"):
         Q.claims_dps([honest, capped], 60)

@@ -213,7 +213,7 @@ def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str
         equations=_LazyEquations(_equations), status=STATUS, allowance_note=ALLOW_NOTE,
         doc="docs/paper_a_after_training.md",
         mutants=MUTANTS[model] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
-        statement_eq=statement_eq)
+        statement_eq=statement_eq, uses_dps=False)  # the step-4 solve: float64, polished at fixed digits
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,5 +408,5 @@ CLAIMS = [
           doc="docs/paper_a_after_training.md",
           mutants=("A.reduction.a:drop_zs", "A.reduction.sigma2:norm", "A.reduction.c:no_rotation",
                    "A.erm.eq_m:sign", "A.erm.integrand_Q:drop_sigma2", "A.erm.eq_Q:sign"),
-          outputs=("A.erm.test_error",)),
+          outputs=("A.erm.test_error",), uses_dps=False),
 ]

@@ -225,7 +225,7 @@ def population_rates(settings, ip: int, p: dict, loss: str) -> dict:
 
 def rate_experiment(settings, claim):
     rows, table = [], []
-    dps = 20
+    dps = settings.dps
     for ip, p in enumerate(RATE_POINTS[settings.mode]):
         for loss in LOSSES:
             rc = rate_constants(loss, **p, dps=dps)

@@ -177,6 +177,7 @@ CLAIMS = [
         mutants=("A.grad.softmax_outer:dropped", "A.grad.jacobian_at_zero:no_1_over_L",
                  "A.grad.softmax_at_zero:no_1_over_L", "A.grad.general:sign", "A.grad.q2:sign"),
         outputs=("A.grad.general", "A.grad.at_zero"),
+        uses_dps=False,  # the finite differences run at their own 40 digits
         allowance_note="central finite-difference error bound |D(h) - D(2h)| + 10^(1-dps)/h "
                        "(h = 1e-10, dps = 40); for q^(2) doubled to cover the FD error of w^(1), b^(1)",
         doc="docs/paper_a_alignment.md",
