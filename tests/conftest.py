@@ -43,3 +43,14 @@ def pytest_terminal_summary(terminalreporter):
     mod = next((m for name, m in sys.modules.items() if name.endswith("test_fuzz_cli")), None)
     if mod is not None and getattr(mod, "TRIED", None):
         terminalreporter.write_line(f"fuzz inputs tried: {mod.TRIED['inputs']} CLI, {mod.TRIED['api']} API")
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_restored():
+    """mpmath's global working precision is the same before and after every test (a test that
+    raises ``mpmath.mp.dps`` and forgets it would change what later tests compute)."""
+    import mpmath
+
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps

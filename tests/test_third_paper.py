@@ -115,7 +115,7 @@ def test_claims_certifiers_and_latex_through_the_entry_points(plugin):
         assert len(claim.mutants) >= 2 and claim.outputs and claim.status == "paper"
         assert certify.certifiable(cid)
         params = claim.param_space.validate({})
-        values = claim.evaluate(params, 30)
+        values = claim.evaluate(params, 45)  # more digits than the balls' width
         balls = certify.certify(cid, params, 30)
         assert set(balls) == set(values)
         assert all(b.contains(values[k]) for k, b in balls.items()), cid

@@ -56,7 +56,7 @@ def test_exact_values_keep_their_precision():
 
 
 def test_comparison_and_conversion():
-    assert A < 100 and A > 1 and A <= A and A == mpmath.mpf("86.8185546") and A != 1
+    assert A < 100 and A > 1 and A <= A and A == mpmath.mpf(86.8185546) and A != 1
     assert float(A) == 86.8185546 and mpmath.mpf(A) == mpmath.mpf("86.8185546")
     assert mpmath.sqrt(A) == pytest.approx(math.sqrt(86.8185546))
     assert sorted([A, Value(1)])[0] == 1 and max(A, Value(1)) is A

@@ -358,6 +358,8 @@ def _certified_rows(claim: "Claim", settings: Settings) -> list:
     from derivations.core import active_mutants, unmutated
     from numerics.theory.certify import certified_row
 
+    if settings.params:  # the certificate is of the claim's defaults, not of a user's point
+        return []
     key = (claim.id, settings.dps)
     if active_mutants():
         # a structural mutant changes the arb and the mpmath values alike, so the row cannot see
