@@ -69,6 +69,8 @@ def pytest_collection_modifyitems(config, items):
     parameters is the claim (or its id), or when it says so with ``@pytest.mark.claim(ID)``."""
     ids = None
     for item in items:
+        if item.get_closest_marker("xdist_group") is not None:  # a group of its own already
+            continue
         group = None
         marker = item.get_closest_marker("claim")
         if marker is not None:

@@ -9,9 +9,14 @@ from numerics.claims.base import Settings, judge
 CLAIMS = list(registry.claims().values())
 
 
-@pytest.fixture(scope="module")
+#: one simulation per claim for the whole process (a module-scoped fixture would be rebuilt
+#: each time ``pytest -n 2 --dist loadgroup`` returns to this module from another one)
+_EVIDENCE: dict = {}
+
+
+@pytest.fixture
 def evidence_cache():
-    return {}
+    return _EVIDENCE
 
 
 def _evidence(cache, claim):

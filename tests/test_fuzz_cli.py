@@ -20,6 +20,9 @@ from hypothesis import given, settings, strategies as st
 from numerics.cli import main
 from numerics import registry
 
+#: the counts of inputs tried are this module's, so its tests run in one process (-n 2)
+pytestmark = pytest.mark.xdist_group("fuzz")
+
 CLAIMS = registry.claims()
 EVALUABLE = sorted(cid for cid, c in CLAIMS.items() if c.evaluate is not None)
 PARAM_NAMES = sorted({n for c in CLAIMS.values() if c.param_space for n in c.param_space.names}

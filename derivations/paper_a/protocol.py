@@ -39,6 +39,14 @@ def composition() -> dict:
     return step("A.protocol.composition", {qn: LIMITS["q2_norm"], s_q: LIMITS["q2_cosine"]})
 
 
+@derivation
+def reported_query() -> tuple:
+    """(||q||, s_q) of the step-4 law as the protocol's rows compare them with the simulated
+    ||q^(2)|| and cos(q^(2), xi): the values the composition feeds step 4 (an identity step,
+    so that a change of the reported query alone can be applied to it)."""
+    return step("A.protocol.reported_query", (qn, s_q))
+
+
 mutant("A.protocol.composition:readout", "A.protocol.composition",
        "step 4 at the readout's limits (||w^(1)||, cos(w^(1), xi)) instead of the query's",
        lambda d: {qn: LIMITS["w1_norm"], s_q: LIMITS["w1_cosine"]})

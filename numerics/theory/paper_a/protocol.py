@@ -34,6 +34,14 @@ def step4_query(limits: dict) -> tuple[float, float]:
     return float(q_norm), float(s_q)
 
 
+def reported_query(q_norm: float, s_q: float) -> tuple[float, float]:
+    """The step-4 query (||q||, s_q) as the protocol's rows report it
+    (``derivations.paper_a.protocol.reported_query``)."""
+    f = lambdify(list(DP.reported_query()), (qn, s_q_sym), "mpmath")
+    rq, rs = f(q_norm, s_q)
+    return float(rq), float(rs)
+
+
 def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: str = "logistic", eta_w: float = 0.5,
                  eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0, L: int = 10, R: int = 1,
                  pi: float = 0.5, theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8,
