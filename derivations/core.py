@@ -197,6 +197,25 @@ def derivation(fn=None, *, maxsize: int = 64):
     return wrap(fn) if fn is not None else wrap
 
 
+class Named:
+    """A table of named objects (losses, models) with their aliases: one lookup for each kind."""
+
+    def __init__(self, kind: str, cls: type, objects):
+        self.kind, self.cls, self.objects = kind, cls, tuple(objects)
+        self._by_name = {n: o for o in self.objects for n in (o.name, *o.aliases)}
+
+    def __call__(self, name):
+        """The object called ``name`` (an object of the kind is returned as is); ValueError
+        naming the choices."""
+        if isinstance(name, self.cls):
+            return name
+        try:
+            return self._by_name[getattr(name, "value", name)]
+        except (KeyError, TypeError):
+            raise ValueError(f"{self.kind} must be one of {', '.join(o.name for o in self.objects)}, "
+                             f"got {name!r}") from None
+
+
 def all_mutants() -> dict[str, Mutant]:
     """Import every derivation module and return the registered mutants by name."""
     import importlib

@@ -144,6 +144,27 @@ def _attncheck(*args):
     return [sys.executable, "-c", "from numerics.cli import main; main()", *args]
 
 
+def _interrupt_after(args, env, marker, sig):
+    """Start ``args`` in a process group of its own, wait until it writes ``marker`` (and one
+    second more, for what it computed to reach the parent), send ``sig`` to the group; return
+    (process, stdout, stderr, seconds from the signal to the exit)."""
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        end = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < end and proc.poll() is None:
+            time.sleep(0.2)
+        assert marker.exists(), proc.communicate(timeout=5)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        os.killpg(proc.pid, sig)
+        out, err = proc.communicate(timeout=15)
+        return proc, out, err, time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("sig,route", [(signal.SIGINT, ("--workers", "2")), (signal.SIGTERM, ("--workers", "2")),
                                        (signal.SIGINT, ("--scheduler", "local"))],
                          ids=["sigint-workers", "sigterm-workers", "sigint-scheduler"])
@@ -158,22 +179,8 @@ def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, 
     env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
     if route[0] == "--scheduler":
         pytest.importorskip("distributed")
-    proc = subprocess.Popen(_attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", *route),
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        end = time.monotonic() + 120
-        while not marker.exists() and time.monotonic() < end and proc.poll() is None:
-            time.sleep(0.2)
-        assert marker.exists(), proc.communicate(timeout=5)
-        time.sleep(1.0)  # the quick claim's evidence reaches the parent
-        t0 = time.monotonic()
-        os.killpg(proc.pid, sig)
-        out, err = proc.communicate(timeout=15)
-        elapsed = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    proc, out, err, elapsed = _interrupt_after(
+        _attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", *route), env, marker, sig)
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert elapsed < 5, elapsed
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "error: interrupted", err
@@ -241,23 +248,9 @@ def test_an_interrupted_sweep_stops_at_once_and_keeps_its_points(tmp_path):
     path.write_text(SWEEP_PLUGIN)
     marker, out_dir = tmp_path / "point-done", tmp_path / "sweep"
     env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
-    proc = subprocess.Popen(_attncheck("sweep", "--claims", str(path), "Z.sweepable", "--grid", "x=2,1",
-                                       "--workers", "2", "--out", str(out_dir)),
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        end = time.monotonic() + 120
-        while not marker.exists() and time.monotonic() < end and proc.poll() is None:
-            time.sleep(0.2)
-        assert marker.exists(), proc.communicate(timeout=5)
-        time.sleep(1.0)
-        t0 = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=15)
-        elapsed = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+    proc, out, err, elapsed = _interrupt_after(
+        _attncheck("sweep", "--claims", str(path), "Z.sweepable", "--grid", "x=2,1", "--workers", "2",
+                   "--out", str(out_dir)), env, marker, signal.SIGINT)
     assert proc.returncode == 130 and elapsed < 5, (proc.returncode, elapsed, err)
     assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("error: interrupted"), err
     assert not _no_process_left(proc.pid)

@@ -22,6 +22,8 @@ from typing import Callable
 
 import sympy as sp
 
+from derivations.core import Named
+
 
 class softplus(sp.Function):
     """softplus(x) = log(1 + e^x); numerics evaluate it stably (``numerics.core.special``)."""
@@ -101,14 +103,5 @@ LOGISTIC = Loss("logistic", lambda yh, y: softplus(-y * yh), "logistic loss log(
 SQUARE = Loss("square", lambda yh, y: (yh - y) ** 2 / 2, "square loss (yhat - y)^2 / 2")
 #: every loss, in the order the CLI and the tables list them
 LOSSES = (LOGISTIC, SQUARE)
-_BY_NAME = {n: lo for lo in LOSSES for n in (lo.name, *lo.aliases)}
-
-
-def by_name(name) -> Loss:
-    """The loss called ``name`` (a Loss is returned as is); ValueError naming the choices."""
-    if isinstance(name, Loss):
-        return name
-    try:
-        return _BY_NAME[getattr(name, "value", name)]
-    except (KeyError, TypeError):
-        raise ValueError(f"loss must be one of {', '.join(lo.name for lo in LOSSES)}, got {name!r}") from None
+#: the loss called ``name`` (a Loss is returned as is); ValueError naming the choices
+by_name = Named("loss", Loss, LOSSES)

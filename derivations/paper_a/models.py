@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derivations.core import derivation, step
+from derivations.core import Named, derivation, step
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
 from derivations.paper_a.losses import LOGISTIC, LOSSES, SQUARE, Loss  # noqa: F401 (one interface)
@@ -85,14 +85,5 @@ POOLED = LinearModel("pool", "pooled", False, ("pooled",))
 VECTORISED = LinearModel("vec", "vectorised", False, ("vectorised", "vectorized"))
 #: every model, in the order the CLI and the tables list them
 MODELS = (ATTENTION, POOLED, VECTORISED)
-_BY_NAME = {n: mo for mo in MODELS for n in (mo.name, *mo.aliases)}
-
-
-def by_name(name) -> Model:
-    """The model called ``name`` (a Model is returned as is); ValueError naming the choices."""
-    if isinstance(name, Model):
-        return name
-    try:
-        return _BY_NAME[getattr(name, "value", name)]
-    except (KeyError, TypeError):
-        raise ValueError(f"model must be one of {', '.join(mo.name for mo in MODELS)}, got {name!r}") from None
+#: the model called ``name`` (a Model is returned as is); ValueError naming the choices
+by_name = Named("model", Model, MODELS)
