@@ -86,12 +86,9 @@ FIGURES = {"A.fig1": figure1}
 
 
 # --------------------------------------------------------------------------------------------
-# Figure 1 as trained: the protocol's own q^(2) instead of a fixed query
-#: the q-step scale eta_q beta (beta = 1) at which the protocol's q^(2) reproduces the paper's
-#: picture: attention far below both linear baselines (docs/conventions.md, "The q-step scale")
-ETA_Q_FIG = 50.0
-ALPHA0_FIG = 2.0
-PAPER_ETA = 0.5
+# Figure 1 as trained: the protocol's own q^(2) instead of a fixed query.  Its curves, steps 1-3
+# and sizes are those of the claim A.fig1.trained (numerics/claims/paper_a/fig1_trained.py), which
+# checks its lines against the simulated protocol.
 
 
 def _both_formats(fig, path) -> None:
@@ -107,60 +104,44 @@ def _both_formats(fig, path) -> None:
 
 def figure1_trained(path, settings, progress):
     """Test error vs alpha1 after the whole protocol (steps 1-3 on D0 at alpha0 = 2, step 4 on
-    D1): attention at the q^(2) of steps 1-3 with eta_q beta = ETA_Q_FIG (solid) and at the
-    paper's eta = 0.5 (dashed), pooled and vectorised.  Lines: ``protocol_curve`` (Theorem-3
-    limits -> step-4 equations, continuation in alpha1); points: the simulated protocol
-    (``numerics.experiments.paper_a_protocol``), mean ± se over trials.  ``--full``: the paper's
-    lambda = 1e-5, d = 1000, 8 trials; ``--quick``: lambda = 1e-2, d = 150, 2 trials."""
+    D1): the curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
+    eta_q beta = 50, solid, and at the paper's eta = 0.5, dashed; pooled and vectorised).
+    Lines: ``protocol_curve`` (Theorem-3 limits -> step-4 equations, continuation in alpha1);
+    points: the claim's simulated protocol (``numerics.experiments.paper_a_protocol``), mean ± se
+    over trials.  ``--full``: the paper's lambda = 1e-5, d = 1000, 8 trials; ``--quick``:
+    lambda = 1e-2, d = 200, 4 trials (the claim's sizes)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter, ScalarFormatter
-    from threadpoolctl import threadpool_limits
 
-    from numerics.claims.paper_a.after_training import BASE
-    from numerics.experiments.paper_a_protocol import protocol_trials
+    from numerics.claims.paper_a import fig1_trained as C
     from numerics.theory.paper_a.protocol import protocol_curve
 
     full = settings.full
-    lam = 1e-5 if full else 1e-2
-    d, trials = (1000, 8) if full else (150, 2)
+    cfg = C.SIZES[settings.mode]
+    lam, d, trials, a_pts = cfg["lam"], cfg["d"], cfg["trials"], cfg["alphas"]
     a_line = np.geomspace(0.25, 8.0, 24 if full else 8)
-    a_pts = (0.5, 1.0, 2.0, 4.0, 8.0) if full else (0.5, 2.0, 6.0)
-    qmc = dict(log2_points=10, n_scrambles=4) if full else dict(log2_points=8, n_scrambles=2)
-    steps = dict(alpha0=ALPHA0_FIG, eta_w=0.5, eta_b=0.5, beta=1.0, loss_steps="logistic")
-    curves = {  # label -> (model, eta_q, colour, line style)
-        rf"attention, $\eta_q\beta = {ETA_Q_FIG:g}$": ("attention", ETA_Q_FIG, "C0", "-"),
-        rf"attention, $\eta_q\beta = {PAPER_ETA:g}$": ("attention", PAPER_ETA, "C3", "--"),
-        "pooled": ("pool", PAPER_ETA, "C1", "-"),
-        "vectorised": ("vec", PAPER_ETA, "C2", "-"),
-    }
+    B = C._base()
+    style = dict(zip(C.CURVES, (("C0", "-"), ("C3", "--"), ("C1", "-"), ("C2", "-"))))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for label, (model, eta_q, colour, ls) in progress(list(curves.items()), "theory lines"):
-        res = protocol_curve(a_line[::-1], lam=lam, loss="logistic", model=model, eta_q=eta_q,
-                             L=BASE["L"], R=BASE["R"], pi=BASE["pi"], theta=BASE["theta"], seed=settings.seed,
-                             **steps, **qmc)[::-1]
+    for label, (model, eta_q) in progress(list(C.CURVES.items()), "theory lines"):
+        res = protocol_curve(a_line[::-1], lam=lam, loss=C.LOSS, model=model, eta_q=eta_q, L=B["L"], R=B["R"],
+                             pi=B["pi"], theta=B["theta"], seed=settings.seed, log2_points=cfg["log2_points"],
+                             n_scrambles=cfg["n_scrambles"], **C.STEPS)[::-1]
         ok = np.array([r.ok for r in res])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res])
+        colour, ls = style[label]
         ax.plot(a_line[ok], err[ok], ls, color=colour, label=f"{label} (theory)")
-    pts = ((ALPHA0_FIG, ETA_Q_FIG), (ALPHA0_FIG, PAPER_ETA))
-    sims = {}
-    with threadpool_limits(1):
-        for al in progress(list(a_pts), "simulations"):
-            sims[al] = protocol_trials(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], d, pts, al, lam,
-                                       ("logistic",), trials, settings.seed_sequence("A.fig1.trained", f"{al:g}"),
-                                       eta_w=steps["eta_w"], eta_b=steps["eta_b"], beta=steps["beta"],
-                                       n_test=200_000 if full else 50_000)
-    keys = {curves_label: key for curves_label, key in zip(
-        curves, (("attention", "logistic", 0), ("attention", "logistic", 1), ("pool", "logistic"),
-                 ("vec", "logistic")))}
-    for label, key in keys.items():
-        _, _, colour, _ = curves[label]
+    sims = {al: C.simulate(settings, al, d, trials, cfg["n_test"], cfg["labels"])
+            for al in progress(list(a_pts), "simulations")}
+    for label, (model, eta_q) in C.CURVES.items():
+        key = C.row_key(model, eta_q)
         vals = [sims[al][key]["test_error"] for al in a_pts]
         m = np.array([v.mean() for v in vals])
         s = np.array([v.std(ddof=1) / np.sqrt(len(v)) for v in vals])
-        ax.errorbar(a_pts, m, yerr=s, fmt="o", color=colour, ms=4, capsize=2)
+        ax.errorbar(a_pts, m, yerr=s, fmt="o", color=style[label][0], ms=4, capsize=2)
     ax.errorbar([], [], yerr=[], fmt="o", color="0.4", ms=4, capsize=2,
                 label=f"simulated protocol (points, mean $\\pm$ se), $d = {d}$, {trials} trials")
     ax.set_xscale("log")
@@ -170,7 +151,7 @@ def figure1_trained(path, settings, progress):
     ax.set_xlabel(r"$\alpha_1 = n_1/d$")
     ax.set_ylabel(r"test error $E_{\mathrm{test}}$")
     lam_tex = rf"10^{{{int(round(np.log10(lam)))}}}"
-    ax.set_title(rf"Paper A Fig. 1 as trained (logistic, $\alpha_0 = {ALPHA0_FIG:g}$, $\lambda = {lam_tex}$)",
+    ax.set_title(rf"Paper A Fig. 1 as trained (logistic, $\alpha_0 = {C.STEPS['alpha0']:g}$, $\lambda = {lam_tex}$)",
                  fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
