@@ -55,34 +55,3 @@ def _mpmath_precision_restored():
     yield
     mpmath.mp.dps = dps
 
-
-def _claim_ids() -> set:
-    from numerics import registry
-
-    return {rec["id"] for rec in registry.claim_index()}
-
-
-def pytest_collection_modifyitems(config, items):
-    """Tests of one claim run in one process (``pytest -n 2 --dist loadgroup``): the claim's
-    experiment is then simulated once and shared through the experiment memo
-    (``numerics.claims.base.memo``), as in a serial run.  A test is of a claim when one of its
-    parameters is the claim (or its id), or when it says so with ``@pytest.mark.claim(ID)``."""
-    ids = None
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:  # a group of its own already
-            continue
-        group = None
-        marker = item.get_closest_marker("claim")
-        if marker is not None:
-            group = marker.args[0]
-        else:
-            for value in getattr(getattr(item, "callspec", None), "params", {}).values():
-                cid = value.id if hasattr(value, "experiment") else value if isinstance(value, str) else None
-                if cid is None or "." not in cid:
-                    continue
-                ids = _claim_ids() if ids is None else ids
-                if cid in ids:
-                    group = cid
-                    break
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))

@@ -10,7 +10,7 @@ CLAIMS = list(registry.claims().values())
 
 
 #: one simulation per claim for the whole process (a module-scoped fixture would be rebuilt
-#: each time ``pytest -n 2 --dist loadgroup`` returns to this module from another one)
+#: each time a process of ``pytest -n 2`` returns to this module from another one)
 _EVIDENCE: dict = {}
 
 

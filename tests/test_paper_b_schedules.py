@@ -68,7 +68,6 @@ def test_schedule_setup_checks():
     assert s.n_values == [10, 18] and s.pieces() == [8, 16] and s.Ms == [100, 200]
 
 
-@pytest.mark.claim("B.rate.holder_edge")
 def test_claim_other_schedules_are_slower_than_the_optimal_one():
     """At quick size: the measured slopes of K fixed and K ∝ M^{1/2} lie above (are slower
     than) the optimal schedule's bootstrap CI."""
