@@ -138,7 +138,7 @@ def certify(claim_id: str, *, dps: int = 30, as_values: bool = False, **params) 
     in [mid - rad, mid + rad]), ``.digits`` (the certified digits) and ``.value`` (the
     ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  With ``as_values=True``:
     ``{name: Value}`` of kind ``"radius"`` (midpoint, radius), to compute with.  Raises
-    ``ParameterError`` for a claim without a certifier (``numerics.theory.certify.CERTIFIERS``)."""
+    ``ParameterError`` for a claim without a certifier (``numerics.theory.certify.certifiable_ids``)."""
     from numerics import requests as Q
     from numerics.core import value as V
 

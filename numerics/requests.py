@@ -279,7 +279,7 @@ def certify(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = py
 
     c = claim(claim_id)
     if not cert.certifiable(c.id):
-        raise ParameterError(f"claim {c.id} cannot be certified; certifiable claims: {', '.join(cert.CERTIFIERS)}")
+        raise ParameterError(f"claim {c.id} cannot be certified; certifiable claims: {', '.join(cert.certifiable_ids())}")
     digits = dps(dps_, None, spell)
     values = c.param_space.validate(params)
     from numerics.core.arb import ArbPrintError, CertifyError

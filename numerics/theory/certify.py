@@ -94,12 +94,6 @@ def certifiable_ids() -> tuple:
     return tuple(c.id for c in registry.claims().values() if certifiable(c))
 
 
-def __getattr__(name):
-    if name == "CERTIFIERS":  # the certifiable ids, derived from the claims' evaluators
-        return certifiable_ids()
-    raise AttributeError(name)
-
-
 def _balls(ev, params: dict, digits: int, timings: dict | None):
     from numerics.core.arb import CertifyError, ball, bits, precision, width_ok
     from numerics.core.backends import ArbContext

@@ -218,24 +218,6 @@ def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str
 
 # --------------------------------------------------------------------------------------------
 # Corollary 2: square loss, ridgeless: error - E_inf ~ C1 / alpha1
-def _cor2_values(dps: int, L, R, pi, theta) -> dict:
-    from derivations.paper_a import erm_equations as EQ
-    from numerics.core.backends import mp_eval
-    from numerics.core.special import namespace
-
-    vals = {EQ.theta: theta, EQ.R: R, EQ.L: L, EQ.pi_: pi}
-    out = {}
-    for model in EQ.LINEAR_MODELS:
-        lim = EQ.ridgeless_limit(model)
-        for k in ("E_inf", "C1"):
-            out[f"{model}.{k}"] = mp_eval(lim[k], vals, dps, extra=namespace("mpmath"))
-    return out
-
-
-def _cor2_evaluate(params: dict, dps: int) -> dict:
-    return _cor2_values(dps, params["L"], params["R"], params["pi"], params["theta"])
-
-
 def _cor2_config(full: bool) -> dict:
     # the vectorised model sees alpha = alpha_1 / L: its grid is L times larger
     if full:
@@ -259,7 +241,7 @@ def _cor2_experiment(settings, claim):
     cfgs = _cor2_config(settings.full)
     fits = {m: memo(settings, ("A.cor2.sim", m), lambda m=m: _cor2_simulation(m, cfgs[m], settings))
             for m in cfgs}
-    th = {k: float(v) for k, v in _cor2_values(settings.dps, L, R, pi, theta).items()}
+    th = {k: float(v) for k, v in COR2(dict(L=L, R=R, pi=pi, theta=theta), settings.dps).items()}
     comps = []
     for model, fit in fits.items():
         comps.append(Comparison(f"{model} E_inf (fitted limit)", th[f"{model}.E_inf"], fit.E, fit.E_se))
@@ -310,7 +292,7 @@ def crossover_sq(*, q_norm=2.0, beta=1.0, seed=0, **kw) -> tuple[float, float]:
     from scipy.optimize import brentq
 
     L, R, pi, theta = BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]
-    e_lin = float(_cor2_values(20, L, R, pi, theta)["pool.E_inf"])
+    e_lin = float(COR2(dict(L=L, R=R, pi=pi, theta=theta), 20)["pool.E_inf"])
     g = lambda s: attention_limit_error(s, q_norm=q_norm, beta=beta, seed=seed, **kw) - e_lin  # noqa: E731
     return brentq(g, 0.0, 1.0, xtol=1e-4), e_lin
 
