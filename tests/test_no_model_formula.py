@@ -78,7 +78,7 @@ def test_the_scan_sees_a_formula(tmp_path):
 # theta shift, which loss or model a branch is for.  ``numerics/theory`` reads them from the
 # steps (``erm_equations.class_law``, the loss and model objects of ``derivations.paper_a``);
 # the rest of ``numerics`` asks the objects (``numerics.theory.paper_a.models``) or, in the
-# simulators, the enums of ``numerics.experiments.models``, and never compares names.
+# simulators, the enums of ``numerics.experiments.paper_a.models``, and never compares names.
 FACT_SCANNED = ["numerics/theory"]
 NAME_SCANNED = ["numerics"]
 PRIOR_NAMES = {"pi", "pi_", "prior", "pi_plus", "p_plus"}

@@ -267,7 +267,7 @@ def test_full_size_paper_setting_cosines():
 def test_self_interaction_shift_by_monte_carlo():
     """Step 2 directly: on D0 the step-2 prediction of a negative sample is shifted by
     eta_w g_- / (alpha0 L) relative to a fresh negative sample (square loss, g_- = -1)."""
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
     L_, d, n0, eta_w = 4, 300, 150, 1.0
     model = SparseTokenModel(L=L_, R=1, pi=0.5, theta=2.0, d=d)
@@ -289,10 +289,10 @@ def test_self_interaction_shift_by_monte_carlo():
     assert abs(diffs.mean()) > 8 * se  # dropping the shift would be rejected
 
 
-# --- the population comparator of A.cor1 (numerics/experiments/two_step_population.py) ------
+# --- the population comparator of A.cor1 (numerics/experiments/paper_a/two_step_population.py) ------
 def _population(P, loss, alphas, n=4000, batches=8, seed=5):
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
-    from numerics.experiments.two_step_population import alignment_curves
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.two_step_population import alignment_curves
 
     model = SparseTokenModel(P["L"], P["R"], P["pi"], P["theta"], d=1)
     return alignment_curves(model, loss, alphas, eta_w=P["eta_w"], eta_b=P["eta_b"], n=n, batches=batches,

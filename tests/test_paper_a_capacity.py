@@ -15,10 +15,10 @@ from derivations.paper_a import attention_reduction as red
 from derivations.paper_a import capacity as dcap
 from numerics.theory.paper_a import capacity as ncap
 from numerics.core.params import ParameterError
-from numerics.experiments.simulators.separability import (
+from numerics.experiments.paper_a.separability import (
     AttentionQuery, critical_n, critical_n_incremental, is_separable, simulate_crossing,
 )
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
 FIG1 = dict(L=10, R=1, pi=0.5, theta=5.0)
 
@@ -277,7 +277,7 @@ def test_incremental_equals_bisection():
         for _ in range(3):
             xi = model.signal_direction(rng)
             X, y, _ = model.sample(rng, 200, xi)
-            from numerics.experiments.simulators.sparse_token import features
+            from numerics.experiments.paper_a.sparse_token import features
 
             q, beta = AttentionQuery(0.8, 1.5).build(xi, rng)
             Fm = features(kind, X, q, beta)
@@ -338,7 +338,7 @@ def test_conjecture1_upper_ordering_fails_at_theta_6_simulation():
 
 
 def test_finite_size_fit_recovers_a_known_law():
-    from numerics.experiments.capacity_finite_size import fit_finite_size
+    from numerics.experiments.paper_a.capacity_finite_size import fit_finite_size
 
     D = np.array([12, 25, 50, 100])
     means = 3.0 * (1 + 0.4 / (D + 1))
@@ -350,7 +350,7 @@ def test_finite_size_fit_recovers_a_known_law():
 @pytest.mark.slow
 def test_finite_size_study_pool_extrapolates_to_theory():
     """docs §5: the theory-free extrapolation of the pooled crossing lands on alpha*_pool."""
-    from numerics.experiments.capacity_finite_size import finite_size_study
+    from numerics.experiments.paper_a.capacity_finite_size import finite_size_study
 
     fit = finite_size_study("pool", [12, 25, 50], [1500, 1000, 400], hint=2.95, seed=7)
     theory = float(ncap.pool_capacity(10, 1, 0.5, 5.0, dps=15).alpha)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from numerics.theory.paper_a import capacity as ncap
-from numerics.experiments.capacity_finite_size import fit_finite_size
+from numerics.experiments.paper_a.capacity_finite_size import fit_finite_size
 from numerics.claims.paper_a import capacity as cap
 from numerics.claims.paper_a import conjecture1 as c1
 from numerics.core.params import ParameterError
@@ -97,8 +97,8 @@ def test_difference_row_combines_rows():
 def test_finite_size_delta_low_setting():
     """Re-measure delta of the lower-inequality attention setting (smaller, other seed): it
     agrees with the documented constant within the combined uncertainty."""
-    from numerics.experiments.capacity_finite_size import finite_size_study
-    from numerics.experiments.simulators.separability import AttentionQuery
+    from numerics.experiments.paper_a.capacity_finite_size import finite_size_study
+    from numerics.experiments.paper_a.separability import AttentionQuery
 
     fit = finite_size_study("attention", [12, 50], [1500, 400], hint=2.14, theta=5.0,
                             query=AttentionQuery(0.0, 2.0), seed=909)

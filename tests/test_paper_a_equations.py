@@ -20,9 +20,9 @@ from numerics.cli import main
 from numerics.core.params import ParameterError
 from numerics.core.results import SolveError
 from numerics.core.roots import increasing_root
-from numerics.experiments.simulators.sparse_token import (SparseTokenModel, attention_features, pooled_features,
+from numerics.experiments.paper_a.sparse_token import (SparseTokenModel, attention_features, pooled_features,
                                                           vectorised_features)
-from numerics.experiments.simulators.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
+from numerics.experiments.paper_a.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
 from numerics.theory.paper_a import erm_equations as SE
 
 MUTANTS = all_mutants()
@@ -310,7 +310,7 @@ def test_fresh_margins_match_full_samples(kind):
 
 @pytest.mark.parametrize("kind", ["pool", "vec"])
 def test_conditional_test_error_matches_fresh_samples(kind):
-    from numerics.experiments.ridgeless_rate import conditional_test_error
+    from numerics.experiments.paper_a.ridgeless_rate import conditional_test_error
 
     model = SparseTokenModel(6, 2, 0.4, 3.0, 30)
     rng = np.random.default_rng(3)
@@ -336,7 +336,7 @@ def test_erm_logistic_gradient_small_and_square_exact():
 
 
 def test_pooled_direct_sampler_has_the_pooled_law():
-    from numerics.experiments.simulators.sparse_token_erm import pooled_sample
+    from numerics.experiments.paper_a.sparse_token_erm import pooled_sample
 
     model = SparseTokenModel(8, 2, 0.4, 3.0, 30)
     rng = np.random.default_rng(2)

@@ -10,9 +10,9 @@ from hypothesis import given, strategies as st
 
 from derivations.paper_a import gradient as G
 from numerics.claims.paper_a import gradient as CG
-from numerics.experiments.simulators import sparse_token_training as T
+from numerics.experiments.paper_a import sparse_token_training as T
 from numerics.core.seeding import children
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
 
 @pytest.mark.parametrize("L", [2, 3, 4])

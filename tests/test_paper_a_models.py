@@ -10,7 +10,7 @@ from derivations.paper_a import gradient as G
 from derivations.paper_a import losses as LS
 from derivations.paper_a import models as DM
 from numerics.core.params import ParameterError
-from numerics.experiments import models as XM
+from numerics.experiments.paper_a import models as XM
 from numerics.theory.paper_a import models as M
 
 

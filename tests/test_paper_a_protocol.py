@@ -1,11 +1,11 @@
-"""The whole-protocol pieces: the finite-d driver (numerics/experiments/paper_a_protocol.py) and
+"""The whole-protocol pieces: the finite-d driver (numerics/experiments/paper_a/protocol.py) and
 the composed theory (numerics/theory/paper_a/protocol.py).  The numbers are checked by the
 claim A.protocol.end_to_end; these tests pin the plumbing."""
 import numpy as np
 
-from numerics.experiments.paper_a_protocol import protocol_trial, protocol_trials
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
-from numerics.experiments.simulators.sparse_token_training import run_two_steps
+from numerics.experiments.paper_a.protocol import protocol_trial, protocol_trials
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.sparse_token_training import run_two_steps
 
 
 def test_run_two_steps_uses_the_given_signal_direction_and_keeps_its_default():

@@ -18,7 +18,7 @@ from numerics.theory.paper_a import representation as ao
 from numerics.core.backends import agree_digits, evalf_reference
 from numerics.claims.paper_a import representation as cl
 from numerics.core.params import ParameterError
-from numerics.experiments.simulators import representation as sim
+from numerics.experiments.paper_a import representation as sim
 
 
 # --- linear baselines: symbolic -------------------------------------------------------------

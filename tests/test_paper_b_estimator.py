@@ -8,13 +8,13 @@ from hypothesis import given, strategies as st
 from scipy.interpolate import BSpline
 
 from derivations.paper_b import rate_schedule as RS
-from numerics.experiments.estimators.pairwise_erm import PairwiseERM, SplineBasis, g_error, pieces_for
+from numerics.experiments.paper_b.pairwise_erm import PairwiseERM, SplineBasis, g_error, pieces_for
 from numerics.core.params import ParameterError
-from numerics.experiments.paper_b_rates import (
+from numerics.experiments.paper_b.rates import (
     RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, m_grid, make_problem,
     oracle_expected_error,
 )
-from numerics.experiments.simulators import interacting_particles as ip
+from numerics.experiments.paper_b import interacting_particles as ip
 
 
 @given(s=st.integers(0, 10), K=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
@@ -234,7 +234,7 @@ def test_tangent_directions(d, r):
     """p = r(2d - r) - 1 Frobenius-orthonormal directions, orthogonal to A*, in the tangent
     space of the rank-r matrices (a curve A* + t E stays rank r to first order:
     (I - Pu) E (I - Pv) = 0)."""
-    from numerics.experiments.paper_b_rates import tangent_directions
+    from numerics.experiments.paper_b.rates import tangent_directions
 
     A = ip.interaction_matrix(np.random.default_rng(d + r), d, r, "dense")
     E = tangent_directions(A)
@@ -247,7 +247,7 @@ def test_tangent_directions(d, r):
 
 
 def test_averaged_parametric_features_match_loops():
-    from numerics.experiments.paper_b_rates import (
+    from numerics.experiments.paper_b.rates import (
         _averaged_parametric_features, _parametric_features, tangent_directions,
     )
 
@@ -265,7 +265,7 @@ def test_averaged_parametric_features_match_loops():
 def test_parametric_excess_is_the_tangent_dimension_for_two_tokens():
     """N = 2: Sigma = G over all features, so V_full - V_oracle = p = 2d - 2 (rank 1), up to
     the Monte Carlo difference between the population and test-pair Gram matrices."""
-    from numerics.experiments.paper_b_rates import parametric_prediction
+    from numerics.experiments.paper_b.rates import parametric_prediction
 
     setup = RateSetup(P=3, d=4, N=2, n_values=(8,), c=2.0, seeds=2, n_test=40_000)
     pred = parametric_prediction(setup, np.random.SeedSequence(6), M_pop=20_000, halves=2)
@@ -278,8 +278,8 @@ def test_figure_panel_draws_learnt_runs_with_their_oracle(tmp_path):
     drawn dotted next to it."""
     import matplotlib.pyplot as plt
 
-    from numerics.figures.paper_b_fig1 import _panel
-    from numerics.experiments.paper_b_rates import run_rate
+    from numerics.figures.paper_b.fig1 import _panel
+    from numerics.experiments.paper_b.rates import run_rate
 
     setup = RateSetup(P=3, d=2, N=3, n_values=(8, 9), c=2.0, seeds=2, oracle=False, n_test=2000, restarts=1)
     res = run_rate(setup, np.random.SeedSequence(9), with_bias=False)

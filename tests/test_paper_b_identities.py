@@ -21,7 +21,7 @@ from numerics.core.backends import agree_digits, evalf_reference, mp_eval
 from numerics.claims.paper_b import identities as claims_mod
 from numerics.claims.paper_b import lemmas
 from numerics.core.params import ParameterError
-from numerics.experiments.simulators import interacting_particles as sim
+from numerics.experiments.paper_b import interacting_particles as sim
 
 # this module's claims directly (registry.claims() would import every paper's claims)
 CLAIM = {c.id: c for c in (*claims_mod.CLAIMS, *lemmas.CLAIMS)}

@@ -1,5 +1,5 @@
 """The rate under explicit schedules (derivations/paper_b/holder_edge.py,
-rate_schedule.variance_slope_schedule, numerics/experiments/paper_b_schedules.py): the
+rate_schedule.variance_slope_schedule, numerics/experiments/paper_b/schedules.py): the
 derivation's exponents, the kink remark, the grids, and the claim's "other schedules are
 slower" (reusing the claim's memoised experiment)."""
 import numpy as np
@@ -10,7 +10,7 @@ from scipy.integrate import quad
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_schedule as RS
 from numerics.core.params import ParameterError
-from numerics.experiments.paper_b_schedules import ScheduleSetup
+from numerics.experiments.paper_b.schedules import ScheduleSetup
 
 
 def test_bias_exponent_is_twice_the_hoelder_index():

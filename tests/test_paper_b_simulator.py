@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from numerics.core.params import ParameterError
-from numerics.experiments.simulators import interacting_particles as ip
+from numerics.experiments.paper_b import interacting_particles as ip
 
 
 def naive(g, X):

@@ -71,7 +71,7 @@ def test_sizes_and_durations_parse():
 
 
 def test_sparse_token_option_names_are_the_solvers():
-    from numerics.problems import sparse_token as P
+    from numerics.problems.paper_a import sparse_token as P
     from numerics.theory.paper_a import erm_equations as SE
 
     assert P.MODELS == SE.MODELS and P.LOSSES == SE.LOSSES

@@ -128,7 +128,7 @@ def excess_risk_value(n, m2_value, c_value):
 
 
 # --- step 4: moments under concrete laws (exact) --------------------------------------------
-#: token laws for the exact moments, matching numerics.experiments.simulators.interacting_particles (d = 1):
+#: token laws for the exact moments, matching numerics.experiments.paper_b.interacting_particles (d = 1):
 #:   "uniform"      X_k = W_k,            W_k i.i.d. U[-1, 1]
 #:   "gaussian"     X_k = G_k,            G_k i.i.d. N(0, 1)
 #:   "conditional"  X_k = s Z + W_k,      Z, W_k i.i.d. U[-1, 1]   (Z shared by the sample)

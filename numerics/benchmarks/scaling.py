@@ -79,8 +79,8 @@ def sim_vs_blas(quick: bool) -> dict:
     import numpy as np
     from threadpoolctl import threadpool_info
 
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
-    from numerics.experiments.simulators.sparse_token_training import run_two_steps
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.sparse_token_training import run_two_steps
 
     d, L = 1000, 10
     n0 = d if quick else 2 * d

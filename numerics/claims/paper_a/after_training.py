@@ -4,8 +4,8 @@ Theory: the ERM self-consistent equations of ``derivations.paper_a.erm_equations
 attention reduction of ``derivations.paper_a.attention_reduction``), compiled and solved by
 ``numerics.theory.paper_a.erm_equations``; Corollary 2 from the SymPy closed form
 ``ridgeless_limit``.  Experiments: finite-d ridge ERM
-(``numerics.experiments.simulators.sparse_token_erm``) and, for Corollary 2, ridgeless least
-squares with a fit in 1/alpha_1 (``numerics.experiments.ridgeless_rate``), mean ± se over
+(``numerics.experiments.paper_a.sparse_token_erm``) and, for Corollary 2, ridgeless least
+squares with a fit in 1/alpha_1 (``numerics.experiments.paper_a.ridgeless_rate``), mean ± se over
 independent trials.  Docs: docs/paper_a_after_training.md.
 
 The simulations go through the claims' experiment memo (``numerics.claims.base.memo``), so
@@ -120,8 +120,8 @@ def _theory(model: str, cfg: dict, settings) -> list:
 
 
 def _simulate(model: str, cfg: dict, settings) -> list:
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
-    from numerics.experiments.simulators.sparse_token_erm import query_with_alignment, step4_trial
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.sparse_token_erm import query_with_alignment, step4_trial
 
     rows = []
     for al, pi, d, lam, trials in cfg["points"]:
@@ -228,8 +228,8 @@ def _cor2_config(full: bool) -> dict:
 
 
 def _cor2_simulation(model: str, cfg: dict, settings):
-    from numerics.experiments.ridgeless_rate import ridgeless_rate
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.ridgeless_rate import ridgeless_rate
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
     rng = np.random.default_rng(settings.seed_sequence("A.cor2.ridgeless_rate", "sim", model))
     sim = SparseTokenModel(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], cfg["d"])
@@ -302,8 +302,8 @@ VS_SQ = {"below": 0.0, "above": 0.6}  # fixed alignments on either side of s_q* 
 
 
 def _vs_simulation(settings) -> dict:
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
-    from numerics.experiments.simulators.sparse_token_erm import query_with_alignment, step4_trial
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.sparse_token_erm import query_with_alignment, step4_trial
 
     d, trials = settings.pick((400, 5), (1000, 8))
     rng = np.random.default_rng(settings.seed_sequence("A.attention_vs_linear", "sim"))

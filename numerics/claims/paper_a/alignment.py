@@ -3,7 +3,7 @@
 Theory: ``numerics.theory.paper_a.alignment`` (the compiled steps of derivations/paper_a/
 alignment.py and alignment_rate.py).
 
-A.thm3 experiment: ``numerics.experiments.simulators.sparse_token_training`` (steps 1-3 at finite
+A.thm3 experiment: ``numerics.experiments.paper_a.sparse_token_training`` (steps 1-3 at finite
 d, which never sees the formulas), averaged over independent trials, at two parameter points:
 a balanced ten-token point where the rows resolve a 5 % error, and a four-token point at small
 alpha0 where the self-interaction shift of the step-2 prediction changes <q^(2), xi>, |q^(2)|
@@ -14,7 +14,7 @@ mean(d/2) - mean(d) estimates the c/d bias at d, and the allowance of a row is t
 statistically significant part of that drift, max(0, |drift| - z se_drift) (ALLOWANCE_NOTE),
 computed from the two simulations alone.
 
-A.cor1 experiment: ``numerics.experiments.two_step_population``, the d -> inf limit of the
+A.cor1 experiment: ``numerics.experiments.paper_a.two_step_population``, the d -> inf limit of the
 protocol computed sample by sample by Monte Carlo from the model's ingredients (no derivation),
 at a doubling grid of large alpha0, extrapolated to alpha0 = inf by Richardson elimination of
 alpha0 (1 - |cos|).
@@ -30,9 +30,9 @@ from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
-from numerics.experiments.simulators.sparse_token_training import run_two_steps
-from numerics.experiments.two_step_population import alignment_curves
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.sparse_token_training import run_two_steps
+from numerics.experiments.paper_a.two_step_population import alignment_curves
 from numerics.theory.paper_a.alignment import (ALIGNMENT_SPACE, LOSSES, RATE_EVALUATOR, RATE_SPACE,
                                                alignment_limits, limits_evaluator, rate_constants)
 

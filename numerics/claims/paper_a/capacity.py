@@ -1,8 +1,8 @@
 """Capacity claims of Paper A (Eq. (18), Conjecture 1): docs/paper_a_capacity.md.
 
 Theory: numerics.theory.paper_a.capacity, compiled from derivations.paper_a.capacity (the
-Gardner/CGMT variational formula).  Experiment: numerics.experiments.simulators.separability
-(exact LP separability of finite-d data sets drawn by numerics.experiments.simulators.sparse_token;
+Gardner/CGMT variational formula).  Experiment: numerics.experiments.paper_a.separability
+(exact LP separability of finite-d data sets drawn by numerics.experiments.paper_a.sparse_token;
 per trial the exact critical size n_c), memoised per setting (:func:`crossing`): a structural
 mutant recomputes only the theory.
 
@@ -27,9 +27,9 @@ from numerics.core.backends import lambdify
 from numerics.core.params import ParameterError
 from numerics.core.results import SolveError
 from numerics.core.seeding import seed_sequence
-from numerics.experiments.capacity_finite_size import fit_finite_size
-from numerics.experiments.simulators.separability import AttentionQuery, simulate_crossing
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.capacity_finite_size import fit_finite_size
+from numerics.experiments.paper_a.separability import AttentionQuery, simulate_crossing
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import capacity as ncap
 from numerics.theory.paper_a.certify import capacity_evaluator
 from numerics.theory.paper_a import models as M
@@ -40,7 +40,7 @@ FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 QUERIES = ((0.9, 1.0), (0.6, 1.0))
 
 #: The finite-size studies, one per setting (kind, query, theta), L = 10, R = 1, pi = 1/2:
-#: numerics.experiments.capacity_finite_size.finite_size_study(kind, ds, trials, hint, theta,
+#: numerics.experiments.paper_a.capacity_finite_size.finite_size_study(kind, ds, trials, hint, theta,
 #: query, seed), a free fit alpha_hat(d) = alpha_inf (1 + delta/(D+1)) with no theory input.
 #: Points (d, D, mean of n_c (D/d)/(D+1), se, trials); "hint" only set the search start and
 #: the number of samples drawn (the law of n_c does not depend on it).  The claims' own

@@ -15,7 +15,7 @@ standard error), the memoised simulated crossings (exact critical size n_c per t
 estimator alpha_hat = n_c (D/d)/(D + 1 + delta) and the allowance alpha_hat u/(D + 1 + delta).  The
 pooled crossing of the lower row IS the capacity claims' one (same memo, same seed).  The
 finite-size shifts delta of the three settings come from theory-free two-parameter fits over
-several d (cap.FINITE_SIZE_STUDY; numerics.experiments.capacity_finite_size.finite_size_study;
+several d (cap.FINITE_SIZE_STUDY; numerics.experiments.paper_a.capacity_finite_size.finite_size_study;
 re-measured by the slow test tests/test_paper_a_conjecture1.py::test_finite_size_delta_low_setting).
 """
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Claim A.fig1.trained: the theory lines of Figure 1 as trained, against the simulated protocol.
 
-The figure ``A.fig1.trained`` (``numerics/figures/paper_a_fig1.py``) draws the test error after
+The figure ``A.fig1.trained`` (``numerics/figures/paper_a/fig1.py``) draws the test error after
 the whole protocol against alpha1: attention at the q^(2) of steps 1-3 with eta_q beta = 50 and
 with the paper's eta = 0.5, pooled and vectorised.  Its lines compose the Theorem-3 limits of
 steps 1-3 with the step-4 equations; which curve is which model, at which eta_q and which
 steps-1-3 setting, is this module's ``CURVES`` and ``STEPS``, which the figure draws from.  The
 claim checks that wiring: at three alpha1 the line of every curve equals the simulated protocol
-(``numerics.experiments.paper_a_protocol``, which imports no derivation) at finite d.
+(``numerics.experiments.paper_a.protocol``, which imports no derivation) at finite d.
 
 Theory: ``numerics.theory.paper_a.protocol.solve_protocol`` (the composition step of
 ``derivations.paper_a.protocol``, the step-4 equations).  se = sqrt(se_trials^2 + se_QMC^2);
@@ -70,7 +70,7 @@ def simulate(settings, alpha1: float, d: int, trials: int, n_test: int, labels: 
     def run():
         from threadpoolctl import threadpool_limits
 
-        from numerics.experiments.paper_a_protocol import protocol_trials
+        from numerics.experiments.paper_a.protocol import protocol_trials
 
         B = _base()
         with threadpool_limits(1):

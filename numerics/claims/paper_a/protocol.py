@@ -4,7 +4,7 @@ Theory: ``numerics.theory.paper_a.protocol.solve_protocol`` — the Theorem-3 li
 (||q^(2)||, cos(q^(2), xi)) (compiled ``derivations.paper_a.alignment``) fed into the step-4
 self-consistent equations (compiled ``derivations.paper_a.erm_equations`` and
 ``attention_reduction``); the linear baselines' step 4 from the same equations on their laws.
-Experiment: ``numerics.experiments.paper_a_protocol`` — steps 1-3 on D0 at finite d, step 4
+Experiment: ``numerics.experiments.paper_a.protocol`` — steps 1-3 on D0 at finite d, step 4
 (ridge ERM) on an independent D1 at the simulated q^(2), test error on fresh samples, training
 loss on D1; one D1 per trial shared by every point, model and loss.  Docs:
 docs/paper_a_protocol.md.
@@ -88,7 +88,7 @@ TRIALS = {"": 1, "pi=0.3": 3}
 def _simulate(settings, run: str) -> dict:
     from threadpoolctl import threadpool_limits
 
-    from numerics.experiments.paper_a_protocol import protocol_trials
+    from numerics.experiments.paper_a.protocol import protocol_trials
 
     cfg = SIZES[settings.mode]
     pi, points, losses, linear = RUNS[run]

@@ -3,7 +3,7 @@ Thm 2 (attention with theta = c log L), and the sharp threshold theta ~ sqrt(2 l
 Docs: docs/paper_a_representation.md.
 
 Theory values are compiled derivation steps (numerics.theory.paper_a.representation).
-Experiments are oracle classifiers on sampled data (numerics.experiments.simulators.representation):
+Experiments are oracle classifiers on sampled data (numerics.experiments.paper_a.representation):
 the threshold of each rule is fitted on a training sample (empirical-error minimiser, no
 formula) and its error measured on an independent test sample (binomial standard error).
 The simulations are memoised (``memo``): under a structural mutant only the theory is
@@ -17,8 +17,8 @@ import mpmath
 
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.backends import lambdify, to_mpf
-from numerics.experiments.simulators import representation as sim
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a import representation as sim
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import representation as ao
 from numerics.theory.paper_a.certify import thm1_evaluator
 

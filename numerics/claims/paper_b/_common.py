@@ -13,7 +13,7 @@ PAPER = "B"
 
 
 def _sim():
-    return import_module("numerics.experiments.simulators.interacting_particles")
+    return import_module("numerics.experiments.paper_b.interacting_particles")
 
 
 def _deriv(name: str):

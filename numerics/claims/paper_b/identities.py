@@ -4,7 +4,7 @@ i.i.d. case, the counterexample (erratum); Lemma 4.1, the KL bound and the rate 
 
 Theory values come from ``derivations.paper_b`` (exact SymPy, compiled by
 ``numerics.theory.paper_b.identities`` / ``.rates``); the experiments are Monte Carlo runs of
-``numerics.experiments.simulators.interacting_particles`` (which never sees a derived formula)
+``numerics.experiments.paper_b.interacting_particles`` (which never sees a derived formula)
 or independent float64 computations (enumeration + scipy eigh, numeric minimisation of the
 bound).  Every experiment goes through the claims' memo (``numerics.claims.base.memo``), so a
 structural mutant recomputes only the theory.  Docs: docs/paper_b.md, Part 1.

@@ -8,7 +8,7 @@ tr(G Sigma^-1) over the numerical tangent basis.
 ``B.rate.smoothness`` (panel b): P = 3 against -0.8 and P = 8 against -14/15 = -0.9333
 (the paper measured -0.81 and -0.899).
 
-Experiment (numerics/experiments/paper_b_rates.py, docs/paper_b.md "Rate experiments"):
+Experiment (numerics/experiments/paper_b/rates.py, docs/paper_b.md "Rate experiments"):
 oracle-A least-squares fits of phi with the Gaussian noise integrated out exactly given the
 simulated token design (conditional Monte Carlo: an unbiased, lower-variance estimate of the
 expected error E||g_hat - g*||^2_rho that Theorem 3.1 bounds), spline dimension
@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
-from numerics.experiments.paper_b_rates import (
+from numerics.experiments.paper_b.rates import (
     RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, make_problem, oracle_slope,
     parametric_prediction, run_rate, run_rate_oracle_rb,
 )

@@ -12,7 +12,7 @@ variance term's a - 1 (derivations.paper_b.rate_schedule.variance_slope_schedule
 -2β/(2β+1) = -0.8.
 
 Both: oracle A (A = A*), d = 5, N = 4, the noise integrated out given the design, median over
-seeds, bootstrap over seeds (numerics/experiments/paper_b_schedules.py).  A slope row's mean is
+seeds, bootstrap over seeds (numerics/experiments/paper_b/schedules.py).  A slope row's mean is
 the measured slope minus a pre-asymptotic correction computed from the experiment alone (the
 estimator's Gram matrices on independent noise-free populations), its allowance the size of
 the last kept term |s2 - s1|; no allowance contains the theory value it judges.  Every
@@ -30,8 +30,8 @@ from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParameterError, ParamSpace
 from numerics.core.seeding import child
-from numerics.experiments.paper_b_schedules import ScheduleSetup, bias_slope, link_model, run_schedule
-from numerics.experiments.simulators.interacting_particles import bspline_link
+from numerics.experiments.paper_b.schedules import ScheduleSetup, bias_slope, link_model, run_schedule
+from numerics.experiments.paper_b.interacting_particles import bspline_link
 
 
 def _theory():

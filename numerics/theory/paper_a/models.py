@@ -2,7 +2,7 @@
 
 ``loss(x)`` and ``model(x)`` take a name or alias (the CLI's and the API's spelling), a
 derivation object (``derivations.paper_a.models``) or an enum member of the simulators
-(``numerics.experiments.models``: its value is the same name) and return the derivation
+(``numerics.experiments.paper_a.models``: its value is the same name) and return the derivation
 object; a bad name is a ParameterError naming the choices.  Theory, claims, figures and
 problems ask the object (``sees_q``, ``latent_law``, ``dim``, ``polynomial``) and never
 compare names.

@@ -1,7 +1,7 @@
 """Finite-d linear separability (with a bias) of Paper A's features, decided exactly by LP.
 
 The experiment behind the capacity claims (docs/paper_a_capacity.md §4).  It imports nothing
-from ``derivations``: features come from :mod:`numerics.experiments.simulators.sparse_token`.
+from ``derivations``: features come from :mod:`numerics.experiments.paper_a.sparse_token`.
 
 Exact test.  {(f_i, y_i)} is separable with a bias iff the LP
         find (w, b):  y_i (w.f_i + b) >= 1  for all i
@@ -33,8 +33,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from numerics.core.tasks import track
-from numerics.experiments.models import Model
-from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
+from numerics.experiments.paper_a.models import Model
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel, features
 
 
 class SeparabilityError(RuntimeError):

@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 
 from numerics.theory.paper_a import representation as ao  # noqa: E402
 from numerics.core.seeding import rng as make_rng  # noqa: E402
-from numerics.experiments.simulators import representation as sim  # noqa: E402
+from numerics.experiments.paper_a import representation as sim  # noqa: E402
 from numerics.figures.style import figure_legend, save  # noqa: E402
 
 SCALINGS = {

@@ -8,7 +8,7 @@ on D0 with n0 = alpha0 d samples, plain gradient steps:
              proportional to w = 0, q^(1) = 0; w^(1) = -eta_w grad_w, b^(1) = -eta_b grad_b.
   step 3    (D0 reused): q^(2) = q^(1) - eta_q grad_q of the same mean loss at (w^(1), b^(1), 0).
 
-Losses: ``numerics.experiments.models.Loss`` (logistic l = log(1 + exp(-y y_hat)), square
+Losses: ``numerics.experiments.paper_a.models.Loss`` (logistic l = log(1 + exp(-y y_hat)), square
 l = (y_hat - y)^2 / 2), given by member or name.
 
 The gradient of y_hat in q is taken by the chain rule written out here independently
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics.core.seeding import children
-from numerics.experiments.models import Loss
-from numerics.experiments.simulators.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel, add_signal
+from numerics.experiments.paper_a.models import Loss
+from numerics.experiments.paper_a.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel, add_signal
 
 LOSSES = tuple(m.value for m in Loss)
 LABEL_LAWS = ("iid", "stratified")
@@ -54,7 +54,7 @@ def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int
 
 
 def loss_derivative(loss, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """d l(y_hat; y) / d y_hat, vectorised (``numerics.experiments.models.Loss``)."""
+    """d l(y_hat; y) / d y_hat, vectorised (``numerics.experiments.paper_a.models.Loss``)."""
     return Loss.of(loss).derivative(yhat, y)
 
 

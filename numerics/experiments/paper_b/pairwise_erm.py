@@ -50,7 +50,7 @@ from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
 from numerics.core.params import Param, ParameterError
-from numerics.experiments.simulators.interacting_particles import LowRank, pair_values
+from numerics.experiments.paper_b.interacting_particles import LowRank, pair_values
 
 DEGREE = Param("s", int, 0, 20, doc="spline degree of the estimator, 0 <= s <= 20")
 PIECES = Param("K", int, 1, 10_000, doc="number of equal spline pieces, >= 1")

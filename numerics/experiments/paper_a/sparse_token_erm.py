@@ -17,8 +17,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from numerics.experiments.models import Loss, Model
-from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
+from numerics.experiments.paper_a.models import Loss, Model
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel, features
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Iterator
 import numpy as np
 from scipy.special import softmax
 
-from numerics.experiments.models import Model
+from numerics.experiments.paper_a.models import Model
 from numerics.core.params import ParamSpace, D, L as L_P, PI, R as R_P, THETA, r_le_l
 
 POSITION_LAWS = ("uniform", "fixed")
@@ -115,7 +115,7 @@ def attention_features(X: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
 
 
 def features(kind, X: np.ndarray, q: np.ndarray | None = None, beta: float = 1.0) -> np.ndarray:
-    """The features of ``kind`` (a ``numerics.experiments.models.Model`` or its name)."""
+    """The features of ``kind`` (a ``numerics.experiments.paper_a.models.Model`` or its name)."""
     kind = Model.of(kind)
     if kind.needs_query:
         if q is None:

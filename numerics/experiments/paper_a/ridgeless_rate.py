@@ -20,9 +20,9 @@ from itertools import combinations
 import numpy as np
 from scipy.special import ndtr
 
-from numerics.experiments.models import Loss, Model
-from numerics.experiments.simulators.sparse_token import SparseTokenModel, vectorised_features
-from numerics.experiments.simulators.sparse_token_erm import fit_erm, pooled_sample
+from numerics.experiments.paper_a.models import Loss, Model
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel, vectorised_features
+from numerics.experiments.paper_a.sparse_token_erm import fit_erm, pooled_sample
 
 
 def conditional_test_error(kind: str, model: SparseTokenModel, w: np.ndarray, b: float, xi: np.ndarray) -> float:

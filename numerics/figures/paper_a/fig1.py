@@ -26,8 +26,8 @@ def figure1(path, settings, progress):
     from numerics.theory.paper_a import erm_equations as SE
     from numerics.theory.paper_a import models as M
     from numerics.claims.paper_a.after_training import ATT_Q, BASE
-    from numerics.experiments.simulators.sparse_token import SparseTokenModel
-    from numerics.experiments.simulators.sparse_token_erm import query_with_alignment, step4_trial
+    from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+    from numerics.experiments.paper_a.sparse_token_erm import query_with_alignment, step4_trial
 
     full = settings.full
     lam = 1e-5 if full else 1e-2
@@ -107,7 +107,7 @@ def figure1_trained(path, settings, progress):
     D1): the curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
     eta_q beta = 50, solid, and at the paper's eta = 0.5, dashed; pooled and vectorised).
     Lines: ``protocol_curve`` (Theorem-3 limits -> step-4 equations, continuation in alpha1);
-    points: the claim's simulated protocol (``numerics.experiments.paper_a_protocol``), mean ± se
+    points: the claim's simulated protocol (``numerics.experiments.paper_a.protocol``), mean ± se
     over trials.  ``--full``: the paper's lambda = 1e-5, d = 1000, 8 trials; ``--quick``:
     lambda = 1e-2, d = 200, 4 trials (the claim's sizes)."""
     import matplotlib

@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from numerics.experiments.estimators.pairwise_erm import PairwiseERM, g_error, pieces_for
+from numerics.experiments.paper_b.pairwise_erm import PairwiseERM, g_error, pieces_for
 from numerics.theory.paper_b.rates import threshold
-from numerics.experiments.simulators.interacting_particles import (
+from numerics.experiments.paper_b.interacting_particles import (
     InteractingParticleModel, UniformCube, bspline_link, forward_link, interaction_matrix,
 )
 

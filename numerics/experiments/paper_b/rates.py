@@ -28,9 +28,9 @@ import numpy as np
 
 from numerics.core.seeding import child, children
 
-from numerics.experiments.estimators.pairwise_erm import PairwiseERM, g_error
+from numerics.experiments.paper_b.pairwise_erm import PairwiseERM, g_error
 from numerics.core.params import Param, ParameterError
-from numerics.experiments.simulators.interacting_particles import (
+from numerics.experiments.paper_b.interacting_particles import (
     InteractingParticleModel, UniformCube, bspline_link, interaction_matrix, pair_values,
 )
 

@@ -10,7 +10,7 @@ and readout w = xi: X q = kappa u, and xi^T X^T s = u^T s.  The Bayes rule also 
 (the part of X orthogonal to xi is independent of (y, v)).  And u = theta v 1{y=+1} + g with
 g = Z xi ~ N(0, I_L) exactly, for any unit xi.  So sampling u directly is exact, not an
 approximation; ``full_d_scores`` does the same with the d-dimensional tokens of
-:mod:`numerics.experiments.simulators.sparse_token` to show it.
+:mod:`numerics.experiments.paper_a.sparse_token` to show it.
 
 Thresholds are *fitted*: the experiment learns the best threshold on a training half by
 minimising the empirical error (no formula), and reports the error of that threshold on
@@ -24,8 +24,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-from numerics.experiments.models import Model
-from numerics.experiments.simulators.sparse_token import SparseTokenModel, attention_features, pooled_features
+from numerics.experiments.paper_a.models import Model
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel, attention_features, pooled_features
 
 CHUNK_ELEMENTS = 4_000_000   # floats per sampled block (32 MB)
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from numerics.core.seeding import child, children
-from numerics.experiments.models import Model
-from numerics.experiments.simulators.sparse_token import SparseTokenModel, features
-from numerics.experiments.simulators.sparse_token_erm import fit_erm, fresh_margins, stratified_sample, train_loss
-from numerics.experiments.simulators.sparse_token_training import run_two_steps
+from numerics.experiments.paper_a.models import Model
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel, features
+from numerics.experiments.paper_a.sparse_token_erm import fit_erm, fresh_margins, stratified_sample, train_loss
+from numerics.experiments.paper_a.sparse_token_training import run_two_steps
 
 ATTENTION = Model.ATTENTION.value
 LINEAR = tuple(m.value for m in Model if not m.needs_query)

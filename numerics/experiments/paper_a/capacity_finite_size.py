@@ -5,7 +5,7 @@ least-squares fit of alpha_hat(d) = alpha_inf (1 + delta/(D+1)) with BOTH parame
 (no theory input) gives the extrapolated threshold and the shift delta used by the capacity
 claims.  Reproduce the docs' table with e.g.
 
-    from numerics.experiments.capacity_finite_size import finite_size_study
+    from numerics.experiments.paper_a.capacity_finite_size import finite_size_study
     finite_size_study("pool", [12, 25, 50, 100], [3000, 4000, 1000, 300], hint=2.95)
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
-from numerics.experiments.simulators.separability import AttentionQuery, simulate_crossing
-from numerics.experiments.simulators.sparse_token import SparseTokenModel
+from numerics.experiments.paper_a.separability import AttentionQuery, simulate_crossing
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ oracle fit on the same data dotted — the gap is the parametric excess of learn
 B.rate.d_independence), and the d = 30 line is not parallel.  Error bars: interquartile range
 over seeds; dashed lines: the theory slope -2beta/(2beta+1), anchored at each curve's first
 median (from the derived exponent, numerics.theory.paper_b.rates).  Setup:
-numerics/experiments/paper_b_rates.py.
+numerics/experiments/paper_b/rates.py.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 from numerics.claims.paper_b.rates import SEED_PATH, setup_for, theory_slope  # noqa: E402
 from numerics.core.seeding import child  # noqa: E402
-from numerics.experiments.paper_b_rates import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
+from numerics.experiments.paper_b.rates import bootstrap_slope, run_rate, run_rate_oracle_rb  # noqa: E402
 from numerics.figures.style import legend_below, log_ticks, save  # noqa: E402
 
 

@@ -21,12 +21,12 @@ import numpy as np
 
 from numerics.core.params import ParameterError
 from numerics.core.seeding import child, children
-from numerics.experiments.estimators.pairwise_erm import PairwiseERM
-from numerics.experiments.paper_b_rates import (
+from numerics.experiments.paper_b.pairwise_erm import PairwiseERM
+from numerics.experiments.paper_b.rates import (
     SEEDS, Prediction, RateResult, SlopeFit, first_order_prediction, loglog_slope, oracle_slope,
     run_rate_oracle_rb,
 )
-from numerics.experiments.simulators.interacting_particles import (
+from numerics.experiments.paper_b.interacting_particles import (
     InteractingParticleModel, UniformCube, interaction_matrix, pair_values,
 )
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numerics.core.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
                              ParamSpace, r_le_l)
-from numerics.experiments.models import Loss, Model
+from numerics.experiments.paper_a.models import Loss, Model
 from numerics.problems.base import ProblemSpec
 
 Q_NORM = Param("q_norm", float, 0.0, None, doc="||q|| of the fixed query (attention)", default=2.0)
@@ -35,7 +35,7 @@ SPACE = ParamSpace((
 ), (r_le_l,))
 
 
-#: the choices of --model and --loss: the simulators' enums (``numerics.experiments.models``,
+#: the choices of --model and --loss: the simulators' enums (``numerics.experiments.paper_a.models``,
 #: no SymPy, so that the problem is listed and a request refused without it); their values are
 #: the names of the derivation objects (tests/test_resources.py checks that they agree)
 MODELS = tuple(m.value for m in Model)

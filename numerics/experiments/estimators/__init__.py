@@ -1,1 +1,0 @@
-"""Estimators (fitted from simulated data; they never import ``derivations``)."""

@@ -1,0 +1,1 @@
+"""Paper A's simulators and experiment drivers (they never import ``derivations`` or ``numerics.theory``)."""
