@@ -9,8 +9,9 @@
 Each module is imported in a fresh interpreter so earlier imports cannot mask a violation.  That
 sees what a module imports when it is loaded; a second, static check reads every import in the
 source, at module level or inside a function, and every ``import_module`` target (a literal, or
-the literal head of an f-string), so that an import made only at run time cannot cross a layer
-either.  Discovery (``numerics.registry``) sits above the roles it finds, outside ``core``."""
+the literal head of an f-string, relative ones resolved; ``__import__`` too), so that an import
+made only at run time cannot cross a layer either.  Discovery (``numerics.registry``) sits above
+the roles it finds, outside ``core``; every role has one folder per paper."""
 import ast
 import pathlib
 import subprocess
@@ -86,16 +87,28 @@ def import_targets(path: pathlib.Path):
             yield module, node.lineno
             for alias in node.names:
                 yield f"{module}.{alias.name}", node.lineno
-        elif isinstance(node, ast.Call) and node.args:
+        elif isinstance(node, ast.Call) and (node.args or node.keywords):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name != "import_module":
+            if name not in ("import_module", "__import__"):
                 continue
-            arg = node.args[0]
+            arg = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "name"), None)
+            head = None
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                yield arg.value, node.lineno
+                head = arg.value
             elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
-                yield str(arg.values[0].value).rstrip("."), node.lineno
+                head = str(arg.values[0].value)
+            if head is None:
+                continue
+            if head.startswith("."):  # import_module(".x", package="a.b") or (".x", __package__)
+                anchor = node.args[1] if len(node.args) > 1 else next(
+                    (k.value for k in node.keywords if k.arg == "package"), None)
+                base = anchor.value if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str) else package
+                dots = len(head) - len(head.lstrip("."))
+                parts = base.split(".")
+                head = ".".join(parts[: len(parts) - dots + 1] + ([head.lstrip(".")] if head.lstrip(".") else []))
+            yield head.rstrip("."), node.lineno
 
 
 def _violations(folder: str) -> list[str]:
@@ -123,6 +136,45 @@ def test_the_static_check_sees_function_level_and_importlib_imports(tmp_path, mo
         "def f(name):\n"
         "    from numerics.claims import base\n"
         "    return import_module(f'derivations.paper_a.{name}')\n")
+    (folder / "sneakier.py").write_text(
+        "import importlib\n"
+        "def g():\n"
+        "    importlib.import_module('.figures.paper_a', package='numerics')\n"
+        "    return __import__('numerics.benchmarks.scaling')\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     found = _violations("numerics/core")
     assert any("numerics.claims" in v for v in found) and any(v.endswith(": derivations.paper_a") for v in found), found
+    assert any(v.endswith(": numerics.figures.paper_a") for v in found), found
+    assert any(v.endswith(": numerics.benchmarks.scaling") for v in found), found
+
+
+#: the roles that carry the paper axis: one folder per paper, shared pieces on top
+ROLES = ("derivations", "numerics/theory", "numerics/claims", "numerics/experiments", "numerics/figures",
+         "numerics/benchmarks", "numerics/problems")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_role_has_a_folder_per_paper(role):
+    """A paper's module sits in ``<role>/paper_x/``, never as ``<role>/paper_x_name.py`` or in a
+    paper-less subfolder of a role; what stays at the top of a role is shared by the papers."""
+    folder = ROOT / role
+    flat = sorted(p.name for p in folder.glob("paper_*.py"))
+    assert not flat, f"{role}: per-paper modules outside a paper folder: {flat}"
+    others = sorted(p.name for p in folder.iterdir()
+                    if p.is_dir() and (p / "__init__.py").exists() and not p.name.startswith("paper_"))
+    assert not others, f"{role}: subpackages that are not a paper's folder: {others}"
+
+
+def test_discovery_lives_outside_core():
+    """Finding claims, figures, problems and benchmarks is ``numerics.registry``'s job, above the
+    roles it finds: nothing in ``numerics/core`` walks packages or reads entry points."""
+    assert (ROOT / "numerics" / "registry.py").exists()
+    assert not (ROOT / "numerics" / "core" / "registry.py").exists()
+    walkers = []
+    for path in sorted((ROOT / "numerics" / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("walk_packages", "entry_points"):
+                walkers.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.attr}")
+            elif isinstance(node, ast.alias) and node.name in ("walk_packages", "entry_points"):
+                walkers.append(f"{path.relative_to(ROOT)}: imports {node.name}")
+    assert not walkers, "discovery inside numerics/core:\n" + "\n".join(walkers)
