@@ -19,7 +19,7 @@ from derivations.paper_a import erm_equations as EQ
 from numerics.cli import main
 from numerics.core.params import ParameterError
 from numerics.core.results import SolveError
-from numerics.core.roots import increasing_root
+from numerics.core.solve import increasing_root
 from numerics.experiments.paper_a.sparse_token import (SparseTokenModel, attention_features, pooled_features,
                                                           vectorised_features)
 from numerics.experiments.paper_a.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment

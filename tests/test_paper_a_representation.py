@@ -282,15 +282,16 @@ def test_limit_allowance_bounds_the_finite_L_correction():
 
 
 def test_solvers_return_typed_results_and_never_a_non_converged_iterate():
-    from numerics.core.results import RESULTS, SolveError, iterate
-    sol = iterate(ao.BracketedNewton(lambda z: z**3 - 2, lambda z: 3 * z**2, 0.0, 3.0, 1e-14), 2.5)
+    from numerics.core.results import RESULTS, SolveError
+    from numerics.core.solve import solve
+    sol = solve("rtsafe", lambda z: z**3 - 2, lambda z: 3 * z**2, 0.0, 3.0, 1e-14, x0=2.5)
     assert sol.ok and sol.value == pytest.approx(2 ** (1 / 3), rel=1e-13)
     with pytest.raises(SolveError) as err:
-        iterate(ao.BracketedNewton(lambda z: z**2 + 1, lambda z: 2 * z, -1.0, 1.0, 1e-14), 0.5)
+        solve("rtsafe", lambda z: z**2 + 1, lambda z: 2 * z, -1.0, 1.0, 1e-14, x0=0.5)
     assert err.value.solution.result is RESULTS.no_bracket
     with pytest.raises(SolveError):
-        iterate(ao.GoldenSection(lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-14), None, max_steps=5)
-    g = iterate(ao.GoldenSection(lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-9), None)
+        solve("golden", lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-14, max_steps=5)
+    g = solve("golden", lambda z: (z - 0.3) ** 2, 0.0, 1.0, 1e-9)
     assert g.value == pytest.approx(0.3, abs=1e-8)
 
 

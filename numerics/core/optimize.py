@@ -7,24 +7,25 @@ SymPy), nothing here knows a model.
   may be None.  :func:`sample_average` builds it for x -> g(x, D(x)), D(x) = sum_i w_i h(x; z_i),
   from compiled h (vectorised over the points z_i) and g, by the chain rule.
 * :func:`maximize`: scipy's L-BFGS-B on -value with the exact gradient from several starts,
-  then Newton steps with the exact Hessian (the :func:`numerics.core.results.iterate`
-  driver).  The maximiser is the value of a successful :class:`Solution` only if the gradient
-  vanishes to ``gtol``, the Hessian is negative definite and the point lies inside the open
-  domain; otherwise the Solution says why, and ``.value`` raises.
-* :func:`polish_mp`: Newton's method in mpmath (``findroot`` with the exact Jacobian) on the
-  gradient, from a float maximiser, with the same checks at ``dps`` digits.
+  then Newton steps with the exact Hessian (``newton-ascent`` of :mod:`numerics.core.solve`).
+  The maximiser is the value of a successful :class:`Solution` only if the gradient vanishes
+  to ``gtol``, the Hessian is negative definite and the point lies inside the open domain;
+  otherwise the Solution says why, and ``.value`` raises.
+* :func:`polish_mp`: Newton's method in mpmath (``mdnewton``: ``findroot`` with the exact
+  Jacobian) on the gradient, from a float maximiser, with the same checks at ``dps`` digits.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import mpmath
 import numpy as np
 from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
-from numerics.core.results import RESULTS, Solution, iterate
+from numerics.core.results import RESULTS, Solution
+from numerics.core.solve import MPNewton, finite, inside, iterate, solve
 
 #: distance kept from a finite bound of the open domain by L-BFGS-B, and the distance a
 #: maximiser must keep from it to count as interior
@@ -63,70 +64,7 @@ def sample_average(inner: Callable, outer: Callable, weight) -> Callable:
 
 
 def _finite(*xs) -> bool:
-    return all(x is not None and np.all(np.isfinite(x)) for x in xs)
-
-
-def _inside(x, bounds, margin: float = INTERIOR) -> bool:
-    for xi, (lo, hi) in zip(x, bounds):
-        if (lo is not None and not xi > lo + margin) or (hi is not None and not xi < hi - margin):
-            return False
-    return True
-
-
-class _State(NamedTuple):
-    x: np.ndarray
-    value: float
-    grad: np.ndarray
-    hess: np.ndarray
-    failure: str = ""
-
-
-class _Newton:
-    """Newton steps on the gradient with the exact Hessian, halving the step until the point
-    stays in the domain and the objective does not decrease (beyond rounding)."""
-
-    def __init__(self, fn, bounds, gtol):
-        self.fn, self.bounds, self.gtol = fn, bounds, gtol
-
-    def _eval(self, x, failure=""):
-        v, g, H = self.fn(x, 2)
-        return _State(np.asarray(x, dtype=float), float(v), np.asarray(g, dtype=float),
-                      np.asarray(H, dtype=float), failure)
-
-    def init(self, x0):
-        return self._eval(np.asarray(x0, dtype=float))
-
-    def step(self, s):
-        try:
-            p = np.linalg.solve(s.hess, -s.grad)
-        except np.linalg.LinAlgError:
-            return s._replace(failure="singular Hessian")
-        if not (_finite(p) and s.grad @ p > 0):
-            return s._replace(failure="Hessian not negative definite (no Newton ascent direction)")
-        tau = 1.0
-        for _ in range(60):
-            xn = s.x + tau * p
-            if _inside(xn, self.bounds, 0.0):
-                new = self._eval(xn)
-                if _finite(new.value, new.grad, new.hess) and new.value >= s.value - 1e-12 * max(1.0, abs(s.value)):
-                    return new
-            tau /= 2
-        return s._replace(failure="line search failed")
-
-    def terminate(self, s):
-        if s.failure:
-            return True, RESULTS.failed
-        if not _finite(s.value, s.grad, s.hess):
-            return True, RESULTS.nonfinite
-        if float(np.max(np.abs(s.grad))) <= self.gtol:
-            return True, RESULTS.successful
-        return False, RESULTS.failed
-
-    def residual(self, s):
-        return float(np.max(np.abs(s.grad))) if _finite(s.grad) else math.inf
-
-    def value(self, s):
-        return s
+    return all(finite(x) for x in xs)
 
 
 def _strict_max(eigs) -> bool:
@@ -165,50 +103,40 @@ def _maximize(fn, starts, bounds, gtol, max_newton, names) -> Solution:
     stats = {"lbfgs": runs, "names": tuple(names)}
     if best is None:
         return Solution(RESULTS.nonfinite, 0, math.inf, None, "objective not finite from any start", stats)
-    sol = iterate(_Newton(fn, bounds, gtol), best.x, max_steps=max_newton, throw=False)
+    sol = solve("newton-ascent", fn, bounds, gtol, x0=best.x, max_steps=max_newton, throw=False)
     s = sol.raw
     eigs = np.linalg.eigvalsh(s.hess) if _finite(s.hess) else np.full(len(s.x), np.nan)
     stats.update({"value": s.value, "hessian_eigenvalues": eigs.tolist(), "newton_steps": sol.iterations})
     result, message = sol.result, sol.message or s.failure
     if result.ok and not _strict_max(eigs):
         result, message = RESULTS.failed, f"not a strict maximum (Hessian eigenvalues {eigs.tolist()})"
-    if result.ok and not _inside(s.x, bounds):
+    if result.ok and not inside(s.x, bounds, INTERIOR):
         result, message = RESULTS.failed, f"maximum on the boundary of the domain at {s.x.tolist()}"
     return Solution(result, sol.iterations, sol.residual, s.x, message, stats)
 
 
 def polish_mp(grad: Callable, hess: Callable, x0, dps: int, bounds: Sequence, *,
               max_steps: int = 100) -> Solution:
-    """Newton (``mpmath.findroot`` with the exact Jacobian ``hess``) on ``grad(*x) = 0`` at
-    dps + 15 digits from the float point ``x0``; successful iff the residual is below
-    10^-dps, the Hessian is negative definite and the root is inside ``bounds``.
+    """Newton (``mdnewton``: ``mpmath.findroot`` with the exact Jacobian ``hess``) on
+    ``grad(*x) = 0`` at dps + 15 digits from the float point ``x0``; successful iff the residual
+    is below 10^-dps, the Hessian is negative definite and the root is inside ``bounds``.
     ``Solution.raw`` is the root (list of mpf at dps + 15 digits)."""
-    calls = [0]
-
-    def G(*x):
-        calls[0] += 1
-        return list(grad(*x))
-
-    def J(*x):
-        return mpmath.matrix(hess(*x))
-
     with mpmath.workdps(dps + 15):
         start = [mpmath.mpf(float(v)) for v in x0]
-        try:
-            root = mpmath.findroot(G, start, J=J, tol=mpmath.mpf(10) ** (-2 * (dps + 5)), maxsteps=max_steps)
-        except (ValueError, ZeroDivisionError, ArithmeticError) as e:
-            return Solution(RESULTS.failed, calls[0], math.inf, None, f"mpmath Newton failed: {e}")
-        x = [root[i] for i in range(len(start))]
-        g = G(*x)
-        if any(isinstance(v, mpmath.mpc) for v in list(x) + g):
-            return Solution(RESULTS.nonfinite, calls[0], math.inf, x, "complex iterate (objective not positive)")
-        resid = max(abs(v) for v in g)
-        eigs = mpmath.eigsy(J(*x))[0]
+        newton = MPNewton(grad, hess, tol=mpmath.mpf(10) ** (-2 * (dps + 5)), maxsteps=max_steps)
+        sol = iterate(newton, start, throw=False)
+        if sol.result is RESULTS.nonfinite:
+            return Solution(RESULTS.nonfinite, sol.iterations, math.inf, sol.raw,
+                            "complex iterate (objective not positive)")
+        if not sol.ok:
+            return Solution(RESULTS.failed, sol.iterations, math.inf, None, sol.message)
+        x, resid = sol.raw, newton.max_abs  # max |grad| at the root, in mpmath
+        eigs = mpmath.eigsy(mpmath.matrix(hess(*x)))[0]
         is_max = all(e < 0 for e in eigs)
-        inside = all((lo is None or xi > lo) and (hi is None or xi < hi) for xi, (lo, hi) in zip(x, bounds))
-        if not (resid <= mpmath.mpf(10) ** (-dps) and is_max and inside):
-            return Solution(RESULTS.failed, calls[0], float(resid), x,
+        inside_ = all((lo is None or xi > lo) and (hi is None or xi < hi) for xi, (lo, hi) in zip(x, bounds))
+        if not (resid <= mpmath.mpf(10) ** (-dps) and is_max and inside_):
+            return Solution(RESULTS.failed, sol.iterations, float(resid), x,
                             f"no strict interior maximum (residual {mpmath.nstr(resid, 3)}, "
-                            f"max={is_max}, inside={inside})")
-        return Solution(RESULTS.successful, calls[0], float(resid), x,
+                            f"max={is_max}, inside={inside_})")
+        return Solution(RESULTS.successful, sol.iterations, float(resid), x,
                         stats={"hessian_eigenvalues": [float(e) for e in eigs]})

@@ -1,29 +1,17 @@
-"""One result type and one iterate/terminate driver for every solver.
+"""The one result type of every solver (the driver and the solvers: :mod:`numerics.core.solve`).
 
 Every numerical solve in attncheck (the step-4 equations in float64 and their mpmath polish, the
 capacity maximisation, the hard-max oracle search, the ERM fits) returns a :class:`Solution`:
 the value, a :class:`RESULTS` code, the iteration count, the residual, and free-form stats.
 A non-converged iterate is never handed back as a value: ``Solution.value`` raises unless the
-result is ``successful``, and ``throw=True`` (the default of :func:`iterate`) raises
-:class:`SolveError` at once.
-
-A solver is a small object with three methods over an immutable state (the optimistix shape):
-
-    init(x0)         -> state
-    step(state)      -> state
-    terminate(state) -> (done: bool, result: RESULTS)
-    residual(state)  -> float   (what ``Solution.residual`` reports)
-    value(state)     -> the solution value
-
-:func:`iterate` owns the loop, the iteration limit and the typed outcome, so no solver writes
-its own "keep the last iterate" loop.
+result is ``successful``, and ``throw=True`` (the default of
+:func:`numerics.core.solve.iterate`) raises :class:`SolveError` at once.
 """
 from __future__ import annotations
 
 import enum
-import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 
 class RESULTS(enum.Enum):
@@ -79,31 +67,3 @@ class Solution:
         """The same iterate with a worse status (e.g. ``suspect`` after a failed cross-check)."""
         return Solution(result, self.iterations, self.residual, self.raw,
                         "; ".join(x for x in (self.message, message) if x), dict(self.stats))
-
-
-class Solver(Protocol):
-    def init(self, x0) -> Any: ...
-    def step(self, state) -> Any: ...
-    def terminate(self, state) -> tuple[bool, RESULTS]: ...
-    def residual(self, state) -> float: ...
-    def value(self, state) -> Any: ...
-
-
-def iterate(solver: Solver, x0, *, max_steps: int = 1000, throw: bool = True, message: str = "") -> Solution:
-    """Run ``solver`` from ``x0`` until it terminates or ``max_steps`` steps were taken."""
-    state = solver.init(x0)
-    steps = 0
-    while True:
-        done, result = solver.terminate(state)
-        if done:
-            break
-        if steps >= max_steps:
-            result = RESULTS.max_steps_reached
-            break
-        state = solver.step(state)
-        steps += 1
-    res = float(solver.residual(state))
-    if result.ok and not math.isfinite(res):
-        result = RESULTS.nonfinite
-    sol = Solution(result, steps, res, solver.value(state), message if not result.ok else "")
-    return sol.check(throw)

@@ -288,13 +288,14 @@ def attention_limit_error(s_q: float, *, q_norm=2.0, beta=1.0, log2_points=10, n
 
 def crossover_sq(*, q_norm=2.0, beta=1.0, seed=0, **kw) -> tuple[float, float]:
     """s_q* where attention's alpha1 -> infinity error equals the linear models' (square loss,
-    ridgeless), by brentq on a common-random-numbers QMC law.  Returns (s_q*, E_lin)."""
-    from scipy.optimize import brentq
+    ridgeless), by Brent's method (``brent``) on a common-random-numbers QMC law.  Returns
+    (s_q*, E_lin)."""
+    from numerics.core.solve import solve
 
     L, R, pi, theta = BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]
     e_lin = float(COR2(dict(L=L, R=R, pi=pi, theta=theta), 20)["pool.E_inf"])
     g = lambda s: attention_limit_error(s, q_norm=q_norm, beta=beta, seed=seed, **kw) - e_lin  # noqa: E731
-    return brentq(g, 0.0, 1.0, xtol=1e-4), e_lin
+    return solve("brent", g, 0.0, 1.0, xtol=1e-4, message="crossover s_q*").value, e_lin
 
 
 VS_SIM = dict(alpha1=6.0, lam=1e-4, loss="square")

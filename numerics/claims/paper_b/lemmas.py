@@ -158,14 +158,15 @@ def _rates():
 
 def _rate_numerics(settings):
     """The experiment: numeric minimisation of the bound over K, its log-log slope against
-    log(M/log M) and log M, and the brentq root of the threshold equation."""
-    from scipy.optimize import brentq
+    log(M/log M) and log M, and the root of the threshold equation (``brent``)."""
+    from numerics.core.solve import solve
 
     Ms = np.logspace(3, settings.pick(12, 15), settings.pick(10, 25))
     out = {}
     for beta in BETAS:
         KB = np.array([_minimise_bound(beta, M) for M in Ms])
-        rd_num = brentq(_rates().threshold_equation(beta, M_CHECK), 1e-12, 1e12, xtol=1e-14, rtol=1e-14)
+        rd_num = solve("brent", _rates().threshold_equation(beta, M_CHECK), 1e-12, 1e12, xtol=1e-14, rtol=1e-14,
+                       message="threshold equation").value
         out[beta] = {
             "slope": float(np.polyfit(np.log(Ms / np.log(Ms)), np.log(KB[:, 1]), 1)[0]),
             "naive_slope": float(np.polyfit(np.log(Ms), np.log(KB[:, 1]), 1)[0]),

@@ -13,9 +13,9 @@ x quadrature nodes.  This module is generic machinery:
   Gauss-Hermite converges slowly), its step halved until the solution and the outputs change
   by less than ``quad_tol`` (``quad_change`` reports the last change); the same rule as the
   mpmath polish;
-* the prox by the generic safeguarded Newton of ``numerics.core.roots`` on the compiled
-  G(h) = 0, G_h;
-* the solve: damped Newton (``numerics.core.newton``; V and Q in log) with the exact SymPy
+* the prox by the generic safeguarded Newton of ``numerics.core.solve`` (``increasing``) on
+  the compiled G(h) = 0, G_h;
+* the solve: damped Newton (``newton`` of ``numerics.core.solve``; V and Q in log) with the exact SymPy
   Jacobian dF/dx + dF/dEbar . E[dr/dx]; if it fails from the start, continuation in lambda
   from lambda = 1.  Results are :class:`numerics.core.results.Solution`; a non-converged
   solve has no value.
@@ -34,11 +34,11 @@ import sympy as sp
 from derivations.core import active_mutants
 from derivations.paper_a import erm_equations as EQ
 from numerics.core.backends import lambdify
-from numerics.core.newton import Newton
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
-from numerics.core.results import RESULTS, Solution, SolveError, iterate
-from numerics.core.roots import increasing_root
+from numerics.core.results import RESULTS, Solution, SolveError
+from numerics.core import solve as solvers
+from numerics.core.solve import increasing_root
 from numerics.core.special import namespace
 from numerics.theory.paper_a import costs
 from numerics.theory.paper_a import models as M
@@ -225,9 +225,9 @@ class Equations:
 
 
 def _newton(eqs: Equations, x0, tol, max_steps) -> Solution:
-    solver = Newton(eqs.evaluate, eqs.cmp.positive, tol=tol)
     try:
-        return iterate(solver, x0, max_steps=max_steps, throw=False)
+        return solvers.solve("newton", eqs.evaluate, eqs.cmp.positive, tol=tol, x0=x0, max_steps=max_steps,
+                             throw=False)
     except SolveError as e:  # a proximal point not found: this start does not lead to a solution
         return e.solution
 

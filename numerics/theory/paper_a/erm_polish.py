@@ -9,8 +9,9 @@ integrands and their implicit-function-theorem Jacobian, the outputs):
   parameters converted exactly: 1e-3 is 1/1000);
 * zeta-expectations by the trapezoidal rule with step halving
   (``numerics.core.quadrature.gaussian_trapezoid_mp``; the last change is ``quad_error``),
-  the prox at every node by the generic bracketed Newton of ``numerics.core.roots``;
-* Newton on the unknowns (``numerics.core.newton``, mpmath arithmetic) with the exact
+  the prox at every node by the generic bracketed Newton of ``numerics.core.solve``
+  (``increasing-scalar``);
+* Newton on the unknowns (``newton`` of ``numerics.core.solve``, mpmath arithmetic) with the exact
   Jacobian, started from the float64 solution; converged when the Newton correction is below
   10^-(dps + 2).
 
@@ -22,10 +23,9 @@ from __future__ import annotations
 import mpmath
 
 from numerics.core.backends import to_mpf
-from numerics.core.newton import Newton
 from numerics.core.quadrature import gaussian_trapezoid_mp
-from numerics.core.results import RESULTS, Solution, SolveError, iterate
-from numerics.core.roots import increasing_root_scalar
+from numerics.core.results import RESULTS, Solution, SolveError
+from numerics.core.solve import increasing_root_scalar, solve
 from numerics.theory.paper_a.erm_equations import FixedPoint, assemble, compiled
 from numerics.theory.paper_a.laws import LatentLaw
 
@@ -83,9 +83,9 @@ def polish(law: LatentLaw, alpha1, lam, loss: str, x0, dps: int, max_steps: int 
         elif isinstance(x0, dict):
             x0 = [x0[k] for k in cmp.names]
         start = [mpmath.mpf(float(v)) for v in x0]
-        solver = Newton(fun, cmp.positive, tol=mpmath.mpf(10) ** (-(dps + 2)), ops="mpmath")
         try:
-            sol = iterate(solver, start, max_steps=max_steps, throw=False)
+            sol = solve("newton", fun, cmp.positive, tol=mpmath.mpf(10) ** (-(dps + 2)), ops="mpmath", x0=start,
+                        max_steps=max_steps, throw=False)
         except (SolveError, ArithmeticError) as e:
             msg = e.solution.message if isinstance(e, SolveError) else str(e)
             return Solution(RESULTS.failed, 0, float("inf"), None, f"mpmath polish: {msg}")

@@ -4,11 +4,11 @@ Every value here is a SymPy step of ``derivations.paper_a.representation_linear`
 ``representation_attention`` compiled by :mod:`numerics.core.backends` (numpy vectorised,
 mpmath at any dps).  What SymPy cannot express stays generic and takes compiled expressions:
 
-* the minimisation over the threshold c — a scan, then :class:`BracketedNewton` on the
-  compiled dE/dc (with the SymPy d2E/dc2) or :class:`GoldenSection` when E is a Monte Carlo
-  average; both run through :func:`numerics.core.results.iterate`, so a threshold is never a
-  non-converged iterate;
-* b_L, the root of the compiled equation log(L (1 - F_0(b))) = 0 (:class:`BracketedNewton`);
+* the minimisation over the threshold c — a scan, then Newton in a bracket (``rtsafe`` of
+  :mod:`numerics.core.solve`) on the compiled dE/dc (with the SymPy d2E/dc2) or golden
+  section (``golden``) when E is a Monte Carlo average; both return a typed Solution, so a
+  threshold is never a non-converged iterate;
+* b_L, the root of the compiled equation log(L (1 - F_0(b))) = 0 (``rtsafe``);
 * a finite sum over the hypergeometric overlap (k-sparse rules) and a grid inf-sup (the
   lower bound for every linear rule);
 * the Rao-Blackwellised Monte Carlo of softmax attention: the sampled tokens enter only
@@ -33,7 +33,8 @@ from sympy.codegen.cfunctions import expm1
 
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.params import L as L_P, PI, Param, ParamSpace, ParameterError, R as R_P, THETA, r_le_l
-from numerics.core.results import RESULTS, Solution, SolveError, iterate
+from numerics.core.results import RESULTS, Solution, SolveError
+from numerics.core.solve import solve
 from numerics.core.special import namespace
 
 # --- parameters ------------------------------------------------------------------------
@@ -96,114 +97,7 @@ def _mp_clamped(expr, args):
     return f
 
 
-# --- generic 1-D solvers (compiled functions in, typed Solution out) ------------------------
-
-@dataclass(frozen=True)
-class _NewtonState:
-    x: object
-    lo: object
-    hi: object
-    fx: object
-    dx: object        # the last step
-    dx_old: object    # the step before
-    bracketed: bool
-
-
-class BracketedNewton:
-    """Root of ``f`` in [lo, hi] where f changes sign: Newton steps with ``df``, bisection
-    whenever a step leaves the bracket or would not halve the step before last (the
-    safeguard of Numerical Recipes' rtsafe: Newton crawls on exponential tails); stops when
-    |dx| <= tol (1 + |x|) or f(x) = 0."""
-
-    def __init__(self, f, df, lo, hi, tol):
-        self.f, self.df, self.tol = f, df, tol
-        self.lo, self.hi = lo, hi
-
-    def init(self, x0):
-        flo, fhi = self.f(self.lo), self.f(self.hi)
-        ok = flo * fhi <= 0
-        # orient so that f(lo) <= 0 <= f(hi)
-        lo, hi = (self.lo, self.hi) if flo <= 0 else (self.hi, self.lo)
-        x = x0 if min(lo, hi) < x0 < max(lo, hi) else (lo + hi) / 2
-        width = abs(hi - lo)
-        return _NewtonState(x, lo, hi, self.f(x), width, width, ok)
-
-    def step(self, s):
-        d = self.df(s.x)
-        x_new = s.x - s.fx / d if d != 0 else None
-        small = x_new is not None and abs(x_new - s.x) <= self.tol * (1 + abs(s.x))
-        inside = x_new is not None and min(s.lo, s.hi) < x_new < max(s.lo, s.hi)
-        if not small and not (inside and 2 * abs(x_new - s.x) <= s.dx_old):
-            x_new = (s.lo + s.hi) / 2   # (a Newton step below the tolerance is taken as is)
-        f_new = self.f(x_new)
-        lo, hi = (x_new, s.hi) if f_new <= 0 else (s.lo, x_new)
-        return _NewtonState(x_new, lo, hi, f_new, abs(x_new - s.x), s.dx, True)
-
-    def terminate(self, s):
-        if not s.bracketed:
-            return True, RESULTS.no_bracket
-        if not (_finite(s.x) and _finite(s.fx)):
-            return True, RESULTS.nonfinite
-        if s.fx == 0 or s.dx <= self.tol * (1 + abs(s.x)):
-            return True, RESULTS.successful
-        return False, RESULTS.failed
-
-    def residual(self, s):
-        return abs(s.fx)
-
-    def value(self, s):
-        return s.x
-
-
-@dataclass(frozen=True)
-class _GoldenState:
-    a: object
-    b: object
-    x1: object
-    x2: object
-    f1: object
-    f2: object
-
-
-class GoldenSection:
-    """Minimiser of ``f`` on [lo, hi] (unimodal there) by golden-section search; stops when
-    the bracket is below tol (1 + |x|)."""
-
-    R = (math.sqrt(5) - 1) / 2
-
-    def __init__(self, f, lo, hi, tol):
-        self.f, self.lo, self.hi, self.tol = f, lo, hi, tol
-
-    def init(self, _x0=None):
-        a, b = self.lo, self.hi
-        x1, x2 = b - self.R * (b - a), a + self.R * (b - a)
-        return _GoldenState(a, b, x1, x2, self.f(x1), self.f(x2))
-
-    def step(self, s):
-        if s.f1 < s.f2:
-            b, x2, f2 = s.x2, s.x1, s.f1
-            x1 = b - self.R * (b - s.a)
-            return _GoldenState(s.a, b, x1, x2, self.f(x1), f2)
-        a, x1, f1 = s.x1, s.x2, s.f2
-        x2 = a + self.R * (s.b - a)
-        return _GoldenState(a, s.b, x1, x2, f1, self.f(x2))
-
-    def terminate(self, s):
-        if not (_finite(s.f1) and _finite(s.f2)):
-            return True, RESULTS.nonfinite
-        done = abs(s.b - s.a) <= self.tol * (1 + abs(s.x1))
-        return done, (RESULTS.successful if done else RESULTS.failed)
-
-    def residual(self, s):
-        return abs(s.b - s.a)
-
-    def value(self, s):
-        return s.x1 if s.f1 <= s.f2 else s.x2
-
-
-def _finite(v) -> bool:
-    return bool(mpmath.isfinite(v)) if isinstance(v, mpmath.mpf) else bool(np.isfinite(v))
-
+# --- the threshold minimisation (compiled functions in, typed Solution out) ----------------
 
 def minimise_on_grid(f, grid, *, floor, df=None, d2f=None, tol=1e-12, max_steps=500) -> Solution | None:
     """Minimise ``f`` over a sorted ``grid`` then polish between the neighbours of the
@@ -222,13 +116,13 @@ def minimise_on_grid(f, grid, *, floor, df=None, d2f=None, tol=1e-12, max_steps=
     lo, hi = grid[j - 1], grid[j + 1]
     sol = None
     if df is not None:
-        sol = iterate(BracketedNewton(df, d2f, lo, hi, tol), grid[j], max_steps=max_steps, throw=False,
+        sol = solve("rtsafe", df, d2f, lo, hi, tol, x0=grid[j], max_steps=max_steps, throw=False,
                       message="threshold: Newton on dE/dc")
         if not sol.ok and sol.result is not RESULTS.no_bracket:
             sol.check()
     if sol is None or not sol.ok:
         # no derivative, or dE/dc has no resolvable sign change (E flat to rounding there)
-        sol = iterate(GoldenSection(f, lo, hi, tol), None, max_steps=max_steps,
+        sol = solve("golden", f, lo, hi, tol, max_steps=max_steps,
                       message="threshold: golden section")
     sol.stats["grid_value"] = vals[j]
     return sol
@@ -417,9 +311,8 @@ def b_L_mp(lnL, dps: int = 30) -> mpmath.mpf:
         dg = _mp(sp.diff(eq, att.b), (att.b, att.logL))
         x0 = _mp(att.b_L_expansion(), (att.logL,))(ell) if ell > 1 else mpmath.mpf(0)
         hi = mpmath.sqrt(2 * ell) + 2
-        sol = iterate(BracketedNewton(lambda z: g(z, ell), lambda z: dg(z, ell), mpmath.mpf(-10), hi,
-                                      mpmath.mpf(10) ** (-(dps + 5))),
-                      x0, max_steps=400, message="b_L root")
+        sol = solve("rtsafe", lambda z: g(z, ell), lambda z: dg(z, ell), mpmath.mpf(-10), hi,
+                    mpmath.mpf(10) ** (-(dps + 5)), x0=x0, max_steps=400, message="b_L root")
         return +sol.value
 
 
@@ -485,9 +378,9 @@ def hardmax_error(L, R: int, pi, theta, dps: int = 30, lnL=None) -> HardmaxResul
             return trivial
         if j in (0, len(grid) - 1):
             _no_interior_minimum()
-        sol = iterate(BracketedNewton(lambda z: dE(z, ell, Rm, P, T), lambda z: d2E(z, ell, Rm, P, T),
-                                      grid[j - 1], grid[j + 1], mpmath.mpf(10) ** (-(dps + 5))),
-                      grid[j], max_steps=400, message="hard-max threshold: Newton on dE/dc")
+        sol = solve("rtsafe", lambda z: dE(z, ell, Rm, P, T), lambda z: d2E(z, ell, Rm, P, T),
+                    grid[j - 1], grid[j + 1], mpmath.mpf(10) ** (-(dps + 5)), x0=grid[j], max_steps=400,
+                    message="hard-max threshold: Newton on dE/dc")
         c_star = sol.value
         e1 = f(c_star)
         if e1 >= triv:
