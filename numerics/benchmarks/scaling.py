@@ -30,9 +30,9 @@ def _verify(ids, cache_dir, *extra) -> float:
     return time.perf_counter() - t0
 
 
-def verify_cache_workers(quick: bool) -> dict:
+def verify_cache_workers(settings) -> dict:
     """verify of a few claims: cold, warm (from the cache) and with two workers; ratios to cold."""
-    ids = QUICK_CLAIMS if quick else FULL_CLAIMS
+    ids = settings.pick(QUICK_CLAIMS, FULL_CLAIMS)
     with tempfile.TemporaryDirectory() as tmp:
         cold = _verify(ids, tmp)
         warm = _verify(ids, tmp)
@@ -42,7 +42,7 @@ def verify_cache_workers(quick: bool) -> dict:
             "workers2_speedup": round(cold / pool, 2), "cpus": os.cpu_count()}
 
 
-def eval_vs_dps(quick: bool) -> dict:
+def eval_vs_dps(settings) -> dict:
     """``evaluate`` of A.thm3.q2_cosine (both losses; the logistic h-moments by the shared-node
     trapezoid of ``numerics.core.quadrature.gaussian_expect_mp``) against dps, after one
     warm-up call that compiles the derivation; and, at dps 30 and 100, the four logistic
@@ -53,7 +53,7 @@ def eval_vs_dps(quick: bool) -> dict:
     claim = "A.thm3.q2_cosine"
     attncheck.evaluate(claim, dps=15)  # compile the derivation once
     out = {"claim": claim}
-    for dps in (30, 100, 300) if quick else (30, 100, 300, 500, 1000):
+    for dps in settings.pick((30, 100, 300), (30, 100, 300, 500, 1000)):
         out[f"dps{dps}_s"] = round(_cpu(lambda: attncheck.evaluate(claim, dps=dps)), 3)
     for dps in (30, 100):
         trap = _cpu(lambda: h_moments("logistic", dps=dps))
@@ -70,7 +70,7 @@ def _cpu(fn) -> float:
     return time.process_time() - t0
 
 
-def sim_vs_blas(quick: bool) -> dict:
+def sim_vs_blas(settings) -> dict:
     """Steps 1-3 of the sparse-token training simulator (``run_two_steps``, both losses on one
     D0) at d = 1000, L = 10, against, in the same run and on the same shapes, (a) the bare
     BLAS matrix-vector products it cannot avoid (per loss: g @ X^T 1/L, X w and p @ X with X
@@ -83,7 +83,7 @@ def sim_vs_blas(quick: bool) -> dict:
     from numerics.experiments.paper_a.sparse_token_training import run_two_steps
 
     d, L = 1000, 10
-    n0 = d if quick else 2 * d
+    n0 = settings.pick(d, 2 * d)
     model = SparseTokenModel(L=L, R=3, pi=0.2, theta=6.0, d=d)
     ss = np.random.SeedSequence(0)
     sim = _best(lambda: run_two_steps(model, n0, ("logistic", "square"), eta_w=0.5, eta_b=0.5, eta_q=0.5,
@@ -114,11 +114,11 @@ def _best(fn, repeat: int = 3) -> float:
     return best
 
 
-def sweep_cluster(quick: bool) -> dict:
+def sweep_cluster(settings) -> dict:
     """Sweep throughput in process against a dask LocalCluster on loopback."""
     from numerics import sweep as SW
 
-    grid = {"beta": [repr(float(b)) for b in range(1, 9 if quick else 33)], "M": ["1000", "100000"]}
+    grid = {"beta": [repr(float(b)) for b in range(1, settings.pick(9, 33))], "M": ["1000", "100000"]}
     target = SW.Target("claim", "B.rate.exponent")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -133,7 +133,7 @@ def sweep_cluster(quick: bool) -> dict:
             "note": "the cluster's start (about 2-4 s) is included; it pays off for costly points"}
 
 
-def cheap_start(quick: bool) -> dict:
+def cheap_start(settings) -> dict:
     """`attncheck list` and the first `eval` of a claim in a fresh process."""
     env = dict(os.environ)
     out = {}

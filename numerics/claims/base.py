@@ -73,7 +73,9 @@ class Settings:
         return seed_sequence(self.seed, claim_id, *path)
 
     def pick(self, quick, full):
-        """The one quick/full size switch: ``quick`` at reduced size, ``full`` at the papers'."""
+        """The one quick/full size declaration: ``quick`` at reduced size, ``full`` at the papers'.
+        A table ``{"quick": ..., "full": ...}`` is read with ``settings.pick(**TABLE)``; claims,
+        figures and benchmarks all size themselves through it."""
         return full if self.full else quick
 
 

@@ -231,10 +231,11 @@ def bench(names, quick, as_json):
 
     machine = {"platform": platform.platform(), "cpus": __import__("os").cpu_count(),
                "python": platform.python_version()}
+    settings = Q.settings("quick" if quick else "full")
     for name in names or table:
         if not as_json:
             click.echo(f"running benchmark {name} ...", err=True)
-        report = table[name](quick)
+        report = table[name](settings)
         if as_json:
             click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
             continue

@@ -6,7 +6,7 @@ wall time of the fit, where it went (the estimator's own timers: batched X U (X 
 gradient matmuls and the least-squares solves are BLAS/LAPACK; the spline design is numpy
 element-wise work + bincount), L-BFGS diagnostics, the error of the fit, and the speed of
 the vectorised forward operator against a naive Python double loop measured in the same run
-(on a slice of samples, scaled per sample).  ``quick=True`` uses M = 2000.
+(on a slice of samples, scaled per sample).  Quick size: M = 2000.
 Both wall and CPU time are reported: on a shared machine the wall time alone says little.
 Also reported: the same fit started at A* (untimed) — whether a poor fit is the optimiser's
 or the statistics' fault — and Theorem 3.1's regime condition r d <= (M/log M)^{1/(2beta+1)},
@@ -39,9 +39,9 @@ def naive_forward(phi, A: np.ndarray, X: np.ndarray) -> np.ndarray:
     return out
 
 
-def erm_fit(quick: bool) -> dict:
+def erm_fit(settings) -> dict:
     """One variable-projection ERM fit of Paper B's estimator (M = 10^4, N = 10, d = 30)."""
-    M, N, d, r, P = (2000 if quick else 10_000), 10, 30, 2, 3
+    M, N, d, r, P = settings.pick(2000, 10_000), 10, 30, 2, 3
     rng = np.random.default_rng(20260429)
     phi = bspline_link(rng, P, 4)
     A = interaction_matrix(rng, d, r, "coordinate")
@@ -67,7 +67,7 @@ def erm_fit(quick: bool) -> dict:
     t0 = time.perf_counter()
     fast = forward_link(phi, A, X)
     t_fast = (time.perf_counter() - t0) / M
-    m_slow = 20 if quick else 50
+    m_slow = settings.pick(20, 50)
     t0 = time.perf_counter()
     slow = naive_forward(phi, A.A, X[:m_slow])
     t_slow = (time.perf_counter() - t0) / m_slow

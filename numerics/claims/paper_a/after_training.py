@@ -67,7 +67,7 @@ OUTPUT_MUTANTS = {"test": ("A.erm.test_error:sqrt2",), "train": ("A.erm.train_lo
 OUTPUT_STEPS = {"test": ("A.erm.test_error",), "train": ("A.erm.train_loss",)}
 
 
-def _config(model: str, full: bool) -> dict:
+def _config(model: str, settings) -> dict:
     """Sizes, and the rows as (alpha_1, pi, d, lambda, trials) points.
 
     * pooled: a row at pi = 0.3 — at pi = 1/2 the two-point law fixes b = -m mu / 2 by
@@ -81,12 +81,18 @@ def _config(model: str, full: bool) -> dict:
     * attention: a row at lambda = 0.1 (and pi = 0.3), where the training loss (0.21) fluctuates by ~1 % over
       16 trials; at lambda = 1e-2 (0.078) by 2.4 % over 8, too much to reject a 5 % error of
       the theory, while the lambda = 1e-2 row is the one that sees errors in (V) and the prox."""
-    if full:
-        d, lam = 1000, (1e-3 if M.model(model) is M.VECTORISED else 1e-5)
-        points = tuple((al, 0.5, d, lam, 8) for al in (0.5, 1.0, 2.0, 4.0))
-        points += {"pool": ((2.0, 0.3, d, lam, 8),), "vec": ((20.0, 0.5, 200, lam, 8), (20.0, 0.3, 200, lam, 8)),
-                   "attention": ((2.0, 0.3, d, 0.1, 16),)}[model]
-        return dict(loss="logistic", points=points, log2_points=11, n_scrambles=8)
+    return settings.pick(_quick_config(model), _full_config(model))
+
+
+def _full_config(model: str) -> dict:
+    d, lam = 1000, (1e-3 if M.model(model) is M.VECTORISED else 1e-5)
+    points = tuple((al, 0.5, d, lam, 8) for al in (0.5, 1.0, 2.0, 4.0))
+    points += {"pool": ((2.0, 0.3, d, lam, 8),), "vec": ((20.0, 0.5, 200, lam, 8), (20.0, 0.3, 200, lam, 8)),
+               "attention": ((2.0, 0.3, d, 0.1, 16),)}[model]
+    return dict(loss="logistic", points=points, log2_points=11, n_scrambles=8)
+
+
+def _quick_config(model: str) -> dict:
     points = {"attention": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.3, 1000, 0.1, 16)),
               "pool": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.3, 1000, 1e-2, 8)),
               "vec": ((2.0, 0.5, 250, 1e-2, 8), (20.0, 0.3, 60, 1e-2, 8))}[model]
@@ -133,8 +139,8 @@ def _simulate(model: str, cfg: dict, settings) -> list:
             xi = sim.signal_direction(rng)
             q = query_with_alignment(xi, ATT_Q["q_norm"], ATT_Q["s_q"], rng) if M.model(model).sees_q else None
             r = step4_trial(sim, model, al, lam, cfg["loss"], rng, q=q, beta=ATT_Q["beta"], xi=xi,
-                            n_test=400_000, gtol=1e-9, labels="iid" if settings.full else "stratified",
-                            pooled_direct=not settings.full)
+                            n_test=400_000, gtol=1e-9, labels=settings.pick("stratified", "iid"),
+                            pooled_direct=settings.pick(True, False))
             if not r.fit.converged:
                 raise RuntimeError(f"{model}: ERM did not converge (grad {r.fit.grad_norm:.2e})")
             te.append(r.test_error)
@@ -148,7 +154,7 @@ def _experiment(model: str, quantity: str):
     key = {"test": "test_error", "train": "train_loss"}[quantity]
 
     def experiment(settings, claim):
-        cfg = _config(model, settings.full)
+        cfg = _config(model, settings)
         rows = memo(settings, ("A.after_training.sim", model), lambda: _simulate(model, cfg, settings))
         theory = _theory(model, cfg, settings)
         comps, details = [], {}
@@ -165,8 +171,8 @@ def _experiment(model: str, quantity: str):
                               "quadrature": {"step": fp.step, "nodes": fp.nodes, "change": fp.quad_change},
                               "solver_iterations": res.iterations, "max_erm_grad": row["max_grad"]}
         sizes = {"loss": cfg["loss"], "points (alpha1, pi, d, lambda, trials)": cfg["points"]}
-        sizes["labels"] = "iid" if settings.full else "stratified"
-        sizes["pooled_direct"] = M.model(model) is M.POOLED and not settings.full
+        sizes["labels"] = settings.pick("stratified", "iid")
+        sizes["pooled_direct"] = M.model(model) is M.POOLED and settings.pick(True, False)
         sizes.update({k: v for k, v in BASE.items() if k != "pi"})
         if M.model(model).sees_q:
             sizes.update(ATT_Q)
@@ -218,13 +224,13 @@ def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str
 
 # --------------------------------------------------------------------------------------------
 # Corollary 2: square loss, ridgeless: error - E_inf ~ C1 / alpha1
-def _cor2_config(full: bool) -> dict:
+def _cor2_config(settings) -> dict:
     # the vectorised model sees alpha = alpha_1 / L: its grid is L times larger
-    if full:
-        return {"pool": dict(d=400, trials=32, alphas=(8.0, 16.0, 32.0, 64.0, 128.0)),
-                "vec": dict(d=60, trials=24, alphas=(80.0, 160.0, 320.0, 640.0, 1280.0))}
-    return {"pool": dict(d=150, trials=12, alphas=(8.0, 16.0, 32.0, 64.0)),
-            "vec": dict(d=30, trials=10, alphas=(60.0, 120.0, 240.0, 480.0))}
+    return settings.pick(
+        {"pool": dict(d=150, trials=12, alphas=(8.0, 16.0, 32.0, 64.0)),
+         "vec": dict(d=30, trials=10, alphas=(60.0, 120.0, 240.0, 480.0))},
+        {"pool": dict(d=400, trials=32, alphas=(8.0, 16.0, 32.0, 64.0, 128.0)),
+         "vec": dict(d=60, trials=24, alphas=(80.0, 160.0, 320.0, 640.0, 1280.0))})
 
 
 def _cor2_simulation(model: str, cfg: dict, settings):
@@ -238,7 +244,7 @@ def _cor2_simulation(model: str, cfg: dict, settings):
 
 def _cor2_experiment(settings, claim):
     L, R, pi, theta = BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]
-    cfgs = _cor2_config(settings.full)
+    cfgs = _cor2_config(settings)
     fits = {m: memo(settings, ("A.cor2.sim", m), lambda m=m: _cor2_simulation(m, cfgs[m], settings))
             for m in cfgs}
     th = {k: float(v) for k, v in COR2(dict(L=L, R=R, pi=pi, theta=theta), settings.dps).items()}

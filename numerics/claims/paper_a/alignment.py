@@ -59,8 +59,8 @@ def design(settings) -> tuple:
     (``Settings.params``, validated by ALIGNMENT_SPACE) at the design's d, trials and labels."""
     point = settings.point
     if not point:
-        return DESIGN[settings.mode]
-    base = DESIGN[settings.mode][0]
+        return settings.pick(**DESIGN)
+    base = settings.pick(**DESIGN)[0]
     params = {k: v for k, v in point.items() if k != "alpha0"}
     return (dict(base, name="point", params=params, alphas=(point["alpha0"],)),)
 
@@ -212,7 +212,7 @@ def population_rates(settings, ip: int, p: dict, loss: str) -> dict:
         model = SparseTokenModel(p["L"], p["R"], p["pi"], p["theta"], d=1)  # d is not used
         curves = alignment_curves(model, loss, RATE_ALPHAS, eta_w=p["eta_w"], eta_b=p["eta_b"],
                                   seed=settings.seed_sequence(RATE_KEY, "population", ip, loss),
-                                  **RATE_MC[settings.mode])
+                                  **settings.pick(**RATE_MC))
         cq, eq_ = _extrapolated(curves["q"])
         jack = np.array([_extrapolated(c)[0] for c in curves["q_jackknife"]])
         b = len(jack)
@@ -226,18 +226,18 @@ def population_rates(settings, ip: int, p: dict, loss: str) -> dict:
 def rate_experiment(settings, claim):
     rows, table = [], []
     dps = settings.dps
-    for ip, p in enumerate(RATE_POINTS[settings.mode]):
+    for ip, p in enumerate(settings.pick(**RATE_POINTS)):
         for loss in LOSSES:
             rc = rate_constants(loss, **p, dps=dps)
             pop = population_rates(settings, ip, p, loss)
             # allowance: Richardson error estimate + a float64 rounding floor of the estimate
             rows.append(Comparison(f"C[{loss}, point {ip}]", float(rc["C"]), pop["C"], pop["C_se"],
-                                   pop["C_err"] + 1e-12 * abs(pop["C"]), RATE_MC[settings.mode]["batches"]))
+                                   pop["C_err"] + 1e-12 * abs(pop["C"]), settings.pick(**RATE_MC)["batches"]))
             if loss == LOSSES[0]:  # C_w does not depend on the loss: one row
                 rows.append(Comparison(f"C_w[point {ip}]", float(rc["C_w"]), pop["C_w"], 0.0,
                                        pop["C_w_err"] + 1e-12 * abs(pop["C_w"])))
             table.append({"point": p, "loss": loss, "C": float(rc["C"]), "C_w": float(rc["C_w"]), **pop})
-    return rows, {"alphas": list(RATE_ALPHAS), **RATE_MC[settings.mode]}, {"table": table}
+    return rows, {"alphas": list(RATE_ALPHAS), **settings.pick(**RATE_MC)}, {"table": table}
 
 
 _rate_evaluate = RATE_EVALUATOR

@@ -75,7 +75,7 @@ def simulate(settings, alpha1: float, d: int, trials: int, n_test: int, labels: 
         B = _base()
         with threadpool_limits(1):
             return protocol_trials(B["L"], B["R"], B["pi"], B["theta"], d, attention_points(), alpha1,
-                                   SIZES[settings.mode]["lam"], (LOSS,), trials,
+                                   settings.pick(**SIZES)["lam"], (LOSS,), trials,
                                    settings.seed_sequence(CLAIM_ID, "sim", f"{alpha1:g}", d),
                                    eta_w=STEPS["eta_w"], eta_b=STEPS["eta_b"], beta=STEPS["beta"],
                                    labels=labels, n_test=n_test)
@@ -87,7 +87,7 @@ def theory(settings, model: str, eta_q: float, alpha1: float):
     from numerics.claims.paper_a.after_training import QUAD
     from numerics.theory.paper_a.protocol import solve_protocol
 
-    cfg, B = SIZES[settings.mode], _base()
+    cfg, B = settings.pick(**SIZES), _base()
     seed = int(settings.seed_sequence(CLAIM_ID, "qmc").generate_state(1)[0])
     _, _, res = solve_protocol(model=model, alpha1=alpha1, lam=cfg["lam"], loss=LOSS, eta_q=eta_q, L=B["L"],
                                R=B["R"], pi=B["pi"], theta=B["theta"], log2_points=cfg["log2_points"],
@@ -96,7 +96,7 @@ def theory(settings, model: str, eta_q: float, alpha1: float):
 
 
 def experiment(settings, claim):
-    cfg = SIZES[settings.mode]
+    cfg = settings.pick(**SIZES)
     d, d2 = cfg["d"], cfg["d"] // 2
     zc = z_critical(len(CURVES) * len(cfg["alphas"]))
     rows, table = [], []

@@ -89,7 +89,7 @@ def _rational(rng, scale=1.0):
 
 def _draw(settings, claim):
     """The random point and data set (exact rationals), from the claim's seed path."""
-    sizes = SIZES[settings.mode]
+    sizes = settings.pick(**SIZES)
     L, d, n0 = sizes["L"], sizes["d"], sizes["n0"]
     rng = claim.rng(settings, "point")
     beta = sp.Rational(int(rng.integers(5, 20)), 10)

@@ -90,7 +90,7 @@ def _simulate(settings, run: str) -> dict:
 
     from numerics.experiments.paper_a.protocol import protocol_trials
 
-    cfg = SIZES[settings.mode]
+    cfg = settings.pick(**SIZES)
     pi, points, losses, linear = RUNS[run]
     pts = tuple((a0, eq) for _, a0, eq in points)
     out = {}
@@ -116,7 +116,7 @@ def _theory(settings, run: str = "") -> dict:
     from numerics.claims.paper_a.after_training import QUAD
     from numerics.theory.paper_a.protocol import reported_query, solve_protocol
 
-    cfg = SIZES[settings.mode]
+    cfg = settings.pick(**SIZES)
     pi, points, losses, linear = RUNS[run]
     qmc_seed = int(settings.seed_sequence(CLAIM_ID, "qmc").generate_state(1)[0])
     common = dict(alpha1=STEP4["alpha1"], lam=STEP4["lam"], L=BASE["L"], R=BASE["R"], pi=pi,
@@ -171,7 +171,7 @@ def _orderings(sims, d, d2, zc) -> dict:
 
 
 def experiment(settings, claim):
-    cfg = SIZES[settings.mode]
+    cfg = settings.pick(**SIZES)
     d, d2 = cfg["d"], cfg["d"] // 2
     sims = {run: simulate(settings, run) for run in RUNS}
     theory = {run: _theory(settings, run) for run in RUNS}

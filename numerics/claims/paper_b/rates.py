@@ -59,17 +59,17 @@ def theory_slope(P: int, dps: int = 30) -> float:
     return _theory().exponent(P - 1, dps)
 
 
-def _grid(P: int, full: bool):
+def _grid(P: int):
     if P == 3:  # M = (n/3)^5: 1024 .. 32768 (1.5 decades)
         return dict(n_values=(12, 14, 16, 18, 20, 24), c=3.0)
     # P = 8: M = 1000 (n/11)^15: 1000 .. 37 300 (1.57 decades)
     return dict(n_values=(11, 12, 13, 14), c=11.0 / 1000 ** (1.0 / 15.0))
 
 
-def setup_for(P: int, d: int, full: bool, oracle: bool = True) -> RateSetup:
-    seeds = (48 if oracle else 10) if full else 20
+def setup_for(P: int, d: int, settings, oracle: bool = True) -> RateSetup:
+    seeds = settings.pick(20, 48 if oracle else 10)
     return RateSetup(P=P, d=d, r=1, N=4, sigma=0.5, seeds=seeds, oracle=oracle,
-                     n_test=20_000, restarts=2, **_grid(P, full))
+                     n_test=20_000, restarts=2, **_grid(P))
 
 
 def _problem(settings, P):
@@ -78,7 +78,7 @@ def _problem(settings, P):
 
 
 def _oracle_run(settings, P: int, d: int):
-    setup = setup_for(P, d, settings.full)
+    setup = setup_for(P, d, settings)
     ss = settings.seed_sequence(SEED_PATH, f"P{P}", f"d{d}")
     with threadpool_limits(1):
         res = run_rate_oracle_rb(setup, ss, problem=_problem(settings, P))
@@ -126,7 +126,8 @@ def _rows(settings, P, d, label):
 
 
 def _learnt_run(settings, P, d):
-    setup = setup_for(P, d, True, oracle=False)
+    """The learnt-A ERM (run in full mode only, at the full size)."""
+    setup = setup_for(P, d, settings, oracle=False)
     ss = settings.seed_sequence(SEED_PATH, "learnt", f"P{P}", f"d{d}")
     with threadpool_limits(1):
         res = run_rate(setup, ss, with_bias=False, problem=_problem(settings, P))
@@ -155,14 +156,14 @@ EXCESS_SIGMA = 0.05  # first-order regime: M N / sigma^2 >= 3.5e6 (docs/paper_b.
 EXCESS_D = (5, 30)
 
 
-def excess_setup(d: int, full: bool) -> RateSetup:
+def excess_setup(d: int, settings) -> RateSetup:
     """One M (spline dimension n = 16 full / 14 quick, M = (n/3)^5 = 4315 / 2213), small noise."""
-    return RateSetup(P=3, d=d, r=1, N=4, sigma=EXCESS_SIGMA, n_values=(16,) if full else (14,), c=3.0,
-                     seeds=96 if full else 24, oracle=False, n_test=20_000, restarts=2)
+    return RateSetup(P=3, d=d, r=1, N=4, sigma=EXCESS_SIGMA, n_values=settings.pick((14,), (16,)), c=3.0,
+                     seeds=settings.pick(24, 96), oracle=False, n_test=20_000, restarts=2)
 
 
 def _excess_run(settings, d):
-    setup = excess_setup(d, settings.full)
+    setup = excess_setup(d, settings)
     ss = settings.seed_sequence(SEED_PATH, "excess", f"d{d}")
     with threadpool_limits(1):
         res = run_rate(setup, ss, with_bias=False, problem=_problem(settings, 3))

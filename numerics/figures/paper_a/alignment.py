@@ -15,7 +15,7 @@ def figure(path, settings, progress=lambda it, label: it):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ip, des = 0, C.DESIGN[settings.mode][0]  # the ten-token point (the paper's setting in --full)
+    ip, des = 0, settings.pick(**C.DESIGN)[0]  # the ten-token point (the paper's setting in --full)
     p = des["params"]
     sims = C.simulate(settings)
     grid = np.geomspace(min(des["alphas"]) / 2, max(des["alphas"]) * 2, 25)

@@ -29,14 +29,14 @@ def figure1(path, settings, progress):
     from numerics.experiments.paper_a.sparse_token import SparseTokenModel
     from numerics.experiments.paper_a.sparse_token_erm import query_with_alignment, step4_trial
 
-    full = settings.full
-    lam = 1e-5 if full else 1e-2
-    d, trials = (1000, 8) if full else (300, 3)
-    a_line = np.geomspace(0.25, 8.0, 24 if full else 10)
-    a_pts = np.array([0.5, 1.0, 2.0, 4.0, 8.0]) if full else np.array([0.5, 2.0, 6.0])
+    pick = settings.pick
+    lam = pick(1e-2, 1e-5)
+    d, trials = pick((300, 3), (1000, 8))
+    a_line = np.geomspace(0.25, 8.0, pick(10, 24))
+    a_pts = np.array(pick([0.5, 2.0, 6.0], [0.5, 1.0, 2.0, 4.0, 8.0]))
     laws = {
         mo.name: (SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
-                                   ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=10 if full else 9,
+                                   ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=pick(9, 10),
                                    n_scrambles=4, seed=settings.seed) if mo.sees_q
                   else SE.linear_law(mo, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]))
         for mo in M.MODELS
@@ -119,10 +119,9 @@ def figure1_trained(path, settings, progress):
     from numerics.claims.paper_a import fig1_trained as C
     from numerics.theory.paper_a.protocol import protocol_curve
 
-    full = settings.full
-    cfg = C.SIZES[settings.mode]
+    cfg = settings.pick(**C.SIZES)
     lam, d, trials, a_pts = cfg["lam"], cfg["d"], cfg["trials"], cfg["alphas"]
-    a_line = np.geomspace(0.25, 8.0, 24 if full else 8)
+    a_line = np.geomspace(0.25, 8.0, settings.pick(8, 24))
     B = C._base()
     style = dict(zip(C.CURVES, (("C0", "-"), ("C3", "--"), ("C1", "-"), ("C2", "-"))))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))

@@ -47,8 +47,8 @@ def _k_grid(L):
 def figure_representation(path, settings, progress):
     """Oracle test error vs L for four signal scalings: pooled, vectorised, hard and softmax attention."""
     Ls_line = [int(x) for x in np.unique(np.round(np.geomspace(10, 10**6, 16)))]
-    Ls_sim = [10, 100, 1000] + ([10_000] if settings.full else [])
-    n_sim = 20_000 if settings.full else 4_000
+    Ls_sim = [10, 100, 1000] + settings.pick([], [10_000])
+    n_sim = settings.pick(4_000, 20_000)
     fig, axes = plt.subplots(1, len(SCALINGS), figsize=(4.2 * len(SCALINGS), 3.8), sharey=True)
     for ax, (name, th) in zip(axes, progress(list(SCALINGS.items()), "scalings")):
         pool = [float(ao.pool_error_at(th(L), L, R, PI, 15)) for L in Ls_line]
@@ -90,8 +90,8 @@ def figure_sharp_threshold(path, settings, progress):
     import mpmath
 
     log10s = [2, 4, 8, 16, 64, 10**4, 10**6]
-    rs = np.linspace(0.5, 1.6, 23 if settings.full else 12)
-    xs = np.linspace(-2.0, 3.0, 21 if settings.full else 11)
+    rs = np.linspace(0.5, 1.6, settings.pick(12, 23))
+    xs = np.linspace(-2.0, 3.0, settings.pick(11, 21))
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     for k in progress(log10s, "L = 10^k"):
         lnL = k * math.log(10)

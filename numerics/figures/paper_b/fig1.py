@@ -31,7 +31,7 @@ def _curve(settings, P, d, progress, learnt: bool):
     4 seeds on the first five M of the grid; full: 10 seeds, whole grid)."""
     from dataclasses import replace
 
-    setup = setup_for(P, d, settings.full, oracle=not learnt)
+    setup = setup_for(P, d, settings, oracle=not learnt)
     if not settings.full:
         setup = replace(setup, seeds=4, n_values=setup.n_values[:5]) if learnt else replace(setup, seeds=12)
     ss = settings.seed_sequence(SEED_PATH, "fig1", "learnt" if learnt else "oracle", f"P{P}", f"d{d}")
@@ -74,9 +74,9 @@ def figure1(path, settings, progress):
     b = {(f"$P = {P}$", P): _curve(settings, P, 5, progress, learnt=settings.full) for P in (3, 8)}
     c = {(f"$d = {d}$", 3): _curve(settings, 3, d, progress, learnt=True) for d in (1, 5, 30)}
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.4))
-    size = "10 seeds" if settings.full else "4 seeds"
+    size = settings.pick("4 seeds", "10 seeds")
     _panel(axes[0], a, r"(a) $\phi$-rate, $A = A^*$ (noise integrated out)")
-    _panel(axes[1], b, "(b) smoothness, $d = 5$ (" + ("learnt $A$" if settings.full else "$A = A^*$") + ")")
+    _panel(axes[1], b, "(b) smoothness, $d = 5$ (" + settings.pick("$A = A^*$", "learnt $A$") + ")")
     _panel(axes[2], c, f"(c) the paper's panel (a): $A$ learnt, {size}")
     fig.tight_layout()
     save(fig, path)
