@@ -125,12 +125,11 @@ def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> 
             "text": text, "ok": ok, "elapsed_s": time.perf_counter() - t0}
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+def _write_atomic(path: Path, text) -> None:
+    """``numerics.core.cache.write_atomic`` of ``text`` (str: UTF-8)."""
+    from numerics.core.cache import write_atomic
+
+    write_atomic(path, text.encode() if isinstance(text, str) else text)
 
 
 def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: int = 1,

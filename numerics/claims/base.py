@@ -154,6 +154,10 @@ class RowVerdict:
     n: int | None
 
 
+#: the one table of verdict names (status -> the word the CLI, the report and notebooks print)
+VERDICT_WORDS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
+
+
 @dataclass
 class Verdict:
     id: str
@@ -181,11 +185,16 @@ class Verdict:
         """``passed``, ``failed`` (a row outside its tolerance) or ``error`` (nothing judged)."""
         return "error" if self.error else "passed" if self.passed else "failed"
 
+    @property
+    def word(self) -> str:
+        """How every printer names the verdict (:data:`VERDICT_WORDS` of its status)."""
+        return VERDICT_WORDS[self.status]
+
     def __repr__(self) -> str:  # one line; the rows are in .rows, the table in _repr_html_
         zs = [abs(r.z) for r in self.rows if r.z is not None]
         zt = f", max|z|={max(zs):.2f}" if zs else ""
         mut = f", mutate={self.mutate:+g}" if self.mutate else ""
-        return (f"Verdict({self.id!r}, {'PASS' if self.passed else 'FAIL'}, {len(self.rows)} rows{zt}, "
+        return (f"Verdict({self.id!r}, {self.word}, {len(self.rows)} rows{zt}, "
                 f"{self.mode}, seed {self.seed}{mut})")
 
     def _repr_html_(self) -> str:  # notebooks render the verdict table
@@ -197,7 +206,7 @@ class Verdict:
             f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
             f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
             f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows)
-        word = "ERROR" if self.error else "PASS" if self.passed else "FAIL"
+        word = self.word
         if self.error:
             return f"<p><b>{word}</b> <code>{html.escape(self.id)}</code>: {html.escape(self.error)}</p>"
         return (f"<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "

@@ -163,7 +163,7 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
         elif verdict.error:
             click.echo(f"ERROR {claim.id:34s} {verdict.error}")
         else:
-            word = "PASS" if verdict.passed else "FAIL"
+            word = verdict.word
             if mutate:
                 word += " (mutation caught)" if not verdict.passed else " (mutation NOT caught)"
             zs = [abs(r.z) for r in verdict.rows if r.z is not None]

@@ -20,8 +20,14 @@ def _deriv(name: str):
     return import_module(f"derivations.paper_b.{name}")
 
 
+def _theory_module(name: str):
+    """``numerics.theory.paper_b.<name>``, imported on first use (it imports the derivations;
+    ``attncheck list`` should not pay for them).  The one lazy accessor of the Paper B claims."""
+    return import_module(f"numerics.theory.paper_b.{name}")
+
+
 def _th():
-    return import_module("numerics.theory.paper_b.identities")
+    return _theory_module("identities")
 
 
 def _equations(module: str):

@@ -4,13 +4,13 @@ Paper B claim gets its theory and its experiment, are in :mod:`numerics.claims.p
 """
 from __future__ import annotations
 
-from importlib import import_module
 
 import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.claims.paper_b._common import PAPER, _deriv, _equations, _mean_se, _precision, _sim, _th
+from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _mean_se, _precision, _sim, _th,
+                                             _theory_module)
 from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParamSpace
 
@@ -153,7 +153,7 @@ def _minimise_bound(beta: float, M: float) -> tuple[float, float]:
 
 
 def _rates():
-    return import_module("numerics.theory.paper_b.rates")
+    return _theory_module("rates")
 
 
 def _rate_numerics(settings):
@@ -205,7 +205,7 @@ def _rate_chain():
 
     from numerics.core.backends import Chain, Closed
 
-    RE = import_module("derivations.paper_b.rate_exponent")
+    RE = _deriv("rate_exponent")
     return Chain((RE.beta, RE.M), (Closed(RE.L, sp.log(RE.M)),),
                  (("exponent", RE.exponent()), ("K_star", RE.optimal_K()), ("K_M", RE.K_M),
                   ("rd_threshold", RE.threshold()), ("B_star", RE.b_star())))
@@ -222,7 +222,7 @@ def _statement_rate_exponent():
     """The statement of Theorem 3.1's rate in the derivation's own symbols (K, M, beta)."""
     import sympy as sp
 
-    RE = import_module("derivations.paper_b.rate_exponent")
+    RE = _deriv("rate_exponent")
     k_star = sp.Eq(sp.Symbol("K^*_M"), (2 * RE.beta * RE.M / sp.log(RE.M)) ** (1 / (2 * RE.beta + 1)))
     return (k_star, r"\min_K \Bigl(K^{-2\beta} + \frac{K \log M}{M}\Bigr) \asymp "
                     r"\Bigl(\frac{M}{\log M}\Bigr)^{-2\beta/(2\beta + 1)}, \qquad r d\, \frac{\log M}{M} "

@@ -27,11 +27,11 @@ last kept term) contains no theory value.  Every simulation is memoised
 """
 from __future__ import annotations
 
-import importlib
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.claims.paper_b._common import _deriv, _theory_module
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b.rates import (
@@ -41,13 +41,7 @@ from numerics.experiments.paper_b.rates import (
 
 
 def _theory():
-    """numerics.theory.paper_b.rates, imported on first use (it imports the derivations;
-    ``attncheck list`` should not pay for them)."""
-    return importlib.import_module("numerics.theory.paper_b.rates")
-
-
-def _deriv(name: str):
-    return importlib.import_module(f"derivations.paper_b.{name}")
+    return _theory_module("rates")
 
 
 PAPER_MEASURED = {3: -0.81, 8: -0.899}

@@ -20,13 +20,13 @@ simulation is memoised: a structural mutant recomputes only the theory.
 """
 from __future__ import annotations
 
-import importlib
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+from numerics.claims.paper_b._common import _deriv, _theory_module
 from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParameterError, ParamSpace
 from numerics.core.seeding import child
@@ -35,11 +35,7 @@ from numerics.experiments.paper_b.interacting_particles import bspline_link
 
 
 def _theory():
-    return importlib.import_module("numerics.theory.paper_b.schedules")
-
-
-def _deriv(name: str):
-    return importlib.import_module(f"derivations.paper_b.{name}")
+    return _theory_module("schedules")
 
 
 D, N = 5, 4
@@ -177,7 +173,7 @@ def _schedule_chain():
     """The variance slope a - 1 of the schedule K ~ M^a as a chain (no beta in it)."""
     from numerics.core.backends import Chain
 
-    RS = importlib.import_module("derivations.paper_b.rate_schedule")
+    RS = _deriv("rate_schedule")
     return Chain((RS.a,), (), (("variance_slope", RS.variance_slope_schedule()),))
 
 
