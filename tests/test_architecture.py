@@ -178,3 +178,13 @@ def test_discovery_lives_outside_core():
             elif isinstance(node, ast.alias) and node.name in ("walk_packages", "entry_points"):
                 walkers.append(f"{path.relative_to(ROOT)}: imports {node.name}")
     assert not walkers, "discovery inside numerics/core:\n" + "\n".join(walkers)
+
+
+#: the longest a module of numerics/ may grow before it is split along its seams
+MAX_LINES = 500
+
+
+def test_no_module_is_too_long():
+    long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / "numerics").rglob("*.py")
+                  if (n := len(p.read_text().splitlines())) > MAX_LINES)
+    assert not long, f"modules over {MAX_LINES} lines (split them along their seams):\n" + "\n".join(long)

@@ -234,7 +234,7 @@ def test_tangent_directions(d, r):
     """p = r(2d - r) - 1 Frobenius-orthonormal directions, orthogonal to A*, in the tangent
     space of the rank-r matrices (a curve A* + t E stays rank r to first order:
     (I - Pu) E (I - Pv) = 0)."""
-    from numerics.experiments.paper_b.rates import tangent_directions
+    from numerics.experiments.paper_b.parametric_excess import tangent_directions
 
     A = ip.interaction_matrix(np.random.default_rng(d + r), d, r, "dense")
     E = tangent_directions(A)
@@ -247,7 +247,7 @@ def test_tangent_directions(d, r):
 
 
 def test_averaged_parametric_features_match_loops():
-    from numerics.experiments.paper_b.rates import (
+    from numerics.experiments.paper_b.parametric_excess import (
         _averaged_parametric_features, _parametric_features, tangent_directions,
     )
 
@@ -265,7 +265,7 @@ def test_averaged_parametric_features_match_loops():
 def test_parametric_excess_is_the_tangent_dimension_for_two_tokens():
     """N = 2: Sigma = G over all features, so V_full - V_oracle = p = 2d - 2 (rank 1), up to
     the Monte Carlo difference between the population and test-pair Gram matrices."""
-    from numerics.experiments.paper_b.rates import parametric_prediction
+    from numerics.experiments.paper_b.parametric_excess import parametric_prediction
 
     setup = RateSetup(P=3, d=4, N=2, n_values=(8,), c=2.0, seeds=2, n_test=40_000)
     pred = parametric_prediction(setup, np.random.SeedSequence(6), M_pop=20_000, halves=2)

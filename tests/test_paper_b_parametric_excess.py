@@ -9,7 +9,8 @@ from scipy.integrate import dblquad, quad
 from derivations.paper_b import coercivity as CO
 from derivations.paper_b import parametric_excess as PE
 from numerics.theory.paper_b.rates import link_integrals, v_a
-from numerics.experiments.paper_b.rates import RateSetup, make_problem, parametric_prediction
+from numerics.experiments.paper_b.parametric_excess import parametric_prediction
+from numerics.experiments.paper_b.rates import RateSetup, make_problem
 
 
 def test_direction_trace_comes_from_the_coercivity_identity():

@@ -34,9 +34,10 @@ from numerics.claims.base import Claim, Comparison, memo
 from numerics.claims.paper_b._common import _deriv, _theory_module
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
+from numerics.experiments.paper_b.parametric_excess import parametric_prediction
 from numerics.experiments.paper_b.rates import (
     RateSetup, bootstrap_slope, first_order_prediction, loglog_slope, make_problem, oracle_slope,
-    parametric_prediction, run_rate, run_rate_oracle_rb,
+    run_rate, run_rate_oracle_rb,
 )
 
 
