@@ -82,3 +82,64 @@ def test_polish_mp_to_many_digits():
         assert all(abs(v) < mpmath.mpf(10) ** -45 for v in grad(r, b))
     bad = polish_mp(lambda r: [mpmath.mpf(1)], lambda r: [[mpmath.mpf(0)]], (0.0,), 20, [(None, None)])
     assert not bad.ok
+
+
+# --- the one solver package: every entry of the alias table answers with a typed Solution -------
+def _cube_root_system(x):
+    return [x[0] ** 3 - 2], [[3 * x[0] ** 2]]
+
+
+SOLVE_CASES = {
+    "newton": ((_cube_root_system, (True,)), dict(x0=[1.0])),
+    "damped": ((_cube_root_system, (False,)), dict(x0=[1.0])),
+    "rtsafe": ((lambda z: z**3 - 2, lambda z: 3 * z**2, 0.0, 3.0, 1e-14), dict(x0=1.0)),
+    "brent": ((lambda z: z**3 - 2, 0.0, 3.0), dict(xtol=1e-14)),
+    "increasing": ((lambda h, a: (h**3 - a, 3 * h**2 + 1e-300), (np.array([2.0, 2.0]),)), dict(x0=np.ones(2))),
+    "increasing-scalar": ((lambda h: (h**3 - 2, 3 * h**2),), dict(x0=1.0, tol=1e-15)),
+    "golden": ((lambda z: (z - 2 ** (1 / 3)) ** 2, 0.0, 3.0, 1e-9), {}),
+}
+
+
+@pytest.mark.parametrize("method", sorted(SOLVE_CASES))
+def test_every_solver_of_the_table_finds_the_cube_root(method):
+    from numerics.core.solve import SOLVERS, solve
+
+    assert method in SOLVERS
+    args, kw = SOLVE_CASES[method]
+    sol = solve(method, *args, **kw)
+    assert sol.ok and sol.iterations >= 1 and math.isfinite(sol.residual)
+    assert np.allclose(np.ravel(sol.value), 2 ** (1 / 3), rtol=1e-8)
+
+
+def test_the_solver_table_covers_every_solver():
+    from numerics.core.solve import SOLVERS
+
+    assert set(SOLVERS) == set(SOLVE_CASES) | {"mdnewton", "newton-ascent"}  # those two: below and above
+
+
+def test_mdnewton_reports_its_calls_and_residual():
+    from numerics.core.solve import solve
+
+    with mpmath.workdps(40):
+        sol = solve("mdnewton", lambda x: [x**3 - 2], lambda x: [[3 * x**2]], x0=[mpmath.mpf(1)],
+                    tol=mpmath.mpf(10) ** -70)
+        assert sol.ok and sol.iterations > 1
+        assert abs(sol.value[0] - mpmath.cbrt(2)) < mpmath.mpf(10) ** -35
+
+
+def test_solvers_fail_typed():
+    from numerics.core.solve import increasing_root, increasing_root_scalar, solve
+
+    with pytest.raises(ValueError, match="expected one of"):
+        solve("secant", lambda z: z, x0=0.0)
+    with pytest.raises(SolveError) as err:
+        solve("brent", lambda z: z**2 + 1, -1.0, 1.0)
+    assert err.value.solution.result is RESULTS.no_bracket
+    sol = solve("newton", lambda x: ([x[0] ** 2 + 1], [[2 * x[0]]]), (False,), x0=[0.5], max_steps=5, throw=False)
+    assert not sol.ok
+    with pytest.raises(SolveError):
+        _ = sol.value
+    with pytest.raises(SolveError, match="proximal points did not converge"):
+        increasing_root(lambda h, a: (h**3 - a, 3 * h**2 + 1e-300), (np.array([2.0, 3.0]),), np.ones(2), max_iter=1)
+    with pytest.raises(SolveError, match="not bracketed"):
+        increasing_root_scalar(lambda h: (mpmath.mpf(-1), mpmath.mpf(0)), mpmath.mpf(0), tol=1e-10, max_expand=5)
