@@ -75,7 +75,7 @@ def test_link_integrals_against_scipy():
 
 @pytest.mark.parametrize("d", [5, 30])
 def test_closed_form_matches_monte_carlo_trace(d):
-    """V_full - V_oracle of paper_b_rates.parametric_prediction (numerical tangent basis,
+    """V_full - V_oracle of parametric_excess.parametric_prediction (numerical tangent basis,
     populations of simulated tokens, no use of the closed form) agrees with V_A to within its
     Monte Carlo error (2 populations; 4 se, plus 2 % for the test-pair vs population Gram)."""
     setup = RateSetup(P=3, d=d, N=4, n_values=(14,), c=3.0, seeds=2)

@@ -8,7 +8,7 @@ Two uses (docs/paper_b.md, "B.rate.holder_edge" and "B.rate.schedule_not_exponen
 * a spline link inside the estimator's space (the knots of phi* on the estimator's grid): the
   bias is zero, and the slope follows the schedule's variance term.
 
-Everything reuses the oracle machinery of ``paper_b_rates`` (noise integrated out given the
+Everything reuses the oracle machinery of ``numerics.experiments.paper_b.rates`` (noise integrated out given the
 design, pre-asymptotic prediction from the estimator's Gram matrices, bootstrap over seeds);
 this module only fixes explicit (K, M) grids and takes the link as an argument.  It never
 imports ``derivations``: the claim compiles phi* and passes it in.
