@@ -261,10 +261,10 @@ def _cor2_experiment(settings, claim):
 
 
 def _cor2_space():
-    from numerics.core.params import L as LP, PI, R as RP, THETA, ParamSpace, r_le_l
+    from numerics.core.params import ParamSpace
+    from numerics.experiments.simulators.sparse_token import L as LP, PI, R as RP, THETA
 
-    return ParamSpace((LP.with_default(10), RP.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)),
-                      (r_le_l,))
+    return ParamSpace((LP.with_default(10), RP.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)))
 
 
 def _cor2_equations():

@@ -27,7 +27,7 @@ import mpmath
 from derivations.paper_a import capacity as dcap
 from numerics.claims.base import Claim, Comparison, z_critical
 from numerics.claims.paper_a import capacity as cap
-from numerics.core.params import ParamSpace, r_le_l
+from numerics.core.params import ParamSpace
 from numerics.core.results import SolveError
 from numerics.core.seeding import seed_sequence
 from numerics.theory.paper_a import capacity as ncap
@@ -50,7 +50,6 @@ DIFF_ROWS = ("upper: alpha*_A - alpha*_vec (theta=6)", "lower: alpha*_pool - alp
 PARAM_SPACE = ParamSpace(
     tuple(p.with_default(UPPER["theta"]) if p.name == "theta" else p
           for p in ncap.ATTENTION_SPACE.params),
-    (r_le_l,),
 )
 
 
