@@ -66,6 +66,7 @@ def test_help_lists_free_and_fixed_parameters():
         text = " ".join(out.output.split())
         assert "A.thm3.q2_cosine: free: L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta; fixed: d (" in text
         assert "an integer in [1, L]" in text and "built-in design only" in text
+        assert "A.grad.q2: an exact identity" in text and "no reason declared" not in text
 
 
 def test_a_mutant_is_found_confirmed_and_reproduced():

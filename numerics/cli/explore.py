@@ -14,16 +14,17 @@ from numerics import registry
 def point_help():
     """The claims that take a parameter point (verify --param, explore): each one's free
     parameters with their ranges, and the parameters it does not take free with the reason."""
-    rows, design = [], []
+    rows, design = [], {}
     for c in registry.claims().values():
         space = getattr(c, "point_space", None)
         if space is None:
-            design.append(c.id)
+            design.setdefault(getattr(c, "design_only", "") or "(no reason declared)", []).append(c.id)
             continue
         rows.append(f"{c.id}: {space.free_text()}")
         rows += [f"  {p['name']:8s} default {p['default']!s:6s} {p['range']}" for p in space.describe()]
-    rows.append("every other claim runs at its built-in design only (no --param): " + ", ".join(design))
-    return [("Claims that take --param (free parameters; fixed ones and why)", rows, 4)]
+    out = [("Claims that take --param (free parameters; fixed ones and why)", rows, 4)]
+    rows = [f"{', '.join(ids)}: {why}" for why, ids in design.items()]
+    return out + [("Claims at their built-in design only (no --param), and why", rows, 4)]
 
 
 def _point_text(point: dict) -> str:

@@ -21,6 +21,9 @@ import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
 from numerics.core.backends import Evaluator, chain_evaluator
 from numerics.core.params import Param, ParamSpace
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
@@ -404,6 +407,7 @@ COUNTEREXAMPLE_SPACE = ParamSpace((
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.forward.linearity",
         statement_eq=r"R_g[X]_i = \frac{1}{N - 1} \sum_{j \ne i} g(X_i, X_j) \quad \text{is linear in } g, \qquad (R^* v)(X_i, X_j) = v_i \\ \mathbb{E}\langle R_g, v\rangle = \bigl\langle g,\ \mathbb{E}[v_1 \mid X_1, X_2]\bigr\rangle_\rho",
         paper=PAPER,
@@ -426,6 +430,7 @@ CLAIMS = [
         outputs=("B.forward.operator", "B.forward.adjoint"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.identity",
         statement_eq=r"\mathbb{E}|R_h[X]_1|^2 = \frac{1}{N - 1}\,\mathbb{E}\, h(X_1, X_2)^2 + \frac{N - 2}{N - 1}\,\mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] \\ \mathcal{E}_\infty(g) - \mathcal{E}_\infty(g^*) = \mathbb{E}|R_h[X]_1|^2, \qquad h = g - g^*",
         paper=PAPER,
@@ -444,6 +449,7 @@ CLAIMS = [
         outputs=("B.coercivity.identity",),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.conditionally_iid",
         statement_eq=r"X_j = c Z + W_j: \qquad \mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] = \mathbb{E}\bigl[\mathbb{E}[h(X_1, X_2) \mid X_1, Z]^2\bigr] \ge 0 \\ \mathbb{E}|R_h[X]_1|^2 \ge \frac{1}{N - 1}\, \|h\|_\rho^2",
         paper=PAPER,
@@ -458,6 +464,7 @@ CLAIMS = [
         outputs=("B.coercivity.cross_value", "B.coercivity.identity"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.counterexample",
         statement_eq=r"N = 3,\ X \text{ a permutation of } \{a, b, c\},\ h(x, y) = f(y): \qquad \mathbb{E}|R_h|^2 = \frac{1}{6} < \frac{\|h\|_\rho^2}{N - 1} = \frac{1}{3} \\ \inf_{h} \frac{\mathbb{E}|R_h|^2}{\|h\|_\rho^2} = \frac{1}{N - 1}\, \frac{k - N}{k - 2} \quad (\text{the first } N \text{ of } k \text{ exchangeable tokens})",
         paper=PAPER,

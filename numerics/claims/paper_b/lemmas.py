@@ -10,6 +10,9 @@ import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "an identity or bound checked on the design's laws and kernels (the exponent claim: a closed form, with eval); its inputs are not a point of a declared space"
 from numerics.claims.paper_b._common import PAPER, _deriv, _equations, _mean_se, _precision, _sim, _th
 from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParamSpace
@@ -230,6 +233,7 @@ def _statement_rate_exponent():
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.lemma41.projection",
         statement_eq=r"\|\hat g - g^*\|_\rho^2 = \|\hat\psi - \phi^*\|_{p_U}^2 + \mathbb{E}\bigl(\hat g - \hat\psi(U)\bigr)^2 \ge \|\hat\psi - \phi^*\|_{p_U}^2, \qquad \hat\psi(u) = \mathbb{E}[\hat g \mid U = u]",
         paper=PAPER,
@@ -248,6 +252,7 @@ CLAIMS = [
         outputs=("B.lemma41.pythagoras", "B.lemma41.bins"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.kl.bound",
         statement_eq=r"\mathrm{KL}(P_{g_1}^M \,\|\, P_{g_2}^M) = \frac{M}{2\sigma^2} \sum_{i} \mathbb{E}|R_{g_1 - g_2}[X]_i|^2 \le \frac{M N}{2\sigma^2}\, \|g_1 - g_2\|_\rho^2",
         paper=PAPER,
@@ -264,6 +269,7 @@ CLAIMS = [
         outputs=("B.kl.gaussian",),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.exponent",
         statement_eq=lambda: _statement_rate_exponent(),
         paper=PAPER,
