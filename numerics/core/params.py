@@ -82,7 +82,7 @@ class Param:
         text = f"{what} in {left}{end(self.lo, '-inf')}, {end(self.hi, 'inf')}{right}"
         if values is not None and self.depends and all(n in values for n in self.depends):
             lo, hi = self.bounds(values)
-            text += f" = {left}{'-inf' if lo is None else lo!r}, {'inf' if hi is None else hi!r}{right}"
+            text += f" = {left}{'-inf' if lo is None else repr(lo)}, {'inf' if hi is None else repr(hi)}{right}"
         return text
 
     def _check(self, value, raw, values: Mapping | None) -> None:
@@ -174,8 +174,14 @@ class Param:
                              allow_infinity=False)
             def inside(v):
                 return (lo < v if self.lo_open else lo <= v) and (v < hi if self.hi_open else v <= hi)
-            grid = sorted({float(x) / 2 for x in range(math.ceil(2 * lo), math.floor(2 * hi) + 1)}, key=abs)
-            simple = [v for v in (self.default, *grid[:8]) if v is not None and inside(float(v))]
+            if lo <= 0 <= hi:  # the halves nearest 0 inside the range, few of them
+                grid = [k / 2 * sign for k in range(9) for sign in ((1,) if k == 0 else (1, -1))]
+            elif lo > 0:
+                grid = [math.ceil(2 * lo) / 2 + k / 2 for k in range(8)]
+            else:
+                grid = [math.floor(2 * hi) / 2 - k / 2 for k in range(8)]
+            grid = [g for g in grid if inside(g)][:8]
+            simple = [v for v in (self.default, *grid) if v is not None and inside(float(v))]
             simple = [float(v) for v in dict.fromkeys(simple)]
         if not prefer_simple or not simple:
             return base

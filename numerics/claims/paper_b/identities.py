@@ -25,7 +25,7 @@ from numerics.claims.base import Claim, Comparison, memo
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
 from numerics.core.backends import Evaluator, chain_evaluator
-from numerics.core.params import Param, ParamSpace
+from numerics.core.params import Dep, Param, ParamSpace
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
                                           _rounding_allowance, _sim, _th)
 
@@ -240,17 +240,12 @@ def _identity_chain():
     return Chain((co.N, co.m2, co.c), (), (("coef_m2", cm), ("coef_cross", cc), ("E|R_h|^2", co.identity())))
 
 
-def _c_within_m2(values):
-    if "c" in values and "m2" in values and abs(values["c"]) > values["m2"]:
-        return f"parameter c: must satisfy |c| <= m2 = {values['m2']} (Cauchy-Schwarz), got {values['c']}"
-    return None
-
-
 IDENTITY_SPACE = ParamSpace((
-    Param("N", int, 2, None, doc="tokens per sample, >= 2", default=3),
-    Param("m2", float, 0.0, None, doc="E h(X1,X2)^2 >= 0", default=1.0),
-    Param("c", float, None, None, doc="cross moment E h(X1,X2)h(X1,X3), |c| <= m2", default=0.0),
-), (_c_within_m2,))
+    Param("N", int, 2, None, doc="tokens per sample, >= 2", default=3, typical=(2, 200)),
+    Param("m2", float, 0.0, None, doc="E h(X1,X2)^2 >= 0", default=1.0, typical=(0.0, 10.0)),
+    Param("c", float, Dep(("m2",), lambda v: -v["m2"], "-m2"), "m2", default=0.0,
+          doc="cross moment E h(X1,X2)h(X1,X3), |c| <= m2 (Cauchy-Schwarz)"),
+))
 
 
 # ==================================================================== conditionally i.i.d.
@@ -393,16 +388,10 @@ def _counterexample(ctx, params):
     return _counterexample_chain(params["k"] == params["N"]).run(ctx, [params["N"], params["k"]])
 
 
-def _k_ge_n(values):
-    if "k" in values and "N" in values and values["k"] < values["N"]:
-        return f"parameter k: must be an integer >= N = {values['N']}, got {values['k']}"
-    return None
-
-
 COUNTEREXAMPLE_SPACE = ParamSpace((
-    Param("N", int, 3, None, doc="tokens per sample, >= 3", default=3),
-    Param("k", int, 3, None, doc="number of distinct values in the urn, k >= N", default=3),
-), (_k_ge_n,))
+    Param("N", int, 3, None, doc="tokens per sample, >= 3", default=3, typical=(3, 60)),
+    Param("k", int, "N", None, doc="number of distinct values in the urn, k >= N", default=3, typical=(3, 100)),
+))
 
 
 CLAIMS = [

@@ -214,8 +214,8 @@ def _rate_chain():
 
 
 RATE_SPACE = ParamSpace((
-    Param("beta", float, 0.0, None, lo_open=True, doc="Hölder smoothness beta > 0", default=2.0),
-    Param("M", float, 1.0, None, lo_open=True, doc="number of samples M > 1", default=1e4),
+    Param("beta", float, 0.0, None, lo_open=True, doc="Hölder smoothness beta > 0", default=2.0, typical=(0.05, 20.0)),
+    Param("M", float, 1.0, None, lo_open=True, doc="number of samples M > 1", default=1e4, typical=(1.5, 1e12)),
 ))
 
 
