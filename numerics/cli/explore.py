@@ -71,7 +71,20 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
             extra = f": {run.screen['error']}"
         click.echo(f"  {run.stage:8s} {run.claim_id} at {_point_text(run.params)}: {run.verdict}{extra}", err=True)
 
-    with requested():
+    from numerics.claims.runner import estimate
+    from numerics.core import resources
+    from numerics.core.tasks import reporting
+    from numerics.cli.app import _check_cost
+    from numerics.cli.verify import _trial_progress
+
+    if resources.explicit():  # an explicit --max-time or --max-memory: priced as verify, per screen run
+        seconds, _, _ = estimate(chosen, settings, use_cache=False)
+        from dataclasses import replace
+
+        cost = resources.verify_cost(seconds * examples, len(chosen) * examples, workers)
+        _check_cost(replace(cost, knobs=("--examples", "the number of claims"),
+                            what=f"explore of {len(chosen)} claims at {examples} points"))
+    with requested(), reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
         found = X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
                           workers=workers, max_shrinks=shrinks, on_point=shown)
     ok = True
