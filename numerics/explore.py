@@ -91,14 +91,13 @@ def _seed(root: int, *path) -> int:
     return int(seed_sequence(root, *path).generate_state(1)[0])
 
 
-def _run(claim, point: dict, mode: str, seed: int, dps: int, workers: int, use_cache: bool, on_start=None):
+def _run(claim, point: dict, mode: str, seed: int, dps: int, workers: int, use_cache: bool):
     """The claim's verify at ``point``: (evidence, settings), through the request layer and runner."""
     from numerics import requests as Q
     from numerics.claims.runner import collect_all
 
     settings = Q.point_settings([claim], Q.settings(mode, seed, dps), point)
-    (_, evidence, _), = list(collect_all([claim], settings, workers=workers, use_cache=use_cache,
-                                         on_start=on_start))
+    (_, evidence, _), = list(collect_all([claim], settings, workers=workers, use_cache=use_cache))
     return evidence, settings
 
 
