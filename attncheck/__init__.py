@@ -36,6 +36,7 @@ Functions:
 * :func:`sweep` — a claim's closed form or a problem's solve over a grid (``attncheck sweep``);
 * :func:`figure` — a figure of a paper, or a drawn sweep (``attncheck figure``);
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
+* :func:`explore` — a claim's verify at points drawn from its parameter domain (``attncheck explore``);
 * :func:`power` — the claim under each structural mutant of its derivation;
 * :func:`equations`, :func:`latex` — the claim's equations;
 * :func:`report` — the verification report, HTML or PDF (``attncheck report``);
@@ -48,8 +49,8 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "figure", "latex", "power", "report", "simulate",
-           "solve", "sweep", "verify"]
+__all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
+           "simulate", "solve", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -87,6 +88,24 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
         v.details = {**v.details, "cached": cached}
         out.append(v)
     return out
+
+
+def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str = "quick", workers: int = 1,
+            shrinks: int = 8) -> list:
+    """``attncheck explore``: for each claim that takes a parameter point (all such if None),
+    hypothesis draws ``examples`` points of its domain (seeded by ``seed``); each point runs the
+    claim's verify, a failing one is confirmed at full size with a fresh seed, and a confirmed
+    failure is shrunk to a minimal point (``numerics.explore``).  Returns one
+    :class:`numerics.explore.Exploration` per claim (``.passed``, ``.minimal``, ``.command``,
+    ``.runs`` with every point's verdict and seed paths)."""
+    from numerics import explore as X
+    from numerics import requests as Q
+
+    chosen = Q.explore_request(ids, examples, shrinks)
+    settings = Q.settings(mode, seed)
+    Q.workers(workers)
+    return X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
+                     workers=workers, max_shrinks=shrinks)
 
 
 def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps: int = 30):

@@ -19,6 +19,7 @@ from numerics.core.backends import agree_digits, evalf_reference
 from numerics.claims.paper_a import representation as cl
 from numerics.core.params import ParameterError
 from numerics.experiments.paper_a import representation as sim
+from numerics.experiments.paper_a.sparse_token import PI
 
 
 # --- linear baselines: symbolic -------------------------------------------------------------
@@ -98,14 +99,14 @@ def test_invalid_parameters():
         ao.softmax_error_rb(np.random.default_rng(0), 10, 1, 0.5, 1.0, 0.0, 10)
 
 
-@given(S1=st.floats(0.05, 8.0), dS=st.floats(0.01, 3.0), pi=st.floats(0.02, 0.98))
+@given(S1=st.floats(0.05, 8.0), dS=st.floats(0.01, 3.0), pi=PI.strategy({}))
 def test_pooled_error_decreases_in_snr_and_is_below_trivial(S1, dS, pi):
     e1, e2 = ao.pool_error_np(S1, pi), ao.pool_error_np(S1 + dS, pi)
     assert e2 <= e1 + 1e-15
     assert e1 <= min(pi, 1 - pi) + 1e-15
 
 
-@given(S=st.floats(0.05, 8.0), pi=st.floats(0.02, 0.98))
+@given(S=st.floats(0.05, 8.0), pi=PI.strategy({}))
 def test_pooled_error_symmetric_in_prior(S, pi):
     assert ao.pool_error_np(S, pi) == pytest.approx(ao.pool_error_np(S, 1 - pi), rel=1e-9, abs=1e-15)
 
@@ -366,7 +367,7 @@ def test_hardmax_error_decreases_in_theta(th1, dth):
 
 
 @settings(max_examples=10)
-@given(S=st.floats(0.05, 4.0), pi=st.floats(0.05, 0.95))
+@given(S=st.floats(0.05, 4.0), pi=PI.strategy({}))
 def test_vec_lower_bound_is_below_the_pooled_error(S, pi):
     # pooling is a linear rule under the uniform law (C = 1): the bound must not exceed it
     assert ao.vec_lower_bound(S, pi, C=1.0, R=1) <= float(ao.pool_error_np(S, pi)) + 1e-9

@@ -90,11 +90,12 @@ def test_cross_moment_form_is_psd_for_ciid_laws_and_indefinite_for_a_permutation
     assert C.is_indefinite
 
 
-@given(st.integers(2, 200), st.floats(0.01, 10), st.floats(-1, 1), st.sampled_from([15, 30, 50]))
+@given(CLAIM["B.coercivity.identity"].param_space.draw(), st.sampled_from([15, 30, 50]))
 @settings(max_examples=15)
-def test_identity_evaluator_agrees_with_evalf(N, m2, frac, dps):
+def test_identity_evaluator_agrees_with_evalf(point, dps):
     claim = CLAIM["B.coercivity.identity"]
-    values = claim.param_space.validate({"N": N, "m2": m2, "c": frac * m2})
+    values = claim.param_space.validate(point)
+    N = values["N"]
     out = claim.evaluate(values, dps)
     ref = evalf_reference(co.identity(), {co.N: N, co.m2: values["m2"], co.c: values["c"]}, dps)
     assert agree_digits(out["E|R_h|^2"], ref) >= dps - 1 or abs(out["E|R_h|^2"] - ref) < mpmath.mpf(10) ** (-dps)
@@ -134,11 +135,12 @@ def test_worst_ratio_closed_form_and_exact_search():
     assert float(exact) == pytest.approx(claims_mod._urn_min_ratio(4, [0, 0, 1, 1, 2])[0], abs=1e-12)
 
 
-@given(st.integers(3, 60), st.integers(0, 40), st.sampled_from([20, 40]))
+@given(CLAIM["B.coercivity.counterexample"].param_space.draw(), st.sampled_from([20, 40]))
 @settings(max_examples=15)
-def test_counterexample_evaluator(N, extra, dps):
+def test_counterexample_evaluator(point, dps):
     claim = CLAIM["B.coercivity.counterexample"]
-    out = claim.evaluate(claim.param_space.validate({"N": N, "k": N + extra}), dps)
+    N, extra = point["N"], point["k"] - point["N"]
+    out = claim.evaluate(claim.param_space.validate(point), dps)
     if extra == 0:
         assert out["min_ratio"] == 0 and out["null_dimension"] == N * (N - 2)
     else:
@@ -149,7 +151,7 @@ def test_counterexample_evaluator(N, extra, dps):
 
 def test_counterexample_param_space():
     space = CLAIM["B.coercivity.counterexample"].param_space
-    with pytest.raises(ParameterError, match="parameter k"):
+    with pytest.raises(ParameterError, match=r"parameter k: must be an integer in \[N, inf\) = \[5, inf\), got 4"):
         space.validate({"N": 5, "k": 4})
 
 
@@ -201,11 +203,12 @@ def test_rate_symbolic_steps():
             assert abs(sp.N(opt - closed, 30)) < 1e-25
 
 
-@given(st.floats(0.05, 20), st.floats(1.5, 1e12), st.sampled_from([15, 30, 50]))
+@given(CLAIM["B.rate.exponent"].param_space.draw(), st.sampled_from([15, 30, 50]))
 @settings(max_examples=20)
-def test_rate_evaluator_agrees_with_evalf(beta, M, dps):
+def test_rate_evaluator_agrees_with_evalf(point, dps):
     claim = CLAIM["B.rate.exponent"]
-    values = claim.param_space.validate({"beta": beta, "M": M})
+    values = claim.param_space.validate(point)
+    beta, M = values["beta"], values["M"]
     out = claim.evaluate(values, dps)
     assert agree_digits(out["exponent"], evalf_reference(re_.exponent(), {re_.beta: beta}, dps)) >= dps - 1
     # evalf_reference substitutes high-precision Floats (not Rationals: Pow(huge Rational, p/q)

@@ -4,12 +4,11 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from numerics.core.params import (
-    ALPHA0, L, PI, R, THETA, Param, ParameterError, ParamSpace, parse_assignments, r_le_l,
-)
+from numerics.core.params import Dep, Param, ParameterError, ParamSpace, parse_assignments
+from numerics.experiments.paper_a.sparse_token import ALPHA0, L, PI, R, THETA
 
 SPACE = ParamSpace((L.with_default(10), R.with_default(3), PI.with_default(0.2), THETA.with_default(6.0),
-                    ALPHA0.with_default(1.0)), (r_le_l,))
+                    ALPHA0.with_default(1.0)))
 
 
 @pytest.mark.parametrize(
@@ -54,7 +53,7 @@ def test_open_unit_interval(x):
             PI.parse(x)
 
 
-@given(st.integers(-5, 50), st.integers(-5, 50))
+@given(st.integers(-5, 50), st.integers(-5, 50))  # out-of-domain values too: not a draw()
 def test_r_at_most_l(r, l):
     if l >= 2 and 1 <= r <= l:
         assert SPACE.validate({"L": l, "R": r})["R"] == r
@@ -65,3 +64,55 @@ def test_r_at_most_l(r, l):
 
 def test_range_text():
     assert Param("x", float, 0, 1, True, False).range_text() == "a real number in (0, 1]"
+
+
+# --- dependent endpoints --------------------------------------------------------------------------
+def test_dependent_endpoint_error_names_the_actual_range():
+    with pytest.raises(ParameterError) as info:
+        SPACE.validate({"L": "6", "R": "8"})
+    assert str(info.value) == "parameter R: must be an integer in [1, L] = [1, 6], got '8'"
+    assert SPACE["R"].range_text() == "an integer in [1, L]"
+    assert SPACE.describe()[1]["range"] == "an integer in [1, L]"
+
+
+def test_a_computed_dependent_endpoint():
+    space = ParamSpace((Param("n", int, 2, 50, default=5),
+                        Param("k", int, 0, Dep(("n",), lambda v: v["n"] - 1, "n-1"), default=1),
+                        Param("t", float, Dep(("k",), lambda v: -v["k"], "-k"), "k", default=0.0)))
+    assert space.validate({"n": 3, "k": 2, "t": -2}) == {"n": 3, "k": 2, "t": -2.0}
+    with pytest.raises(ParameterError, match=r"parameter k: must be an integer in \[0, n-1\] = \[0, 2\], got 3"):
+        space.validate({"n": 3, "k": 3})
+    with pytest.raises(ParameterError, match=r"parameter t: must be a real number in \[-k, k\] = \[-1, 1\]"):
+        space.validate({"t": 1.5})
+    with pytest.raises(ValueError, match="declared before"):
+        ParamSpace((Param("k", int, 0, "n"), Param("n", int, 1)))
+
+
+def test_fixed_parameters_are_named_with_their_reason():
+    space = ParamSpace((L.with_default(4),), fixed=(("d", "set by --quick/--full"),))
+    assert space.free_text() == "free: L; fixed: d (set by --quick/--full)"
+    with pytest.raises(ParameterError, match=r"not free here: d \(set by --quick/--full\)"):
+        space.validate({"d": 10})
+
+
+# --- draw(): points of the declared domain ---------------------------------------------------------
+@given(SPACE.draw())
+def test_draw_respects_the_declaration(point):
+    assert SPACE.validate(point) == point
+    assert isinstance(point["L"], int) and isinstance(point["R"], int) and 1 <= point["R"] <= point["L"]
+
+
+def test_draw_prefers_the_defaults_and_shrinks_to_them():
+    from hypothesis import find
+
+    assert find(SPACE.draw(), lambda p: True) == SPACE.defaults()
+    small = find(SPACE.draw(), lambda p: p["R"] >= 5)  # shrinks the others to their defaults
+    assert small["R"] == 5 and {k: v for k, v in small.items() if k not in ("R", "L")} == {
+        k: v for k, v in SPACE.defaults().items() if k not in ("R", "L")}
+    assert find(SPACE.draw(prefer_simple=False), lambda p: True)["L"] == 2  # the domain's simplest
+
+
+def test_draw_pins_fixed_values():
+    from hypothesis import find
+
+    assert find(SPACE.draw(fixed={"L": 3}), lambda p: p["R"] == 3)["L"] == 3

@@ -319,6 +319,8 @@ class Claim:
     outputs: Sequence[str] = ()
     statement_eq: object = None
     point_space: object | None = None
+    #: a claim without a ``point_space``: why it runs at its built-in design only (``verify --help``)
+    design_only: str = ""
     max_dps: int = MAX_DPS
     uses_dps: bool = True
     #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of

@@ -22,6 +22,6 @@ cache), ``evaluate`` (eval, solve), ``outputs`` (latex, report, sweep, figure, b
 from __future__ import annotations
 
 from numerics.cli.app import DEFAULT_SEED, main  # noqa: F401
-from numerics.cli import evaluate, outputs, verify  # noqa: F401,E402  (registers the subcommands)
+from numerics.cli import evaluate, explore, outputs, verify  # noqa: F401,E402  (registers the subcommands)
 
 __all__ = ["main", "DEFAULT_SEED"]

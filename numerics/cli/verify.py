@@ -6,7 +6,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
+from numerics.cli.app import (_Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
                               judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
 
 
@@ -65,7 +65,7 @@ def _row_text(r) -> str:
     )
 
 
-@main.command()
+@main.command(cls=_Listed, lister=lambda: __import__("numerics.cli.explore", fromlist=["x"]).point_help())
 @click.argument("ids", nargs=-1)
 @mode_options
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")

@@ -20,6 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "its rows are curves over alpha1 at the design's setting and query (d and trials sized per alpha1); a single point is not a curve"
 from numerics.core.tasks import track
 from numerics.theory.paper_a.certify import COR2
 from numerics.theory.paper_a import models as M
@@ -213,6 +216,7 @@ def _equations():
 
 def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str) -> Claim:
     return Claim(
+        design_only=DESIGN_ONLY,
         id=f"A.{'thm4' if M.model(model).sees_q else 'thm5'}.{model}_"
            f"{'test_error' if quantity == 'test' else 'train_loss'}",
         paper="A", reference=ref, statement=statement, experiment=_experiment(model, quantity),
@@ -267,10 +271,10 @@ def _cor2_experiment(settings, claim):
 
 
 def _cor2_space():
-    from numerics.core.params import L as LP, PI, R as RP, THETA, ParamSpace, r_le_l
+    from numerics.core.params import ParamSpace
+    from numerics.experiments.paper_a.sparse_token import L as LP, PI, R as RP, THETA
 
-    return ParamSpace((LP.with_default(10), RP.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)),
-                      (r_le_l,))
+    return ParamSpace((LP.with_default(10), RP.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)))
 
 
 def _cor2_equations():
@@ -373,7 +377,7 @@ CLAIMS = [
           r"E^{\mathrm{vec}}_{\mathrm{test}}(d) = E^{\mathrm{pool}}_{\mathrm{test}}(L d) \quad \text{(the pooled-type equations in dimension } L d\text{)}"),
     _make("vec", "train", "Paper A Thm 5", "vectorised linear model: training loss = self-consistent equations",
           r"\mathcal{L}^{\mathrm{vec}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the vectorised equations}"),
-    Claim(id="A.cor2.ridgeless_rate", paper="A", reference="Paper A Cor 2",
+    Claim(design_only=DESIGN_ONLY, id="A.cor2.ridgeless_rate", paper="A", reference="Paper A Cor 2",
           statement_eq=r"E_{\mathrm{test}}(\alpha_1) - E_\infty \sim \frac{C_1}{\alpha_1} \quad (\lambda \to 0,\ \alpha_1 \to \infty), \qquad E_\infty^{\mathrm{vec}} = E_\infty^{\mathrm{pool}}, \quad C_1^{\mathrm{vec}} = L\, C_1^{\mathrm{pool}}",
           statement="square loss, lambda -> 0: test error - E_inf ~ C1/alpha1; pooled and vectorised share "
                     "E_inf, and C1_vec = L C1_pool (checked against finite-d ridgeless least squares)",
@@ -387,7 +391,7 @@ CLAIMS = [
                    "A.erm.eq_Q:drop_m2", "A.erm.prox:factor2", "A.erm.test_error:sqrt2",
                    "A.law.vec.mu:over_L", "A.law.vec.dim:one", "A.law.pool.sigma2:unaveraged"),
           outputs=("A.erm.test_error",)),
-    Claim(id="A.attention_vs_linear", paper="A", reference="Paper A Cor 2 / discussion",
+    Claim(design_only=DESIGN_ONLY, id="A.attention_vs_linear", paper="A", reference="Paper A Cor 2 / discussion",
           statement_eq=r"\operatorname{sign}\bigl(E_{A}(s_q) - E_{\mathrm{pool}}(s_q)\bigr) = \operatorname{sign}(s_q^* - s_q) \qquad (\alpha_1 \to \infty)",
           statement="attention loses to the linear baselines for s_q below the crossover s_q* and wins "
                     "above it (E_A - E_pool at s_q = 0 and 0.6; s_q* by root finding on the alpha1 -> "

@@ -306,6 +306,8 @@ CLAIMS = [
     ),
     Claim(
         id="A.cor1.alignment_rate",
+        design_only="a Richardson limit in 1/alpha0 over the design's grid of alpha0 at each of its points; a point "
+                    "of the space has no alpha0 grid",
         statement_eq=r"|s_q| = 1 - \frac{C}{\alpha_0} + O(\alpha_0^{-2}), \qquad C = \frac{1}{2K^2}\Bigl(m\,\mathbb{E}[h^2] + r\theta^2 \pi_{+} h_{2,+} + \frac{m^2\,\mathbb{E}[h]^2\,\mathbb{E}[g^2]\, L}{\theta^2 R^2 \pi_{+}^2 g_+^2}\Bigr) \\ |s_w| = 1 - \frac{C_w}{\alpha_0} + O(\alpha_0^{-2}), \qquad C_w = \frac{\mathbb{E}[g^2]\, L}{2\theta^2 R^2 \pi_{+}^2 g_+^2}",
         paper="A",
         reference="Paper A Cor. 1",

@@ -19,6 +19,9 @@ from __future__ import annotations
 import math
 
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "it checks the curves of Figure 1 at the figure's own setting"
 from numerics.claims.paper_a.protocol import _drift_allowance, _stat
 from numerics.core.stats import z_critical
 from numerics.theory.paper_a import models as M
@@ -126,7 +129,7 @@ def _equations():
 
 
 CLAIMS = [
-    Claim(id=CLAIM_ID, paper="A", reference="Paper A Fig. 1, after the whole protocol (steps 1-4)",
+    Claim(design_only=DESIGN_ONLY, id=CLAIM_ID, paper="A", reference="Paper A Fig. 1, after the whole protocol (steps 1-4)",
           statement_eq=(r"E_{\mathrm{test}}(\alpha_1) \text{ of Fig.~1 as trained: } "
                         r"E_{\mathrm{test}}^{\mathrm{step\,4}}\big(\alpha_1;\ \|q^{(2)}\|_\infty, s_q^\infty\big) "
                         r"\text{ at } \eta_q\beta \in \{50, 0.5\},\ \text{pooled, vectorised}"),

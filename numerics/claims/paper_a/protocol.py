@@ -32,6 +32,9 @@ import math
 import numpy as np
 
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "the four-step protocol over the design's grid of step-3 points (alpha0, eta_q), one D1 shared by every point"
 from numerics.core.stats import z_critical
 from numerics.theory.paper_a import models as M
 
@@ -217,7 +220,7 @@ def _equations():
 
 
 CLAIMS = [
-    Claim(id=CLAIM_ID, paper="A", reference="Paper A Thms 3-5 (the four-step protocol)",
+    Claim(design_only=DESIGN_ONLY, id=CLAIM_ID, paper="A", reference="Paper A Thms 3-5 (the four-step protocol)",
           statement_eq=(r"E_{\mathrm{test}}\big(\hat y_{q^{(2)}}\big) \to E_{\mathrm{test}}^{\mathrm{step\,4}}"
                         r"\big(\|q^{(2)}\|_\infty, s_q^\infty\big), \qquad "
                         r"\mathcal{L}_{\mathrm{train}} \to \mathcal{L}_{\mathrm{train}}^{\mathrm{step\,4}}"

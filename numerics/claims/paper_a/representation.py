@@ -16,6 +16,9 @@ import math
 import mpmath
 
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "the thresholds are checked as scalings along the design's grids in L and theta, not at a point"
 from numerics.core.backends import lambdify, to_mpf
 from numerics.experiments.paper_a import representation as sim
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
@@ -138,6 +141,7 @@ def _linear_evaluate(params: dict, dps: int) -> dict:
 
 
 LINEAR = Claim(
+    design_only=DESIGN_ONLY,
     id="A.thm1.linear_threshold",
     statement_eq=r"E^*(S) = (1 - \pi_{+})\,\Phi\Bigl(-\frac{S}{2} - \frac{\kappa}{S}\Bigr) + \pi_{+}\,\Phi\Bigl(-\frac{S}{2} + \frac{\kappa}{S}\Bigr), \qquad S = \frac{\theta R}{\sqrt{L}} \\ E^*(S) \to 0 \iff \theta/\sqrt{L} \to \infty",
     paper=PAPER,
@@ -233,6 +237,7 @@ def _hardmax_evaluate(params: dict, dps: int) -> dict:
 
 
 ATTENTION = Claim(
+    design_only=DESIGN_ONLY,
     id="A.thm2.attention_threshold",
     statement_eq=r"\theta = c \log L,\ q = \kappa \xi,\ w = \xi: \qquad E_{\mathrm{oracle}}(L) \to 0 \quad (L \to \infty;\ \text{softmax at fixed } \gamma \text{ needs } \gamma > 1/(2c))",
     paper=PAPER,
@@ -304,6 +309,7 @@ def _sharp_experiment(settings, claim):
 
 
 SHARP = Claim(
+    design_only=DESIGN_ONLY,
     id="A.thm2.sharp_threshold",
     statement_eq=r"\theta = b_L + x,\quad b_L = \Phi^{-1}(1 - 1/L) \sim \sqrt{2 \log L}: \qquad E_{\mathrm{hard}} \to \min\bigl(\pi_{+} \Phi(-x),\ 1 - \pi_{+}\bigr) \\ \theta^*_\gamma = \gamma + \frac{\log L}{2\gamma}",
     paper=PAPER,

@@ -21,8 +21,11 @@ import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
 from numerics.core.backends import Evaluator, chain_evaluator
-from numerics.core.params import Param, ParamSpace
+from numerics.core.params import Dep, Param, ParamSpace
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
                                           _rounding_allowance, _sim, _th)
 
@@ -237,17 +240,12 @@ def _identity_chain():
     return Chain((co.N, co.m2, co.c), (), (("coef_m2", cm), ("coef_cross", cc), ("E|R_h|^2", co.identity())))
 
 
-def _c_within_m2(values):
-    if "c" in values and "m2" in values and abs(values["c"]) > values["m2"]:
-        return f"parameter c: must satisfy |c| <= m2 = {values['m2']} (Cauchy-Schwarz), got {values['c']}"
-    return None
-
-
 IDENTITY_SPACE = ParamSpace((
-    Param("N", int, 2, None, doc="tokens per sample, >= 2", default=3),
-    Param("m2", float, 0.0, None, doc="E h(X1,X2)^2 >= 0", default=1.0),
-    Param("c", float, None, None, doc="cross moment E h(X1,X2)h(X1,X3), |c| <= m2", default=0.0),
-), (_c_within_m2,))
+    Param("N", int, 2, None, doc="tokens per sample, >= 2", default=3, typical=(2, 200)),
+    Param("m2", float, 0.0, None, doc="E h(X1,X2)^2 >= 0", default=1.0, typical=(0.0, 10.0)),
+    Param("c", float, Dep(("m2",), lambda v: -v["m2"], "-m2"), "m2", default=0.0,
+          doc="cross moment E h(X1,X2)h(X1,X3), |c| <= m2 (Cauchy-Schwarz)"),
+))
 
 
 # ==================================================================== conditionally i.i.d.
@@ -390,20 +388,15 @@ def _counterexample(ctx, params):
     return _counterexample_chain(params["k"] == params["N"]).run(ctx, [params["N"], params["k"]])
 
 
-def _k_ge_n(values):
-    if "k" in values and "N" in values and values["k"] < values["N"]:
-        return f"parameter k: must be an integer >= N = {values['N']}, got {values['k']}"
-    return None
-
-
 COUNTEREXAMPLE_SPACE = ParamSpace((
-    Param("N", int, 3, None, doc="tokens per sample, >= 3", default=3),
-    Param("k", int, 3, None, doc="number of distinct values in the urn, k >= N", default=3),
-), (_k_ge_n,))
+    Param("N", int, 3, None, doc="tokens per sample, >= 3", default=3, typical=(3, 60)),
+    Param("k", int, "N", None, doc="number of distinct values in the urn, k >= N", default=3, typical=(3, 100)),
+))
 
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.forward.linearity",
         statement_eq=r"R_g[X]_i = \frac{1}{N - 1} \sum_{j \ne i} g(X_i, X_j) \quad \text{is linear in } g, \qquad (R^* v)(X_i, X_j) = v_i \\ \mathbb{E}\langle R_g, v\rangle = \bigl\langle g,\ \mathbb{E}[v_1 \mid X_1, X_2]\bigr\rangle_\rho",
         paper=PAPER,
@@ -426,6 +419,7 @@ CLAIMS = [
         outputs=("B.forward.operator", "B.forward.adjoint"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.identity",
         statement_eq=r"\mathbb{E}|R_h[X]_1|^2 = \frac{1}{N - 1}\,\mathbb{E}\, h(X_1, X_2)^2 + \frac{N - 2}{N - 1}\,\mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] \\ \mathcal{E}_\infty(g) - \mathcal{E}_\infty(g^*) = \mathbb{E}|R_h[X]_1|^2, \qquad h = g - g^*",
         paper=PAPER,
@@ -444,6 +438,7 @@ CLAIMS = [
         outputs=("B.coercivity.identity",),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.conditionally_iid",
         statement_eq=r"X_j = c Z + W_j: \qquad \mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] = \mathbb{E}\bigl[\mathbb{E}[h(X_1, X_2) \mid X_1, Z]^2\bigr] \ge 0 \\ \mathbb{E}|R_h[X]_1|^2 \ge \frac{1}{N - 1}\, \|h\|_\rho^2",
         paper=PAPER,
@@ -458,6 +453,7 @@ CLAIMS = [
         outputs=("B.coercivity.cross_value", "B.coercivity.identity"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.coercivity.counterexample",
         statement_eq=r"N = 3,\ X \text{ a permutation of } \{a, b, c\},\ h(x, y) = f(y): \qquad \mathbb{E}|R_h|^2 = \frac{1}{6} < \frac{\|h\|_\rho^2}{N - 1} = \frac{1}{3} \\ \inf_{h} \frac{\mathbb{E}|R_h|^2}{\|h\|_\rho^2} = \frac{1}{N - 1}\, \frac{k - N}{k - 2} \quad (\text{the first } N \text{ of } k \text{ exchangeable tokens})",
         paper=PAPER,

@@ -9,6 +9,9 @@ import numpy as np
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "an identity or bound checked on the design's laws and kernels (the exponent claim: a closed form, with eval); its inputs are not a point of a declared space"
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _mean_se, _precision, _sim, _th,
                                              _theory_module)
 from numerics.core.backends import chain_evaluator
@@ -212,8 +215,8 @@ def _rate_chain():
 
 
 RATE_SPACE = ParamSpace((
-    Param("beta", float, 0.0, None, lo_open=True, doc="Hölder smoothness beta > 0", default=2.0),
-    Param("M", float, 1.0, None, lo_open=True, doc="number of samples M > 1", default=1e4),
+    Param("beta", float, 0.0, None, lo_open=True, doc="Hölder smoothness beta > 0", default=2.0, typical=(0.05, 20.0)),
+    Param("M", float, 1.0, None, lo_open=True, doc="number of samples M > 1", default=1e4, typical=(1.5, 1e12)),
 ))
 
 
@@ -231,6 +234,7 @@ def _statement_rate_exponent():
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.lemma41.projection",
         statement_eq=r"\|\hat g - g^*\|_\rho^2 = \|\hat\psi - \phi^*\|_{p_U}^2 + \mathbb{E}\bigl(\hat g - \hat\psi(U)\bigr)^2 \ge \|\hat\psi - \phi^*\|_{p_U}^2, \qquad \hat\psi(u) = \mathbb{E}[\hat g \mid U = u]",
         paper=PAPER,
@@ -249,6 +253,7 @@ CLAIMS = [
         outputs=("B.lemma41.pythagoras", "B.lemma41.bins"),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.kl.bound",
         statement_eq=r"\mathrm{KL}(P_{g_1}^M \,\|\, P_{g_2}^M) = \frac{M}{2\sigma^2} \sum_{i} \mathbb{E}|R_{g_1 - g_2}[X]_i|^2 \le \frac{M N}{2\sigma^2}\, \|g_1 - g_2\|_\rho^2",
         paper=PAPER,
@@ -265,6 +270,7 @@ CLAIMS = [
         outputs=("B.kl.gaussian",),
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.exponent",
         statement_eq=lambda: _statement_rate_exponent(),
         paper=PAPER,

@@ -31,6 +31,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "a log-log slope over the design's grid of M (and d, P): a single point has no slope"
 from numerics.claims.paper_b._common import _deriv, _theory_module
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
@@ -265,6 +268,7 @@ _ALLOWANCE = (
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.d_independence",
         statement_eq=r"\mathbb{E}\|\hat\phi - \phi^*\|^2 \asymp M^{-2\beta/(2\beta + 1)} \quad (A = A^*;\ d = 1, 5, 30) \\ \text{learning } A \text{ adds } \frac{\sigma^2 V_A}{M N}, \qquad V_A = \operatorname{tr}(G \Sigma^{-1})",
         paper="B",
@@ -291,6 +295,7 @@ CLAIMS = [
         doc="docs/paper_b.md#rate-experiments",
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.smoothness",
         statement_eq=r"\frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M} = -\frac{2\beta}{2\beta + 1} = -0.8 \ (P = 3), \quad -\frac{14}{15} \ (P = 8), \qquad \beta = P - 1",
         paper="B",

@@ -26,6 +26,9 @@ from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
+
+#: why these claims take no parameter point (verify --param, explore)
+DESIGN_ONLY = "a log-log slope over the design's grid of M under its schedules: a single point has no slope"
 from numerics.claims.paper_b._common import _deriv, _theory_module
 from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParameterError, ParamSpace
@@ -196,6 +199,7 @@ _SCHEDULE_NOTE = (
 
 CLAIMS = [
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.holder_edge",
         paper="B",
         reference="Paper B, Theorem 3.1 (the rate for beta-Hölder phi*)",
@@ -220,6 +224,7 @@ CLAIMS = [
         doc="docs/paper_b.md#brateholder_edge",
     ),
     Claim(
+        design_only=DESIGN_ONLY,
         id="B.rate.schedule_not_exponent",
         paper="B",
         reference="Paper B, Figure 1(b)",

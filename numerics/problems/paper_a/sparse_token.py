@@ -15,8 +15,8 @@ docs/paper_a_after_training.md.
 """
 from __future__ import annotations
 
-from numerics.core.params import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA, Param,
-                             ParamSpace, r_le_l)
+from numerics.core.params import Param, ParamSpace
+from numerics.experiments.paper_a.sparse_token import ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA
 from numerics.experiments.paper_a.models import Loss, Model
 from numerics.problems.base import ProblemSpec
 
@@ -32,7 +32,7 @@ SPACE = ParamSpace((
     ALPHA1.with_default(2.0), LAMBDA.with_default(1e-5), L.with_default(10), R.with_default(1),
     PI.with_default(0.5), THETA.with_default(5.0), BETA.with_default(1.0), Q_NORM, S_Q, ALPHA0_OPT,
     ETA_W.with_default(0.5), ETA_B.with_default(0.5), ETA_Q.with_default(0.5), LOG2, NSCR, QSEED,
-), (r_le_l,))
+))
 
 
 #: the choices of --model and --loss: the simulators' enums (``numerics.experiments.paper_a.models``,

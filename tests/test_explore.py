@@ -1,0 +1,100 @@
+"""``attncheck explore``: claims run at points drawn from their declared domains; a failing point
+is confirmed at full size with a fresh seed, and a confirmed failure is shrunk and reproducible."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import attncheck
+from derivations.core import all_mutants, mutated
+from numerics.cli import main
+from numerics.core.params import ParameterError
+from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE
+
+SEED = 11
+
+
+def test_explore_the_cheap_claims_at_a_few_points():
+    """The four A.thm3 claims share one simulation per point (same points, same seed paths)."""
+    found = attncheck.explore("A.thm3", examples=2, seed=SEED, shrinks=0)
+    assert sorted(e.claim_id for e in found) == ["A.thm3.q2_cosine", "A.thm3.q2_norm", "A.thm3.q2_overlap",
+                                                 "A.thm3.w1_alignment"]
+    for e in found:
+        assert e.passed, (e, [(r.params, r.verdict, r.screen["failing_rows"]) for r in e.runs])
+        assert e.runs[0].params == ALIGNMENT_SPACE.defaults()  # the simplest draw: the declared defaults
+        for r in e.runs:
+            assert ALIGNMENT_SPACE.validate(r.params) == r.params and r.verdict in ("passed", "unconfirmed")
+            assert r.screen["seed_path"][:3] == [SEED, "explore", "screen"]
+            assert r.confirm is None or r.confirm["seed_path"][:3] == [SEED, "explore", "confirm"]
+    points = [[r.params for r in e.runs] for e in found]
+    assert all(p == points[0] for p in points)
+    assert len({json.dumps(p, sort_keys=True) for p in points[0]}) == len(points[0])
+    # reproducible: the same seed draws the same points (their evidence now from the cache)
+    again = attncheck.explore("A.thm3.q2_cosine", examples=2, seed=SEED, shrinks=0)
+    assert [r.params for r in again[0].runs] == points[0]
+    assert [r.screen["seed"] for r in again[0].runs] == [r.screen["seed"] for r in found[0].runs]
+
+
+def test_explore_json_records_and_the_bound():
+    out = CliRunner().invoke(main, ["explore", "A.thm3.q2_cosine", "--examples", "1", "--shrinks", "0",
+                                    "--seed", str(SEED), "--json"])
+    assert out.exit_code == 0, out.output
+    recs = [json.loads(line) for line in out.stdout.splitlines()]
+    point, summary = recs
+    assert point["schema"] == "attncheck.explore/1" and point["verdict"] == "passed"
+    assert point["params"] == ALIGNMENT_SPACE.defaults() and point["screen"]["seed_path"][0] == SEED
+    assert summary["schema"] == "attncheck.explore-summary/1" and summary["passed"]
+    assert summary["family_alpha"] == 1e-3 and summary["confirm_runs_bound"] == 1
+
+
+@pytest.mark.parametrize("args, text", [
+    (["A.grad.q2"], "built-in design only"),
+    (["A.thm3.q2_cosine", "--examples", "0"], "--examples must be an integer in [1, 1000]"),
+    (["nope"], "unknown claim id"),
+])
+def test_bad_requests_are_one_line(args, text):
+    out = CliRunner().invoke(main, ["explore", *args])
+    assert out.exit_code == 2 and text in out.output and len(out.output.strip().splitlines()) == 1
+    with pytest.raises(ParameterError):
+        attncheck.explore(args[0], examples=int(args[2]) if len(args) > 2 else 1)
+
+
+def test_help_lists_free_and_fixed_parameters():
+    for cmd in ("explore", "verify"):
+        out = CliRunner().invoke(main, [cmd, "--help"])
+        assert out.exit_code == 0
+        text = " ".join(out.output.split())
+        assert "A.thm3.q2_cosine: free: L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta; fixed: d (" in text
+        assert "an integer in [1, L]" in text and "built-in design only" in text
+        assert "A.grad.q2: an exact identity" in text and "no reason declared" not in text
+
+
+def test_a_mutant_is_found_confirmed_and_reproduced():
+    """Under a structural mutant of Theorem 3 the first point (the defaults) fails, the confirm
+    run at full size with a fresh seed rejects it too, and the printed command reproduces it."""
+    with mutated(all_mutants()["A.thm3.trP:L"]):
+        e, = attncheck.explore("A.thm3.q2_cosine", examples=2, seed=SEED, shrinks=2)
+        assert not e.passed and e.minimal == ALIGNMENT_SPACE.defaults() and e.failing_rows
+        run = e.runs[0]
+        assert run.verdict == "failed" and run.confirm["mode"] == "full" and run.confirm["seed"] != run.screen["seed"]
+        assert run.confirm["z"] > run.screen["z"]  # the confirm level is split over the run's confirm runs
+        assert e.command.startswith(f"attncheck verify A.thm3.q2_cosine --full --seed {run.confirm['seed']} --param L=10")
+        v, = attncheck.verify("A.thm3.q2_cosine", mode="full", seed=run.confirm["seed"], params=e.minimal)
+        assert not v.passed
+
+
+@pytest.mark.slow
+def test_a_mutant_invisible_at_the_defaults_is_found_and_shrunk():
+    """Dropping the self-interaction shift of Theorem 3 passes at the declared defaults (L=10, the
+    paper's figure point); explore finds a failing point and shrinks it toward the defaults."""
+    with mutated(all_mutants()["A.thm3.self_shift:dropped"]):
+        e, = attncheck.explore("A.thm3.q2_overlap", examples=3, seed=1, shrinks=3)
+    assert e.runs[0].verdict == "passed" and not e.passed
+    first = next(r for r in e.runs if r.verdict == "failed")
+    defaults = ALIGNMENT_SPACE.defaults()
+
+    def away(p):
+        return sum(p[k] != defaults[k] for k in defaults)
+
+    assert any(r.stage == "shrink" for r in e.runs)
+    assert away(e.minimal) <= away(first.params)
