@@ -232,8 +232,11 @@ def label_prior() -> tuple[sp.Expr, sp.Expr]:
     return step("A.capacity.prior", tuple(w.subs(erm.pi_, pi_) for w, _ in erm.class_law()))
 
 
-# (no mutant: swapping pi and 1 - pi leaves the capacity of a two-atom law unchanged -- the bias
-# b -> -b - rho c_+ maps one objective onto the other -- so such an error is not detectable here)
+# Swapping pi and 1 - pi leaves the capacity of a two-atom law unchanged (the bias
+# b -> -b - rho c_+ maps one objective onto the other), so that error is not detectable here;
+# weights that ignore the prior are (the capacity claims run at pi = 0.3 too).
+mutant("A.capacity.prior:equal", "A.capacity.prior",
+       "class weights taken equal, 1/2 each, whatever the prior", lambda w: (sp.Rational(1, 2), sp.Rational(1, 2)))
 
 
 # ---- the summand of E[F(T)] and its derivatives (float64 form) ------------------------------
