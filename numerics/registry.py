@@ -215,6 +215,11 @@ def _describe(claim) -> dict:
             "statement": claim.statement, "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
             "mutants": len(claim.mutants), "module": claim.experiment.__module__,
+            # the point a run may take (verify --param, explore): the free parameters, the fixed
+            # ones with their reasons, or why the claim runs only at its design
+            "point": (None if getattr(claim, "point_space", None) is None else
+                      {"free": list(claim.point_space.names), "fixed": [list(f) for f in claim.point_space.fixed]}),
+            "design_only": claim.design_only,
             "max_dps": claim.max_dps if claim.evaluate is not None else None,
             # certifiable: the claim's own evaluator runs under the arb context (numerics.theory.certify)
             "certifiable": bool(callable(getattr(claim.evaluate, "supports", None)) and claim.evaluate.supports("arb"))}

@@ -14,7 +14,8 @@ from numerics.cli.app import (_Listed, _claims_files, _check_cost, _dumps, _fail
 @click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
 @_claims_files
 def list_cmd(as_json):
-    """List the claims: id, status, whether `eval` evaluates it, its mutants, its statement.
+    """List the claims: id, status, whether `eval` evaluates it, whether it takes a point
+    (`verify --param`, `explore`), its mutants, its statement.
 
     \b
     attncheck list
@@ -30,14 +31,16 @@ def list_cmd(as_json):
 
     console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
     widest = max((len(r["id"]) for r in index), default=2)
-    room = max(20, console.width - widest - 8 - 4 - 7 - 4 * 2 - 1)
+    room = max(20, console.width - widest - 8 - 4 - 5 - 7 - 5 * 2 - 1)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col, kw in (("id", {"min_width": widest}), ("status", {"min_width": 8}), ("eval", {"min_width": 4}),
-                    ("mutants", {"justify": "right", "min_width": 7}), ("statement", {"max_width": room})):
+                    ("point", {"min_width": 5}), ("mutants", {"justify": "right", "min_width": 7}),
+                    ("statement", {"max_width": room})):
         table.add_column(col, no_wrap=True, **kw)
     for rec in index:
         text = rec["statement"] if len(rec["statement"]) <= room else rec["statement"][: room - 1] + "…"
-        cells = (rec["id"], rec["status"], "yes" if rec["evaluable"] else "", str(rec["mutants"]), text)
+        cells = (rec["id"], rec["status"], "yes" if rec["evaluable"] else "", "yes" if rec.get("point") else "",
+                 str(rec["mutants"]), text)
         table.add_row(*(Text(c) for c in cells))  # literal text: "E[h^2]" is not rich markup
     console.print(table)
 
