@@ -56,7 +56,7 @@ def test_list_is_a_table_with_a_header(toy):
     out = toy.invoke(main, ["list"])
     assert out.exit_code == 0
     head = out.output.splitlines()[0].split()
-    assert head[:4] == ["id", "status", "eval", "mutants"] and "T.good" in out.output
+    assert head[:5] == ["id", "status", "eval", "point", "mutants"] and "T.good" in out.output
 
 
 def test_list_prints_square_brackets_verbatim(monkeypatch):
