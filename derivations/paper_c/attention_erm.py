@@ -197,6 +197,17 @@ def outputs() -> dict:
     return {"mse": mse, "phi_rest": rest, "envelope": prox()["objective"]}
 
 
+#: the reported quantities, as symbols of the values the solver computes
+MSE, PHI, MSE_LIN = sp.symbols(r"\mathrm{mse} \Phi \mathrm{mse}_{\mathrm{lin}}", real=True)
+REPORTED = ("mse", "Phi", "q", "m", "V", "theta")
+
+
+@derivation
+def reported() -> sp.Matrix:
+    """Which computed value is reported as which output (test error, Phi, the overlaps)."""
+    return step("C.out.reported", sp.Matrix([MSE, PHI, q, m, V, theta]))
+
+
 @derivation
 def linear_baseline() -> dict:
     """The linear positional baseline yhat = B x: population optimum B = E[T(s)],
@@ -211,7 +222,9 @@ def linear_baseline() -> dict:
     teacher_sq = (T * Sg * T.T).trace()
     cross = step("C.lin.cross", -2 * (B * Sg * T.T).trace())
     own = (B * Sg * B.T).trace()
-    return {"T": T, "B": B, "teacher_sq": teacher_sq, "cross": cross, "own": own}
+    # the error of B = E[T] (the minimiser of the quadratic in B), with E over eta only
+    return {"T": T, "B": B, "teacher_sq": teacher_sq, "cross": cross, "own": own,
+            "reported": step("C.lin.reported", MSE_LIN)}
 
 
 def equations() -> dict[str, Equation]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+import sympy as sp
 
 from derivations.core import active_mutants
 from derivations.paper_c import attention_erm as D
@@ -38,6 +39,8 @@ XARGS = D.OVERLAPS + D.AVERAGES + (D.alpha, D.lam, D.sigma)
 
 #: branch -> starting point (q, m, V, theta) of the damped sweeps (the authors' starts)
 STARTS = {"semantic": (0.9, 0.0, 14.6, 0.35), "positional": (0.02, 0.2, 14.6, 0.0)}
+#: damping of the fixed-point sweeps before Newton (the authors' value)
+DAMPING = 0.8
 BRANCHES = tuple(STARTS)
 
 
@@ -180,7 +183,7 @@ def _fun(avg: Averages, alpha, lam, sigma):
     return fun
 
 
-def _sweeps(avg, x, alpha, lam, sigma, n_sweeps, damping=0.5):
+def _sweeps(avg, x, alpha, lam, sigma, n_sweeps, damping=DAMPING):
     cmp = avg.cmp
     x = np.array(x, dtype=float)
     for _ in range(n_sweeps):
@@ -238,3 +241,51 @@ def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, o
                      dict(zip(("qhat", "mhat", "Vhat", "thetahat"), res2["hats"])), res2["mse"], res2["phi"],
                      err, sol.iterations + sol2.iterations, max(sol.residual, sol2.residual), n + 4)
     return Solution(RESULTS.successful, fpt.iterations, fpt.residual, fpt)
+
+
+# --- the reported values and their error estimates --------------------------------------------
+@lru_cache(maxsize=16)
+def _reported(_mutants):
+    syms = (D.MSE, D.PHI) + D.OVERLAPS
+    return lambdify(list(D.reported()), syms, "numpy")
+
+
+def reported(fp: FixedPoint) -> dict:
+    """The reported outputs of a fixed point (step ``C.out.reported``) and their quadrature
+    errors (the step's derivative applied to the errors: the step is linear)."""
+    f = _reported(active_mutants())
+    names = D.REPORTED
+    val = [float(v) for v in f(fp.mse, fp.phi, *(fp.overlaps[k] for k in ("q", "m", "V", "theta")))]
+    one = [abs(float(v)) for v in f(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+    err = {k: e * fp.errors[k.lower() if k != "Phi" else "phi"] for k, e in zip(names, one)}
+    return dict(zip(names, val)), err
+
+
+@lru_cache(maxsize=16)
+def _sensitivity(_mutants):
+    """d mse / d x (the test-error integrand's gradient in the overlaps, from SymPy)."""
+    out = D.outputs()
+    return lambdify(list(sp.Matrix([out["mse"]]).jacobian(sp.Matrix(D.OVERLAPS))), ARGS, "numpy", cse=True)
+
+
+def mse_sensitivity(fp: FixedPoint, n: int = 8) -> list:
+    """E[d mse-integrand / d x] at the fixed point: how a change of the overlaps moves mse."""
+    X, W = nodes(n)
+    N = W.size
+    x = [fp.overlaps[k] for k in ("q", "m", "V", "theta")]
+    rest = (*X, *(_bc(v, N) for v in x), fp.sigma, fp.omega)
+    return [float(_bc(v, N) @ W) for v in _sensitivity(active_mutants())(0, 0, *rest)]
+
+
+def continuation(branch: str, alphas, **kw):
+    """Solutions along ``alphas`` (in the given order), each started from the previous one
+    (the first from the branch's start).  Stops at the first failure (its Solution is
+    returned in place of the rest)."""
+    out, x0 = [], None
+    for a in alphas:
+        sol = solve(branch, a, x0=x0, n_sweeps=30 if x0 is None else 0, throw=False, **kw)
+        out.append(sol)
+        if not sol.ok:
+            break
+        x0 = tuple(sol.value.overlaps[k] for k in ("q", "m", "V", "theta"))
+    return out
