@@ -6,8 +6,9 @@ positional (m != 0) fixed points: q, m, V, theta, the test error ``mse`` and ``P
 theory value here is computed from ``derivations.paper_c.attention_erm`` by
 ``numerics.theory.paper_c.equations`` (Newton, exact Jacobian, tensor Gauss-Hermite).
 
-Rows: for each branch and alpha, mse, Phi, q and the branch's order parameter (theta for the
-semantic branch, |m| for the positional one: m -> -m is a symmetry of the model).
+Rows: for the positional branch at each alpha, mse, Phi, q and |m| (m -> -m is a symmetry of
+the model); for the semantic branch, Phi (``ROWS``: the table's semantic mse, q and theta are
+off the fixed point by more than its stated accuracy; docs/paper_c.md §5).
 
 Tolerance of a row (never from the value judged): our quadrature error estimate (the change of
 the output from n to n + 4 nodes per axis) plus the table's stated accuracy.  The authors stop
@@ -42,6 +43,11 @@ SETTING = {"sigma": 0.5, "lam": 0.01, "omega": 0.3}
 TABLE_TOL, TABLE_DAMPING = 1e-4, 0.8
 X_ACCURACY = TABLE_TOL / (1 - TABLE_DAMPING)
 ORDER = {"semantic": "theta", "positional": "m"}
+#: the rows checked per branch.  The semantic branch's mse, q and theta are not: the authors'
+#: table is measurably off the fixed point there (docs/paper_c.md §5, finding 1: an independent
+#: Monte Carlo estimate of the fixed-point map at the table's point has a residual of 16
+#: standard errors in theta at alpha = 1.016), so only its Phi is held to the table.
+ROWS = {"semantic": ("Phi",), "positional": ("mse", "Phi", "q", "m")}
 QUICK_ALPHA = 1.0163636363636364
 
 
@@ -77,6 +83,8 @@ def _rows(settings, branch: str) -> list:
         order = ORDER[branch]
         for key, ref_value, extra in (("mse", ref["mse"], prop), ("Phi", ref["Phi"], prop),
                                       ("q", ref["q"], X_ACCURACY), (order, ref[order], X_ACCURACY)):
+            if key not in ROWS[branch]:
+                continue
             th = val[key]
             if key == "m":  # m -> -m is a symmetry: compare |m|
                 th, ref_value = abs(th), abs(ref_value)
@@ -97,7 +105,8 @@ CLAIMS = [
         reference="Paper C Result 4.2 and the authors' theory tables; docs/paper_c.md §4",
         statement="the self-consistent equations of tied rank-1 dot-product attention on two tokens "
                   "(sigma=0.5, lambda=0.01, omega=0.3) have a semantic (theta != 0) and a positional "
-                  "(m != 0) solution whose test error and Phi are those of the authors' tables",
+                  "(m != 0) solution; the positional branch's test error, Phi, q and |m| and the semantic "
+                  "branch's Phi are those of the authors' tables",
         statement_eq=lambda: sp.Eq(D.MSE, D.outputs()["mse"]),
         experiment=experiment,
         equations=lambda: tuple(D.equations().values()),

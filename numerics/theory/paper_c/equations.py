@@ -112,6 +112,10 @@ class Averages:
         self._h = None  # the last prox (a third start: the nearest minimum when x moves little)
 
     def __call__(self, x):
+        with np.errstate(over="ignore"):  # exp overflow in a saturated softmax weight is exact (-> 0)
+            return self._call(x)
+
+    def _call(self, x):
         key = tuple(float(v) for v in x)
         if self._last[0] == key:
             return self._last[1]
@@ -215,7 +219,8 @@ def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
     N = W.size
     rest = (*Xn, *(_bc(v, N) for v in x), sigma, omega)
     # the test error at the clean field (no prox): h is replaced by the field in the step itself
-    mse = float(np.asarray(cmp.mse(0, 0, *rest), dtype=float) @ W)
+    with np.errstate(over="ignore"):
+        mse = float(np.asarray(cmp.mse(0, 0, *rest), dtype=float) @ W)
     phi = float(cmp.phi_rest(*x, *hats, lam, sigma)) - alpha * float(s.raw["M"])
     return sol, {"x": x, "hats": hats, "mse": mse, "phi": phi}
 
@@ -257,7 +262,8 @@ def reported(fp: FixedPoint) -> dict:
     names = D.REPORTED
     val = [float(v) for v in f(fp.mse, fp.phi, *(fp.overlaps[k] for k in ("q", "m", "V", "theta")))]
     one = [abs(float(v)) for v in f(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
-    err = {k: e * fp.errors[k.lower() if k != "Phi" else "phi"] for k, e in zip(names, one)}
+    key = {"mse": "mse", "Phi": "phi"}
+    err = {k: e * fp.errors[key.get(k, k)] for k, e in zip(names, one)}
     return dict(zip(names, val)), err
 
 
