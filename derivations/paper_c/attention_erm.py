@@ -267,3 +267,7 @@ MUTANTS = (
            lambda e: e + 2 * m * mh + 2 * theta * th),
     mutant("C.lin.cross:factor", "C.lin.cross", "cross term of the linear baseline halved", times(sp.Rational(1, 2))),
 )
+
+MUTANTS_LIN = (
+    mutant("C.model.rho:no_square", "C.model.rho", "rho = sigma instead of sigma^2", lambda e: sp.sqrt(e)),
+)
