@@ -114,3 +114,15 @@ def test_problem_branches_agree_with_solver():
     from numerics.theory.paper_c.equations import BRANCHES as SOLVER_BRANCHES
 
     assert BRANCHES == SOLVER_BRANCHES
+
+
+def test_linear_baseline_is_exact_for_a_linear_teacher():
+    """omega = 1: the teacher is y = A z, which the linear baseline B = A fits exactly; for
+    omega < 1 the softmax part leaves an error, decreasing in omega."""
+    from numerics.theory.paper_c.linear import mse_linear
+
+    zero, err = mse_linear(0.5, 1.0, n=20)
+    assert abs(zero) < 1e-14 and err < 1e-14
+    vals = [mse_linear(0.5, om, n=20)[0] for om in (0.1, 0.3, 0.6)]
+    assert vals[0] > vals[1] > vals[2] > 0
+    assert abs(vals[1] - 0.0039428) < 1e-6  # docs/paper_c.md §5 (the authors' notebook: 0.0039809)
