@@ -5,7 +5,8 @@ Option --branch semantic|positional (the starting point of the solve: theta != 0
 Parameters: alpha (n/d), omega (teacher's positional weight), sigma (token noise), lam (ridge),
 n_nodes (Gauss-Hermite nodes per axis; the error estimate solves again with n_nodes + 4).
 The result has converged/status/iterations/residual, the overlaps (q, m, V, theta), their
-conjugates, mse, Phi and each output's quadrature error (*_err).  Float64 only: the 4-D
+conjugates (6 digits), mse, Phi and each output's quadrature error (*_err), every output to
+the digits its error supports.  Float64 only: the 4-D
 Gauss-Hermite tensor with a Newton prox at every node has no mpmath polish (--dps does not
 apply)."""
 from __future__ import annotations
@@ -34,11 +35,18 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
            "iterations": sol.iterations, "residual": float(sol.residual)}
     if not sol.ok:
         return out
+    from numerics.core.value import error_text, supported_digits, text
+
     fp = sol.value
-    out.update({k: v for k, v in fp.overlaps.items()})
-    out.update({k: v for k, v in fp.conjugates.items()})
-    out["mse"], out["Phi"] = fp.mse, fp.phi
-    out.update({f"{k}_err": v for k, v in fp.errors.items()})
+
+    def shown(v, e):  # the digits the quadrature error estimate supports (the one printer)
+        return text(v, supported_digits(v, e, "se", 17))
+
+    values = {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi}
+    errors = {**fp.errors, "Phi": fp.errors["phi"]}
+    out.update({k: shown(v, errors[k]) for k, v in values.items()})
+    out.update({k: text(v, 6) for k, v in fp.conjugates.items()})
+    out.update({f"{k}_err": error_text(errors[k]) for k in values})
     out["precision"] = f"float64; {fp.n_nodes - 4}^4 vs {fp.n_nodes}^4 Gauss-Hermite nodes (*_err); --dps does not apply"
     return out
 
