@@ -126,3 +126,12 @@ def test_linear_baseline_is_exact_for_a_linear_teacher():
     vals = [mse_linear(0.5, om, n=20)[0] for om in (0.1, 0.3, 0.6)]
     assert vals[0] > vals[1] > vals[2] > 0
     assert abs(vals[1] - 0.0039428) < 1e-6  # docs/paper_c.md §5 (the authors' notebook: 0.0039809)
+
+
+def test_rqmc_solve_reports_a_standard_error():
+    """The randomized-QMC variant of the solve: converged, the outputs' se from the scramblings."""
+    from numerics.theory.paper_c import equations as E
+
+    sol = E.solve_rqmc("positional", 1.0, log2_points=9, n_scrambles=2, x0=(0.043, 0.25, 16.0, 0.0), n_sweeps=0)
+    fp = sol.value
+    assert 0.2 < abs(fp.overlaps["m"]) < 0.3 and fp.errors["mse"] > 0 and fp.errors["q"] > 0

@@ -30,7 +30,7 @@ from derivations.core import active_mutants
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import lambdify
 from numerics.core.newton import Newton
-from numerics.core.quadrature import gauss_hermite
+from numerics.core.quadrature import gauss_hermite, gaussian_sobol
 from numerics.core.results import RESULTS, Solution, iterate
 from numerics.theory.paper_c.prox2d import minimise
 
@@ -105,9 +105,10 @@ def _arr(out, *shape):
 class Averages:
     """E[r], dE[r]/dx and E[M] at x = (q, m, V, theta) with the n-node tensor rule."""
 
-    def __init__(self, cmp: Compiled, n: int, sigma: float, omega: float):
+    def __init__(self, cmp: Compiled, n, sigma: float, omega: float):
+        """``n``: nodes per axis of the tensor Gauss-Hermite rule, or a point set (X (4, N), W (N,))."""
         self.cmp, self.n, self.sigma, self.omega = cmp, n, sigma, omega
-        self.X, self.W = nodes(n)
+        self.X, self.W = nodes(n) if isinstance(n, int) else n
         self._last = (None, None)
         self._h = None  # the last prox (a third start: the nearest minimum when x moves little)
 
@@ -216,7 +217,7 @@ def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
     xa = (*x, *E, alpha, lam, sigma)
     hats = [float(v) for v in cmp.hats(*xa)]
     Xn, W = avg.X, avg.W
-    N = W.size
+    N = W.size  # the test error on the same rule
     rest = (*Xn, *(_bc(v, N) for v in x), sigma, omega)
     # the test error at the clean field (no prox): h is replaced by the field in the step itself
     with np.errstate(over="ignore"):
@@ -295,3 +296,37 @@ def continuation(branch: str, alphas, **kw):
             break
         x0 = tuple(sol.value.overlaps[k] for k in ("q", "m", "V", "theta"))
     return out
+
+
+def solve_rqmc(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
+               log2_points: int = 14, n_scrambles: int = 4, seed=0, x0=None, tol: float = 1e-8,
+               n_sweeps: int = 30):
+    """The same fixed point with randomized QMC averages: one solve per scrambled Sobol set of
+    2^log2_points points in R^4 (``numerics.core.quadrature.gaussian_sobol``); the outputs are
+    the mean over the scramblings and their errors the standard error of that mean (an honest
+    error where the integrands are not smooth enough for Gauss-Hermite; docs/paper_c.md §5).
+    Returns a Solution whose value is a FixedPoint (errors: the se), or the first failure."""
+    if branch not in STARTS:
+        raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+    from numerics.core.seeding import seed_sequence
+
+    seeds = [seed_sequence(seed, "C.theory.rqmc", branch, f"{alpha:.12g}", k) for k in range(n_scrambles)]
+    runs, iters, resid, x = [], 0, 0.0, (STARTS[branch] if x0 is None else x0)
+    for k, sk in enumerate(seeds):
+        X = gaussian_sobol(4, log2_points, sk).T
+        pts = (np.ascontiguousarray(X), np.full(X.shape[1], 1.0 / X.shape[1]))
+        sol, res = _solve_n(branch, alpha, sigma, lam, omega, pts, x, tol, n_sweeps if k == 0 else 0)
+        if res is None:
+            return sol
+        runs.append(res)
+        iters, resid = iters + sol.iterations, max(resid, sol.residual)
+        x = res["x"]
+    names = ("q", "m", "V", "theta")
+    arr = np.array([[*r["x"], r["mse"], r["phi"]] for r in runs])
+    mean, se = arr.mean(axis=0), arr.std(axis=0, ddof=1) / np.sqrt(len(runs))
+    hats = np.mean([r["hats"] for r in runs], axis=0)
+    err = dict(zip((*names, "mse", "phi"), map(float, se)))
+    fpt = FixedPoint(branch, alpha, sigma, lam, omega, dict(zip(names, map(float, mean[:4]))),
+                     dict(zip(("qhat", "mhat", "Vhat", "thetahat"), map(float, hats))), float(mean[4]),
+                     float(mean[5]), err, iters, resid, 0, stats={"rule": f"RQMC 2^{log2_points} x {n_scrambles}"})
+    return Solution(RESULTS.successful, iters, resid, fpt)
