@@ -102,11 +102,15 @@ def test_reference_claim_power():
     assert all(p.scaled.values()) and p.scale_exact
 
 
-def test_solve_cli_refuses_bad_branch():
+def test_solve_cli_refuses_bad_branch_and_solves():
     r = subprocess.run([sys.executable, "-m", "numerics.cli", "solve", "positional-semantic", "--branch", "both"],
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "branch" in (r.stderr + r.stdout)
+    import attncheck
+
+    res = attncheck.solve("positional-semantic", branch="positional", alpha=1.0, log2_points=8, n_scrambles=2)
+    assert res.ok and 0.2 < abs(float(res.value["m"])) < 0.3
 
 
 def test_problem_branches_agree_with_solver():

@@ -3,12 +3,11 @@ attention on two tokens; docs/paper_c.md).
 
 Option --branch semantic|positional (the starting point of the solve: theta != 0 or m != 0).
 Parameters: alpha (n/d), omega (teacher's positional weight), sigma (token noise), lam (ridge),
-n_nodes (Gauss-Hermite nodes per axis; the error estimate solves again with n_nodes + 4).
-The result has converged/status/iterations/residual, the overlaps (q, m, V, theta), their
-conjugates (6 digits), mse, Phi and each output's quadrature error (*_err), every output to
-the digits its error supports.  Float64 only: the 4-D
-Gauss-Hermite tensor with a Newton prox at every node has no mpmath polish (--dps does not
-apply)."""
+and the randomized-QMC controls log2_points, n_scrambles, qmc_seed (numerics.theory.paper_c.
+equations.solve_rqmc: one Newton solve per scrambled Sobol set, the outputs their mean).
+The result has converged/status/iterations/residual, the overlaps (q, m, V, theta), mse, Phi,
+and the conjugates, each with its standard error over the scramblings (*_rqmc_se: the one
+printer shows the digits it supports).  Float64 only: no mpmath polish (--dps does not apply)."""
 from __future__ import annotations
 
 from numerics.core.params import Param, ParamSpace
@@ -21,7 +20,9 @@ SPACE = ParamSpace((
     Param("omega", float, 0.0, 1.0, doc="teacher's positional weight, in [0, 1]", default=0.3),
     Param("sigma", float, 0.0, 10.0, lo_open=True, doc="token noise std, in (0, 10]", default=0.5),
     Param("lam", float, 0.0, 10.0, lo_open=True, doc="ridge penalty, in (0, 10]", default=0.01),
-    Param("n_nodes", int, 4, 16, doc="Gauss-Hermite nodes per axis, in [4, 16]", default=8),
+    Param("log2_points", int, 8, 16, doc="RQMC points per scrambling = 2^log2_points, in [8, 16]", default=12),
+    Param("n_scrambles", int, 2, 32, doc="independent Sobol scramblings (the se), in [2, 32]", default=4),
+    Param("qmc_seed", int, 0, None, doc="seed of the Sobol scramblings", default=0),
 ))
 
 
@@ -29,25 +30,20 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
     from numerics.theory.paper_c import equations as E
 
     branch = options.get("branch", BRANCHES[0])
-    sol = E.solve(branch, p["alpha"], sigma=p["sigma"], lam=p["lam"], omega=p["omega"], n=p["n_nodes"],
-                  throw=False)
+    sol = E.solve_rqmc(branch, p["alpha"], sigma=p["sigma"], lam=p["lam"], omega=p["omega"],
+                       log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
     out = {"converged": sol.ok, "status": sol.result.value + (f" ({sol.message})" if sol.message else ""),
            "iterations": sol.iterations, "residual": float(sol.residual)}
     if not sol.ok:
         return out
-    from numerics.core.value import error_text, supported_digits, text
-
     fp = sol.value
-
-    def shown(v, e):  # the digits the quadrature error estimate supports (the one printer)
-        return text(v, supported_digits(v, e, "se", 17))
-
-    values = {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi}
     errors = {**fp.errors, "Phi": fp.errors["phi"]}
-    out.update({k: shown(v, errors[k]) for k, v in values.items()})
-    out.update({k: text(v, 6) for k, v in fp.conjugates.items()})
-    out.update({f"{k}_err": error_text(errors[k]) for k in values})
-    out["precision"] = f"float64; {fp.n_nodes - 4}^4 vs {fp.n_nodes}^4 Gauss-Hermite nodes (*_err); --dps does not apply"
+    for k, v in {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi}.items():
+        out[k], out[f"{k}_rqmc_se"] = v, errors[k]
+    for k, v in fp.conjugates.items():
+        out[k], out[f"{k}_rqmc_se"] = v, errors[k]
+    out["precision"] = (f"float64; randomized QMC, 2^{p['log2_points']} points x {p['n_scrambles']} scramblings "
+                        "(*_rqmc_se: the se over scramblings); --dps does not apply")
     return out
 
 

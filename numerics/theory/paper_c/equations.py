@@ -324,8 +324,11 @@ def solve_rqmc(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.
     names = ("q", "m", "V", "theta")
     arr = np.array([[*r["x"], r["mse"], r["phi"]] for r in runs])
     mean, se = arr.mean(axis=0), arr.std(axis=0, ddof=1) / np.sqrt(len(runs))
-    hats = np.mean([r["hats"] for r in runs], axis=0)
+    hat_runs = np.array([r["hats"] for r in runs])
+    hats = hat_runs.mean(axis=0)
+    hat_names = ("qhat", "mhat", "Vhat", "thetahat")
     err = dict(zip((*names, "mse", "phi"), map(float, se)))
+    err.update(zip(hat_names, map(float, hat_runs.std(axis=0, ddof=1) / np.sqrt(len(runs)))))
     fpt = FixedPoint(branch, alpha, sigma, lam, omega, dict(zip(names, map(float, mean[:4]))),
                      dict(zip(("qhat", "mhat", "Vhat", "thetahat"), map(float, hats))), float(mean[4]),
                      float(mean[5]), err, iters, resid, 0, stats={"rule": f"RQMC 2^{log2_points} x {n_scrambles}"})
