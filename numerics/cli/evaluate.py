@@ -103,18 +103,20 @@ def _solve_value_text(result: dict, key: str, dps: int) -> str:
 @click.argument("problem")
 @click.option("--model", default=None, help="the problem's model (listed below)")
 @click.option("--loss", default=None, help="the problem's loss (listed below)")
+@click.option("--branch", default=None, help="the problem's branch (listed below)")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable; listed below)")
 @dps_option
 @click.option("--json", "as_json", is_flag=True)
 @_limits
-def solve(problem, model, loss, params, dps, as_json):
+def solve(problem, model, loss, branch, params, dps, as_json):
     """Solve a problem's equations at your parameters; exit 1 if the solver does not converge.
 
     \b
     attncheck solve sparse-token --model attention --loss logistic --param alpha1=2
     attncheck solve sparse-token --model pool --loss square --param lam=0.01 --json"""
     with requested():
-        res = Q.solve(problem, {"model": model, "loss": loss}, parse_assignments(params), dps, spell=Q.option_name,
+        res = Q.solve(problem, {"model": model, "loss": loss, "branch": branch}, parse_assignments(params), dps,
+                      spell=Q.option_name,
                       announce=lambda text: click.echo(text, err=True))
     result = res.output
     if as_json:

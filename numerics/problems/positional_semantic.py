@@ -1,0 +1,56 @@
+"""``attncheck solve positional-semantic``: Paper C's Result 4.2 (tied rank-1 dot-product
+attention on two tokens; docs/paper_c.md).
+
+Option --branch semantic|positional (the starting point of the solve: theta != 0 or m != 0).
+Parameters: alpha (n/d), omega (teacher's positional weight), sigma (token noise), lam (ridge),
+and the randomized-QMC controls log2_points, n_scrambles, qmc_seed (numerics.theory.paper_c.
+equations.solve_rqmc: one Newton solve per scrambled Sobol set, the outputs their mean).
+The result has converged/status/iterations/residual, the overlaps (q, m, V, theta), mse, Phi,
+and the conjugates, each with its standard error over the scramblings (*_rqmc_se: the one
+printer shows the digits it supports).  Float64 only: no mpmath polish (--dps does not apply)."""
+from __future__ import annotations
+
+from numerics.core.params import Param, ParamSpace
+from numerics.problems.base import ProblemSpec
+
+BRANCHES = ("semantic", "positional")  # numerics.theory.paper_c.equations.BRANCHES (tested)
+
+SPACE = ParamSpace((
+    Param("alpha", float, 0.0, 100.0, lo_open=True, doc="sample ratio n/d, in (0, 100]", default=1.0),
+    Param("omega", float, 0.0, 1.0, doc="teacher's positional weight, in [0, 1]", default=0.3),
+    Param("sigma", float, 0.0, 10.0, lo_open=True, doc="token noise std, in (0, 10]", default=0.5),
+    Param("lam", float, 0.0, 10.0, lo_open=True, doc="ridge penalty, in (0, 10]", default=0.01),
+    Param("log2_points", int, 8, 16, doc="RQMC points per scrambling = 2^log2_points, in [8, 16]", default=12),
+    Param("n_scrambles", int, 2, 32, doc="independent Sobol scramblings (the se), in [2, 32]", default=4),
+    Param("qmc_seed", int, 0, None, doc="seed of the Sobol scramblings", default=0),
+))
+
+
+def _solve(options: dict, p: dict, dps: int) -> dict:
+    from numerics.theory.paper_c import equations as E
+
+    branch = options.get("branch", BRANCHES[0])
+    sol = E.solve_rqmc(branch, p["alpha"], sigma=p["sigma"], lam=p["lam"], omega=p["omega"],
+                       log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
+    out = {"converged": sol.ok, "status": sol.result.value + (f" ({sol.message})" if sol.message else ""),
+           "iterations": sol.iterations, "residual": float(sol.residual)}
+    if not sol.ok:
+        return out
+    fp = sol.value
+    errors = {**fp.errors, "Phi": fp.errors["phi"]}
+    for k, v in {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi}.items():
+        out[k], out[f"{k}_rqmc_se"] = v, errors[k]
+    for k, v in fp.conjugates.items():
+        out[k], out[f"{k}_rqmc_se"] = v, errors[k]
+    out["precision"] = (f"float64; randomized QMC, 2^{p['log2_points']} points x {p['n_scrambles']} scramblings "
+                        "(*_rqmc_se: the se over scramblings); --dps does not apply")
+    return out
+
+
+PROBLEMS = {
+    "positional-semantic": ProblemSpec(
+        name="positional-semantic",
+        doc="Paper C Result 4.2: positional vs semantic attention (two tokens, tied rank-1)",
+        param_space=SPACE, solve=_solve, options={"branch": BRANCHES},
+    )
+}

@@ -1,0 +1,1 @@
+"""Paper C theory: the compiled Result-4.2 system and its solver."""

@@ -1,0 +1,335 @@
+"""Result 4.2 of Paper C solved: the compiled SymPy system, Gaussian averages, Newton.
+
+Everything model-specific comes from ``derivations.paper_c.attention_erm``; this module holds
+the machinery only:
+
+* **averages** over (xi_1, xi_2, eta_1, eta_2) ~ N(0, I_4) by the tensor Gauss-Hermite rule
+  with ``n`` nodes per axis (``numerics.core.quadrature.gauss_hermite``); the prox at every
+  node by the vectorised Newton minimiser of ``prox2d`` (started at the cavity field and at 0,
+  the lower minimum kept);
+* **Jacobian**: dE[r]/dx = E[d_x r + d_h r dh*/dx], dh*/dx = -H^{-1} d_x g (implicit function
+  theorem, all partial derivatives compiled from SymPy), then J = dF/dx + dF/dE dE/dx;
+* **Newton** on the four overlaps (``numerics.core.newton``; q and V positive), started after
+  a few damped fixed-point sweeps from a branch's starting point;
+* **error estimate**: the solve is repeated with ``n + 4`` nodes per axis; the change of every
+  output is its quadrature error (reported as ``*_err``).
+
+The semantic branch has m = 0 and the positional branch theta = 0; both subspaces are
+invariant under the map (token swap, s -> -s symmetry of the Gauss-Hermite nodes), so Newton on
+all four unknowns stays on its branch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from derivations.core import active_mutants
+from derivations.paper_c import attention_erm as D
+from numerics.core.backends import lambdify
+from numerics.core.newton import Newton
+from numerics.core.quadrature import gauss_hermite, gaussian_sobol
+from numerics.core.results import RESULTS, Solution, iterate
+from numerics.theory.paper_c.prox2d import minimise
+
+ARGS = D.H + D.NOISE + D.OVERLAPS + (D.sigma, D.omega)
+XARGS = D.OVERLAPS + D.AVERAGES + (D.alpha, D.lam, D.sigma)
+
+#: branch -> starting point (q, m, V, theta) of the damped sweeps (the authors' starts)
+STARTS = {"semantic": (0.9, 0.0, 14.6, 0.35), "positional": (0.02, 0.2, 14.6, 0.0)}
+#: damping of the fixed-point sweeps before Newton (the authors' value)
+DAMPING = 0.8
+BRANCHES = tuple(STARTS)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    obj: object
+    grad: object
+    hess: object
+    field: object
+    r: object
+    dr_dp: object
+    dr_dh: object
+    dg_dp: object
+    denv_dp: object
+    F: object
+    dF_dx: object
+    dF_dE: object
+    hats: object
+    phi_rest: object
+    mse: object
+
+
+@lru_cache(maxsize=16)
+def _compiled(_mutants) -> Compiled:
+    ch, fp, out, fi = D.channel(), D.fixed_point(), D.outputs(), D.fields()
+    c = lambda e, a=ARGS: lambdify(e, a, "numpy", cse=True)  # noqa: E731
+    hats = [fp["conjugates"][k] for k in D.CONJUGATES]
+    return Compiled(
+        obj=c(ch["objective"]), grad=c(list(ch["grad"])), hess=c(list(ch["hess"])),
+        field=c(list(fi["omega"])), r=c(list(ch["r"])), dr_dp=c(list(ch["dr_dp"])),
+        dr_dh=c(list(ch["dr_dh"])), dg_dp=c(list(ch["dg_dp"])), denv_dp=c(list(ch["denv_dp"])),
+        F=c(list(fp["F"]), XARGS), dF_dx=c(list(fp["dF_dx"]), XARGS), dF_dE=c(list(fp["dF_dE"]), XARGS),
+        hats=c(hats, XARGS),
+        phi_rest=lambdify(out["phi_rest"], D.OVERLAPS + D.CONJUGATES + (D.lam, D.sigma), "numpy"),
+        mse=c(out["mse"]),
+    )
+
+
+def compiled() -> Compiled:
+    return _compiled(active_mutants())
+
+
+@lru_cache(maxsize=8)
+def nodes(n: int):
+    """Tensor Gauss-Hermite nodes (4, n^4) and weights (n^4,) for N(0, I_4)."""
+    x, w = gauss_hermite(n)
+    g = np.meshgrid(x, x, x, x, indexing="ij")
+    W = np.einsum("i,j,k,l->ijkl", w, w, w, w)
+    return np.stack([a.ravel() for a in g]), W.ravel()
+
+
+def _bc(v, size):
+    return np.broadcast_to(np.asarray(v, dtype=float), (size,))
+
+
+def _arr(out, *shape):
+    """A compiled list output as an array of ``shape`` (constant entries broadcast)."""
+    n = shape[-1]
+    return np.stack([_bc(v, n) for v in out]).reshape(shape)
+
+
+class Averages:
+    """E[r], dE[r]/dx and E[M] at x = (q, m, V, theta) with the n-node tensor rule."""
+
+    def __init__(self, cmp: Compiled, n, sigma: float, omega: float):
+        """``n``: nodes per axis of the tensor Gauss-Hermite rule, or a point set (X (4, N), W (N,))."""
+        self.cmp, self.n, self.sigma, self.omega = cmp, n, sigma, omega
+        self.X, self.W = nodes(n) if isinstance(n, int) else n
+        self._last = (None, None)
+        self._h = None  # the last prox (a third start: the nearest minimum when x moves little)
+
+    def __call__(self, x):
+        with np.errstate(over="ignore"):  # exp overflow in a saturated softmax weight is exact (-> 0)
+            return self._call(x)
+
+    def _call(self, x):
+        key = tuple(float(v) for v in x)
+        if self._last[0] == key:
+            return self._last[1]
+        cmp, X, W = self.cmp, self.X, self.W
+        N = W.size
+        rest = (*X, *(_bc(v, N) for v in key), self.sigma, self.omega)
+        w0 = _arr(cmp.field(0, 0, *rest), 2, N)
+        starts = [w0, np.zeros((2, N))] + ([self._h] if self._h is not None else [])
+        sol = minimise(cmp.obj, cmp.grad, cmp.hess, starts, rest)
+        if not sol.ok:
+            out = sol
+        else:
+            h, env = sol.value
+            self._h = h
+            args = (h[0], h[1], *rest)
+            r = _arr(cmp.r(*args), 4, N)
+            Hm = _arr(cmp.hess(*args), 2, 2, N)
+            dg = _arr(cmp.dg_dp(*args), 2, 4, N)
+            det = Hm[0, 0] * Hm[1, 1] - Hm[0, 1] * Hm[1, 0]
+            Hinv = np.array([[Hm[1, 1], -Hm[0, 1]], [-Hm[1, 0], Hm[0, 0]]]) / det
+            dh = -np.einsum("ijn,jkn->ikn", Hinv, dg)  # (2, 4, N)
+            dr = (_arr(cmp.dr_dp(*args), 4, 4, N)
+                  + np.einsum("ijn,jkn->ikn", _arr(cmp.dr_dh(*args), 4, 2, N), dh))
+            denv = _arr(cmp.denv_dp(*args), 4, N)
+            out = Solution(RESULTS.successful, sol.iterations, sol.residual,
+                           {"E": r @ W, "dE": dr @ W, "M": env @ W, "dM": denv @ W})
+        self._last = (key, out)
+        return out
+
+
+@dataclass
+class FixedPoint:
+    """A converged solution of one branch: the overlaps, the conjugates, the outputs and their
+    quadrature errors (the change from n to n + 4 nodes per axis)."""
+
+    branch: str
+    alpha: float
+    sigma: float
+    lam: float
+    omega: float
+    overlaps: dict
+    conjugates: dict
+    mse: float
+    phi: float
+    errors: dict
+    iterations: int
+    residual: float
+    n_nodes: int
+    status: str = RESULTS.successful.value
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def train_loss(self) -> float:
+        return -self.phi
+
+
+def _fun(avg: Averages, alpha, lam, sigma):
+    cmp = avg.cmp
+
+    def fun(x):
+        s = avg(x)
+        if not s.ok:
+            raise ArithmeticError(s.message)
+        E, dE = s.raw["E"], s.raw["dE"]
+        a = (*x, *E, alpha, lam, sigma)
+        F = np.array(cmp.F(*a), dtype=float)
+        J = np.array(cmp.dF_dx(*a), dtype=float).reshape(4, 4) + np.array(cmp.dF_dE(*a), dtype=float).reshape(4, 4) @ dE
+        return list(F), [list(row) for row in J]
+    return fun
+
+
+def _sweeps(avg, x, alpha, lam, sigma, n_sweeps, damping=DAMPING):
+    cmp = avg.cmp
+    x = np.array(x, dtype=float)
+    for _ in range(n_sweeps):
+        s = avg(x)
+        if not s.ok:
+            break
+        F = np.array(cmp.F(*x, *s.raw["E"], alpha, lam, sigma), dtype=float)
+        x_new = x - F
+        if not (x_new[0] > 0 and x_new[2] > 0 and x_new[3] ** 2 < sigma**2 * x_new[0]):
+            break
+        x = damping * x + (1 - damping) * x_new
+    return x
+
+
+def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
+    cmp = compiled()
+    avg = Averages(cmp, n, sigma, omega)
+    x = _sweeps(avg, x0, alpha, lam, sigma, n_sweeps)
+    newton = Newton(_fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol)
+    sol = iterate(newton, list(x), max_steps=60, throw=False)
+    if not sol.ok:
+        return sol, None
+    x = [float(v) for v in sol.raw]
+    s = avg(x)
+    E = s.raw["E"]
+    xa = (*x, *E, alpha, lam, sigma)
+    hats = [float(v) for v in cmp.hats(*xa)]
+    Xn, W = avg.X, avg.W
+    N = W.size  # the test error on the same rule
+    rest = (*Xn, *(_bc(v, N) for v in x), sigma, omega)
+    # the test error at the clean field (no prox): h is replaced by the field in the step itself
+    with np.errstate(over="ignore"):
+        mse = float(np.asarray(cmp.mse(0, 0, *rest), dtype=float) @ W)
+    phi = float(cmp.phi_rest(*x, *hats, lam, sigma)) - alpha * float(s.raw["M"])
+    return sol, {"x": x, "hats": hats, "mse": mse, "phi": phi}
+
+
+def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
+          n: int = 12, x0=None, tol: float = 1e-8, n_sweeps: int = 30, throw: bool = True):
+    """Solve one branch at (alpha, sigma, lambda, omega) with n and n + 4 Gauss-Hermite nodes per
+    axis.  Returns a Solution whose value is a :class:`FixedPoint`; never a non-converged one."""
+    if branch not in STARTS:
+        raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+    start = STARTS[branch] if x0 is None else x0
+    sol, res = _solve_n(branch, alpha, sigma, lam, omega, n, start, tol, n_sweeps)
+    if res is None:
+        return sol.check(throw)
+    sol2, res2 = _solve_n(branch, alpha, sigma, lam, omega, n + 4, res["x"], tol, 0)
+    if res2 is None:
+        return sol2.check(throw)
+    names = ("q", "m", "V", "theta")
+    err = {k: abs(a - b) for k, a, b in zip(names, res["x"], res2["x"])}
+    err["mse"] = abs(res["mse"] - res2["mse"])
+    err["phi"] = abs(res["phi"] - res2["phi"])
+    fpt = FixedPoint(branch, alpha, sigma, lam, omega, dict(zip(names, res2["x"])),
+                     dict(zip(("qhat", "mhat", "Vhat", "thetahat"), res2["hats"])), res2["mse"], res2["phi"],
+                     err, sol.iterations + sol2.iterations, max(sol.residual, sol2.residual), n + 4)
+    return Solution(RESULTS.successful, fpt.iterations, fpt.residual, fpt)
+
+
+# --- the reported values and their error estimates --------------------------------------------
+@lru_cache(maxsize=16)
+def _reported(_mutants):
+    syms = (D.MSE, D.PHI) + D.OVERLAPS
+    return lambdify(list(D.reported()), syms, "numpy")
+
+
+def reported(fp: FixedPoint) -> dict:
+    """The reported outputs of a fixed point (step ``C.out.reported``) and their quadrature
+    errors (the step's derivative applied to the errors: the step is linear)."""
+    f = _reported(active_mutants())
+    names = D.REPORTED
+    val = [float(v) for v in f(fp.mse, fp.phi, *(fp.overlaps[k] for k in ("q", "m", "V", "theta")))]
+    one = [abs(float(v)) for v in f(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)]
+    key = {"mse": "mse", "Phi": "phi"}
+    err = {k: e * fp.errors[key.get(k, k)] for k, e in zip(names, one)}
+    return dict(zip(names, val)), err
+
+
+@lru_cache(maxsize=16)
+def _sensitivity(_mutants):
+    """d mse / d x (the test-error integrand's gradient in the overlaps, from SymPy)."""
+    out = D.outputs()
+    return lambdify(list(sp.Matrix([out["mse"]]).jacobian(sp.Matrix(D.OVERLAPS))), ARGS, "numpy", cse=True)
+
+
+def mse_sensitivity(fp: FixedPoint, n: int = 8) -> list:
+    """E[d mse-integrand / d x] at the fixed point: how a change of the overlaps moves mse."""
+    X, W = nodes(n)
+    N = W.size
+    x = [fp.overlaps[k] for k in ("q", "m", "V", "theta")]
+    rest = (*X, *(_bc(v, N) for v in x), fp.sigma, fp.omega)
+    return [float(_bc(v, N) @ W) for v in _sensitivity(active_mutants())(0, 0, *rest)]
+
+
+def continuation(branch: str, alphas, **kw):
+    """Solutions along ``alphas`` (in the given order), each started from the previous one
+    (the first from the branch's start).  Stops at the first failure (its Solution is
+    returned in place of the rest)."""
+    out, x0 = [], None
+    for a in alphas:
+        sol = solve(branch, a, x0=x0, n_sweeps=30 if x0 is None else 0, throw=False, **kw)
+        out.append(sol)
+        if not sol.ok:
+            break
+        x0 = tuple(sol.value.overlaps[k] for k in ("q", "m", "V", "theta"))
+    return out
+
+
+def solve_rqmc(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
+               log2_points: int = 14, n_scrambles: int = 4, seed=0, x0=None, tol: float = 1e-8,
+               n_sweeps: int = 30):
+    """The same fixed point with randomized QMC averages: one solve per scrambled Sobol set of
+    2^log2_points points in R^4 (``numerics.core.quadrature.gaussian_sobol``); the outputs are
+    the mean over the scramblings and their errors the standard error of that mean (an honest
+    error where the integrands are not smooth enough for Gauss-Hermite; docs/paper_c.md §5).
+    Returns a Solution whose value is a FixedPoint (errors: the se), or the first failure."""
+    if branch not in STARTS:
+        raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+    from numerics.core.seeding import seed_sequence
+
+    seeds = [seed_sequence(seed, "C.theory.rqmc", branch, f"{alpha:.12g}", k) for k in range(n_scrambles)]
+    runs, iters, resid, x = [], 0, 0.0, (STARTS[branch] if x0 is None else x0)
+    for k, sk in enumerate(seeds):
+        X = gaussian_sobol(4, log2_points, sk).T
+        pts = (np.ascontiguousarray(X), np.full(X.shape[1], 1.0 / X.shape[1]))
+        sol, res = _solve_n(branch, alpha, sigma, lam, omega, pts, x, tol, n_sweeps if k == 0 else 0)
+        if res is None:
+            return sol
+        runs.append(res)
+        iters, resid = iters + sol.iterations, max(resid, sol.residual)
+        x = res["x"]
+    names = ("q", "m", "V", "theta")
+    arr = np.array([[*r["x"], r["mse"], r["phi"]] for r in runs])
+    mean, se = arr.mean(axis=0), arr.std(axis=0, ddof=1) / np.sqrt(len(runs))
+    hat_runs = np.array([r["hats"] for r in runs])
+    hats = hat_runs.mean(axis=0)
+    hat_names = ("qhat", "mhat", "Vhat", "thetahat")
+    err = dict(zip((*names, "mse", "phi"), map(float, se)))
+    err.update(zip(hat_names, map(float, hat_runs.std(axis=0, ddof=1) / np.sqrt(len(runs)))))
+    fpt = FixedPoint(branch, alpha, sigma, lam, omega, dict(zip(names, map(float, mean[:4]))),
+                     dict(zip(("qhat", "mhat", "Vhat", "thetahat"), map(float, hats))), float(mean[4]),
+                     float(mean[5]), err, iters, resid, 0, stats={"rule": f"RQMC 2^{log2_points} x {n_scrambles}"})
+    return Solution(RESULTS.successful, iters, resid, fpt)
