@@ -114,7 +114,7 @@ def test_solve_cli_refuses_bad_branch_and_solves():
 
 
 def test_problem_branches_agree_with_solver():
-    from numerics.problems.positional_semantic import BRANCHES
+    from numerics.problems.paper_c.positional_semantic import BRANCHES
     from numerics.theory.paper_c.equations import BRANCHES as SOLVER_BRANCHES
 
     assert BRANCHES == SOLVER_BRANCHES

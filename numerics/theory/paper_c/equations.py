@@ -9,7 +9,7 @@ the machinery only:
   the lower minimum kept);
 * **Jacobian**: dE[r]/dx = E[d_x r + d_h r dh*/dx], dh*/dx = -H^{-1} d_x g (implicit function
   theorem, all partial derivatives compiled from SymPy), then J = dF/dx + dF/dE dE/dx;
-* **Newton** on the four overlaps (``numerics.core.newton``; q and V positive), started after
+* **Newton** on the four overlaps (``numerics.core.solve``, method ``newton``; q and V positive), started after
   a few damped fixed-point sweeps from a branch's starting point;
 * **error estimate**: the solve is repeated with ``n + 4`` nodes per axis; the change of every
   output is its quadrature error (reported as ``*_err``).
@@ -29,9 +29,9 @@ import sympy as sp
 from derivations.core import active_mutants
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import lambdify
-from numerics.core.newton import Newton
 from numerics.core.quadrature import gauss_hermite, gaussian_sobol
-from numerics.core.results import RESULTS, Solution, iterate
+from numerics.core.results import RESULTS, Solution
+from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c.prox2d import minimise
 
 ARGS = D.H + D.NOISE + D.OVERLAPS + (D.sigma, D.omega)
@@ -207,8 +207,8 @@ def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
     cmp = compiled()
     avg = Averages(cmp, n, sigma, omega)
     x = _sweeps(avg, x0, alpha, lam, sigma, n_sweeps)
-    newton = Newton(_fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol)
-    sol = iterate(newton, list(x), max_steps=60, throw=False)
+    sol = run_solver("newton", _fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol,
+                x0=list(x), max_steps=60, throw=False)
     if not sol.ok:
         return sol, None
     x = [float(v) for v in sol.raw]
