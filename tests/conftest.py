@@ -60,6 +60,18 @@ def pytest_configure(config):
     base._MEMO = SharedMemo(Path(SESSION["shared"]) / "memo")
 
 
+#: the modules that run whole claims, started first: under ``pytest -n N`` a long test left for
+#: the end keeps one process busy while the others wait, so the long ones go first and the many
+#: short ones fill in behind them (the order inside each module is kept)
+FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_paper.py",
+         "test_reproducibility.py", "test_notebook.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):  # the xdist controller, once per worker
     node.workerinput[_SESSION_KEY] = dict(SESSION)
