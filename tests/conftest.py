@@ -1,15 +1,35 @@
+import fcntl
+import hashlib
 import os
+import pickle
 import shutil
 import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
 # The tests never touch the user's verdict cache: whatever $ATTNCHECK_CACHE_DIR says, the CLI,
 # the API and every subprocess of this test session use a folder of the session's own (set at
-# import, before any test module reads it; the fixture below re-asserts it and removes it at
-# the end). The user's limits do not change what the tests see either.
+# import, before any test module reads it; the fixture below re-asserts it). Under
+# ``pytest -n N`` the session is one folder for all its processes: the controller makes it and
+# hands it to each worker (``pytest_configure_node``), so a claim verified in one worker is a
+# cache hit in the other, and the controller removes it at the end. The user's limits do not
+# change what the tests see either.
 USER_CACHE_DIR = os.environ.get("ATTNCHECK_CACHE_DIR")
-SESSION_CACHE_DIR = tempfile.mkdtemp(prefix="attncheck-test-cache-")
+_SESSION_KEY = "attncheck_session"
+
+
+def _new_session() -> dict:
+    return {"cache": tempfile.mkdtemp(prefix="attncheck-test-cache-"),
+            "shared": tempfile.mkdtemp(prefix="attncheck-test-shared-")}
+
+
+#: the folders of this session: ``cache`` (the verdict cache, $ATTNCHECK_CACHE_DIR) and ``shared``
+#: (the experiment memo and the claims' evidence, shared by the session's processes). A worker
+#: replaces its import-time folders by the controller's in ``pytest_configure``.
+SESSION = _new_session()
+SESSION_CACHE_DIR = SESSION["cache"]
 os.environ["ATTNCHECK_CACHE_DIR"] = SESSION_CACHE_DIR
 for _name in ("ATTNCHECK_MAX_MEMORY", "ATTNCHECK_MAX_TIME", "ATTNCHECK_TRIAL_WORKERS"):
     os.environ.pop(_name, None)
@@ -24,6 +44,167 @@ settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    global SESSION_CACHE_DIR
+    given = getattr(config, "workerinput", {}).get(_SESSION_KEY)
+    if given:  # an xdist worker: the controller's folders, not the ones made at import
+        for path in SESSION.values():
+            shutil.rmtree(path, ignore_errors=True)
+        SESSION.clear()
+        SESSION.update(given)
+        SESSION_CACHE_DIR = SESSION["cache"]
+        os.environ["ATTNCHECK_CACHE_DIR"] = SESSION_CACHE_DIR
+    from numerics.claims import base
+
+    # the experiment memo of the claims (numerics.claims.base.memo), shared by the processes
+    base._MEMO = SharedMemo(Path(SESSION["shared"]) / "memo")
+
+
+#: the modules that run whole claims, started first: under ``pytest -n N`` a long test left for
+#: the end keeps one process busy while the others wait, so the long ones go first and the many
+#: short ones fill in behind them (the order inside each module is kept)
+FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_paper.py",
+         "test_reproducibility.py", "test_notebook.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):  # the xdist controller, once per worker
+    node.workerinput[_SESSION_KEY] = dict(SESSION)
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):  # the controller (or a run without -n) owns the folders
+        for path in SESSION.values():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+class SharedMemo(dict):
+    """A dict whose entries are also files of one folder, so that the processes of a test
+    session (``pytest -n N``) compute each entry once: ``k in memo`` looks in this process, then
+    in the folder; when the entry is in neither, it takes the entry's lock (waiting while another
+    process computes it, then reading its file) and keeps it until ``memo[k] = v`` has written
+    the file (or the test ends: a computation that raised releases it then).
+
+    The file of a key is named by a hash of its ``repr`` and holds the pickled key, which must
+    equal ``k`` on reading: a key whose objects compare by identity, or that cannot be pickled,
+    stays in this process. ``clear()`` forgets this process's entries and ignores the files
+    written so far, so what this process asks for next is computed again (and rewritten)."""
+
+    WAIT_S = 900.0
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.held: dict = {}
+        self.ignored: set = set()
+
+    def _file(self, k) -> Path | None:
+        text = repr(k)
+        if " at 0x" in text:
+            return None
+        return self.folder / f"{hashlib.sha256(text.encode()).hexdigest()}.pickle"
+
+    def _read(self, k, f: Path) -> bool:
+        if f.name in self.ignored:
+            return False
+        try:
+            stored_key, value = pickle.loads(f.read_bytes())
+        except FileNotFoundError:
+            return False
+        except Exception:  # a file this process cannot read back: compute the entry here
+            return False
+        if stored_key != k:
+            return False
+        dict.__setitem__(self, k, value)
+        self._release(f)
+        return True
+
+    def _lock(self, f: Path) -> None:
+        if f.name in self.held:
+            return
+        fh = open(f.with_suffix(".lock"), "a+")
+        end = time.monotonic() + self.WAIT_S
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > end:  # never wait forever: compute it here too
+                    fh.close()
+                    return
+                time.sleep(0.05)
+        self.held[f.name] = fh
+
+    def _release(self, f: Path) -> None:
+        fh = self.held.pop(f.name, None)
+        if fh is not None:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+            fh.close()
+
+    def release_all(self) -> None:
+        for name in list(self.held):
+            self._release(self.folder / name)
+
+    def __contains__(self, k) -> bool:
+        if dict.__contains__(self, k):
+            return True
+        f = self._file(k)
+        if f is None:
+            return False
+        if self._read(k, f):
+            return True
+        self._lock(f)  # another process may be computing it: wait, then read its file
+        return self._read(k, f)
+
+    def __setitem__(self, k, v) -> None:
+        dict.__setitem__(self, k, v)
+        f = self._file(k)
+        if f is None:
+            return
+        try:
+            data = pickle.dumps((k, v), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # not picklable: this process only
+            data = None
+        if data is not None:
+            from numerics.core.cache import write_atomic
+
+            write_atomic(f, data)
+            self.ignored.discard(f.name)
+        self._release(f)
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self.release_all()
+        self.ignored |= {p.name for p in self.folder.glob("*.pickle")}
+
+
+_EVIDENCE: SharedMemo | None = None
+
+
+@pytest.fixture(scope="session")
+def quick_evidence():
+    """``quick_evidence(claim)``: the claim's quick-size evidence, collected once per test
+    session by whichever process asks first and read from its file by the others."""
+    from numerics.claims.base import Settings
+
+    global _EVIDENCE
+    if _EVIDENCE is None:
+        _EVIDENCE = SharedMemo(Path(SESSION["shared"]) / "evidence")
+
+    def of(claim):
+        if claim.id not in _EVIDENCE:
+            _EVIDENCE[claim.id] = claim.collect(Settings(mode="quick"))
+        return _EVIDENCE[claim.id]
+
+    return of
+
+
 @pytest.fixture(autouse=True, scope="session")
 def session_cache_dir():
     """The verdict cache of this test session (numerics.core.cache reads the variable at each
@@ -33,7 +214,17 @@ def session_cache_dir():
     os.environ[cache.ENV] = SESSION_CACHE_DIR
     cache._REPORTED.clear()
     yield SESSION_CACHE_DIR
-    shutil.rmtree(SESSION_CACHE_DIR, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _shared_locks_released():
+    """A computation that raised inside a test does not keep its shared entry locked."""
+    yield
+    from numerics.claims import base
+
+    for memo in (base._MEMO, _EVIDENCE):
+        if isinstance(memo, SharedMemo):
+            memo.release_all()
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -54,4 +245,3 @@ def _mpmath_precision_restored():
     dps = mpmath.mp.dps
     yield
     mpmath.mp.dps = dps
-

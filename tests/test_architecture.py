@@ -6,8 +6,9 @@
 * ``numerics/core`` is generic machinery: it imports neither ``derivations`` nor the theory,
   experiments or claims;
 * ``derivations`` is pure SymPy: it imports neither numpy nor ``numerics``.
-Each module is imported in a fresh interpreter so earlier imports cannot mask a violation.  That
-sees what a module imports when it is loaded; a second, static check reads every import in the
+Each module is imported in a fresh process so earlier imports cannot mask a violation: one
+interpreter per folder forks a child per module (``_imported_after``), after loading only the
+third-party packages the folder's rule does not forbid.  That sees what a module imports when it is loaded; a second, static check reads every import in the
 source, at module level or inside a function, and every ``import_module`` target (a literal, or
 the literal head of an f-string, relative ones resolved; ``__import__`` too), so that an import
 made only at run time cannot cross a layer either.  Discovery (``numerics.registry``) sits above
@@ -30,10 +31,63 @@ def _modules(folder):
     )
 
 
+#: what the probe interpreter of a folder loads before it forks a child per module: third-party
+#: packages the folder's rule does not forbid (sympy and mpmath load neither numpy nor scipy),
+#: so that each child pays only for its own module's imports
+PRELOAD = {
+    "derivations": ("sympy", "mpmath"),
+    "numerics": ("numpy", "scipy.special", "scipy.stats", "scipy.optimize", "scipy.integrate", "sympy", "mpmath"),
+}
+
+_PROBE = r"""
+import importlib, json, os, sys
+preload, modules = json.loads(sys.argv[1])
+for name in preload:
+    importlib.import_module(name)
+out = {}
+for module in modules:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the probe's modules, then what this one module loads
+        os.close(r)
+        try:
+            importlib.import_module(module)
+            text = "\n".join(sys.modules)
+        except BaseException as e:
+            text = "!" + repr(e)
+        with os.fdopen(w, "w") as fh:
+            fh.write(text)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as fh:
+        out[module] = fh.read()
+    os.waitpid(pid, 0)
+print(json.dumps(out))
+"""
+_PROBED: dict = {}
+
+
+def _probe(modules, preload=(), cwd=ROOT) -> dict[str, set[str]]:
+    """{module: the modules loaded after importing it in a process of its own}."""
+    import json
+    import os
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps([list(preload), list(modules)])],
+                         capture_output=True, text=True, cwd=cwd, check=True, env=env)
+    found = {}
+    for module, text in json.loads(out.stdout).items():
+        assert not text.startswith("!"), f"importing {module} failed: {text[1:]}"
+        found[module] = set(text.split())
+    return found
+
+
 def _imported_after(module: str) -> set[str]:
-    code = f"import sys, importlib; importlib.import_module({module!r}); print('\\n'.join(sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    return set(out.stdout.split())
+    if module not in _PROBED:  # the whole folder in one probe interpreter
+        top = module.split(".")[0]
+        folder = "/".join(module.split(".")[:2]) if top == "numerics" else top
+        _PROBED.update(_probe(_modules(folder), PRELOAD[top]))
+    return _PROBED[module]
 
 
 def _under(mods, *prefixes):
@@ -188,3 +242,16 @@ def test_no_module_is_too_long():
     long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / "numerics").rglob("*.py")
                   if (n := len(p.read_text().splitlines())) > MAX_LINES)
     assert not long, f"modules over {MAX_LINES} lines (split them along their seams):\n" + "\n".join(long)
+
+
+def test_the_import_probe_sees_what_each_module_loads(tmp_path):
+    """The probe can fail: a module that imports a forbidden package shows it, and a sibling
+    probed in the same interpreter does not inherit it."""
+    pkg = tmp_path / "probe_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "bad.py").write_text("import numpy\n")
+    (pkg / "good.py").write_text("import wave\n")
+    found = _probe(["probe_pkg.bad", "probe_pkg.good"], PRELOAD["derivations"], cwd=tmp_path)
+    assert "numpy" in found["probe_pkg.bad"] and "numpy" not in found["probe_pkg.good"]
+    assert "wave" in found["probe_pkg.good"] and "sympy" in found["probe_pkg.good"]

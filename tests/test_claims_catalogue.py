@@ -1,41 +1,26 @@
 """Every registered claim, at quick size: it passes, and a ±5% mutation of its theory values
-is rejected (a check that cannot fail is a defect).  One simulation per claim, judged three
-times."""
+is rejected (a check that cannot fail is a defect).  One simulation per claim for the whole
+test session, judged three times (``quick_evidence`` in tests/conftest.py: collected by
+whichever process of ``pytest -n N`` asks first, read from its file by the others)."""
 import pytest
 
 from numerics import registry
-from numerics.claims.base import Settings, judge
+from numerics.claims.base import judge
 
 CLAIMS = list(registry.claims().values())
 
 
-#: one simulation per claim for the whole process (a module-scoped fixture would be rebuilt
-#: each time a process of ``pytest -n 2`` returns to this module from another one)
-_EVIDENCE: dict = {}
-
-
-@pytest.fixture
-def evidence_cache():
-    return _EVIDENCE
-
-
-def _evidence(cache, claim):
-    if claim.id not in cache:
-        cache[claim.id] = claim.collect(Settings(mode="quick"))
-    return cache[claim.id]
-
-
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
-def test_claim_passes_at_quick_size(claim, evidence_cache):
-    verdict = judge(_evidence(evidence_cache, claim), 0.0, claim)
+def test_claim_passes_at_quick_size(claim, quick_evidence):
+    verdict = judge(quick_evidence(claim), 0.0, claim)
     bad = [r for r in verdict.rows if not r.passed]
     assert verdict.passed, f"{claim.id} failed rows: {bad}"
 
 
 @pytest.mark.parametrize("mutate", [0.05, -0.05])
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
-def test_claim_rejects_mutation(claim, mutate, evidence_cache):
-    verdict = judge(_evidence(evidence_cache, claim), mutate, claim)
+def test_claim_rejects_mutation(claim, mutate, quick_evidence):
+    verdict = judge(quick_evidence(claim), mutate, claim)
     assert not verdict.passed, f"{claim.id}: a {mutate:+.0%} mutation of the theory was not caught"
 
 
@@ -50,7 +35,7 @@ def test_claim_metadata_is_complete():
             assert c.param_space is not None, f"{c.id}: evaluable claims need a param_space"
 
 
-def test_parametric_excess_rows_reject_the_naive_counts(evidence_cache):
+def test_parametric_excess_rows_reject_the_naive_counts(quick_evidence):
     """B.rate.d_independence's excess rows are not vacuous: with the theory replaced by the
     naive parameter count p = 2d - 2 or by the zero-conditional-mean value (N - 1) p (what
     V_A would be if every tangent direction attained Lemma 3.4's constant) they fail — the
@@ -58,7 +43,7 @@ def test_parametric_excess_rows_reject_the_naive_counts(evidence_cache):
     from dataclasses import replace
 
     claim = registry.claims()["B.rate.d_independence"]
-    ev = _evidence(evidence_cache, claim)
+    ev = quick_evidence(claim)
     excess = {r.label for r in ev.comparisons if "excess" in r.label}
     must_fail = {"naive_count_p": excess,
                  "zero_conditional_mean_value_(N-1)p": {r for r in excess if r.startswith("d=30")}}

@@ -68,13 +68,13 @@ def test_schedule_setup_checks():
     assert s.n_values == [10, 18] and s.pieces() == [8, 16] and s.Ms == [100, 200]
 
 
-def test_claim_other_schedules_are_slower_than_the_optimal_one():
+def test_claim_other_schedules_are_slower_than_the_optimal_one(quick_evidence):
     """At quick size: the measured slopes of K fixed and K ∝ M^{1/2} lie above (are slower
-    than) the optimal schedule's bootstrap CI."""
-    from numerics.claims.base import Settings
+    than) the optimal schedule's bootstrap CI (the session's one quick collection of the claim,
+    tests/conftest.py)."""
     from numerics import registry
 
-    ev = registry.claims()["B.rate.holder_edge"].collect(Settings(mode="quick"))
+    ev = quick_evidence(registry.claims()["B.rate.holder_edge"])
     opt = ev.details["optimal K ∝ M^(1/(2beta+1))"]
     for label in ("K fixed = 16", "K ∝ M^(1/2)"):
         other = ev.details[label]
