@@ -265,7 +265,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
     power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
-    from numerics.latex import PREAMBLE, _tex_text, claim_section
+    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section
 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
@@ -274,10 +274,11 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     summary = _tex_rows("claim & status & verdict & mutants killed", "p{7cm}llr",
                         [[f"\\texttt{{{t(e.claim.id)}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
+    doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
     for e in entries:
         v, p = e.verdict, e.power
-        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate))
+        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc))
         rows = [[t(r.label), _fmt(r.mutated_theory), _fmt(r.mean), _fmt(r.se, 2), _fmt(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [f"\\paragraph{{Verdict: {'PASS' if v.passed else 'FAIL'}}}\n",
