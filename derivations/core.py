@@ -114,6 +114,10 @@ class AttnLatexPrinter(LatexPrinter):
                 return f"{text}^{{{expr.exp}}}"
         return super()._print_Pow(expr, *args, **kwargs)
 
+    def _print_Integral(self, expr):
+        """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
+        return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
     def _print_Transpose(self, expr):
         text = super()._print_Transpose(expr)
         return text[:-len("^{T}")] + "^{\\top}" if text.endswith("^{T}") else text

@@ -132,29 +132,33 @@ def _symbols():
         yield sp.Symbol(f"u_{{{k}}}")
 
 
-def equation_latex(eq, label: str, *, rhs=None, names=None) -> str:
-    """One equation as LaTeX: ``equation`` if it fits on one line, else ``multline``, plus a
-    "where" list. ``rhs`` is the right-hand side to print (default ``eq.rhs``: the chain
-    printer passes it written in the earlier steps' symbols); ``names`` the iterator of the
-    "where" names (one per document, so that no name is defined twice on a page)."""
-    lhs = latex(eq.lhs)
+def equation_parts(eq, *, rhs=None, names=None) -> tuple[str, list[str], list[tuple[str, list[str]]]]:
+    """One equation laid out for display: ``(lhs, lines, where)``; ``lines`` are the right-hand
+    side's display lines (a long sum broken, continuation lines start with their sign) and
+    ``where`` the named sub-expressions, each ``(name, lines)``.  ``rhs`` is the right-hand side
+    to print (default ``eq.rhs``: the chain printer passes it in the earlier steps' symbols);
+    ``names`` the iterator of the "where" names (one per document, so that no name is defined
+    twice on a page).  The LaTeX document and the HTML report both print these parts."""
     rhs = eq.rhs if rhs is None else rhs
     names = _symbols() if names is None else names
     where: list = []
     matrix = isinstance(rhs, sp.MatrixBase) or rhs.has(sp.MatrixSymbol) or not isinstance(rhs, sp.Expr)
     if not matrix and width(eq.lhs) + width(rhs) + 2 > LINE:
         rhs, where = _shrink(rhs, names)
-    lines = _lines(lhs, rhs)
+    return latex(eq.lhs), _lines("", rhs), [(latex(sym), _lines(latex(sym), e)) for sym, e in where]
+
+
+def equation_latex(eq, label: str, *, rhs=None, names=None) -> str:
+    """One equation as LaTeX (:func:`equation_parts`): ``equation`` if it fits on one line, else
+    ``multline``, plus a "where" list."""
+    lhs, lines, where = equation_parts(eq, rhs=rhs, names=names)
     if len(lines) == 1:
         body = f"\\begin{{equation}}\\label{{{label}}}\n{lhs} = {lines[0]}\n\\end{{equation}}"
     else:
         joined = " \\\\\n".join(lines)
         body = f"\\begin{{multline}}\\label{{{label}}}\n{lhs} = {joined}\n\\end{{multline}}"
     if where:
-        items = []
-        for sym, e in where:
-            sub = _lines(latex(sym), e)
-            items.append(f"{latex(sym)} &= " + " \\\\\n  &\\quad ".join(sub))
+        items = [f"{name} &= " + " \\\\\n  &\\quad ".join(sub) for name, sub in where]
         body += ("\n\\noindent where\n\\begin{align*}\n" + " \\\\\n".join(items) + "\n\\end{align*}")
     return body
 
@@ -355,13 +359,20 @@ def _uses_line(doc: Document, link: Link) -> str:
     return ("\n\\noindent with " + ", ".join(items) + ".") if items else ""
 
 
+def title(claim) -> str:
+    """The claim's human title (its ``title`` if it has one, else its paper reference); the id
+    is printed under it."""
+    return getattr(claim, "title", "") or claim.reference
+
+
 def claim_section(claim, *, certified: bool = False, certificate=None, doc: Document | None = None) -> str:
     """The claim's section; with ``certified=True`` its certified digits at the defaults
     (``certificate``, computed here unless given).  Its equations are printed as a chain
     (:func:`chain`); within a ``doc`` (one document) a step printed before is referred to by
     ``\\eqref`` instead of being printed again."""
     doc = Document() if doc is None else doc
-    parts = [f"\\section*{{\\texttt{{{_tex_text(claim.id)}}}}}",
+    parts = [f"\\section*{{{_tex_text(title(claim))}}}",
+             f"\\noindent{{\\small\\texttt{{{_tex_text(claim.id)}}}}}\n",
              f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
     stated = statement_latex(claim)
     if stated:

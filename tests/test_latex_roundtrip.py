@@ -145,7 +145,7 @@ _BODY = re.compile(r"\\begin\{(equation|multline)\}\\label\{[^}]*\}\n(.*?)\n\\en
 def _parse(text: str) -> sp.Expr:
     """The printed text parsed back; the grammar reads one-character subscripts only, so the
     "where" names ``u_{k}`` are read as ``u_{<k-th letter>}``."""
-    text = text.replace("&", "").replace("\\quad", "")
+    text = text.replace("&", "").replace("\\quad", "").replace("\\mathrm{d}", "d")  # the upright measure
     text = re.sub(r"u_\{(\d+)\}", lambda m: f"u_{{{_WHERE_LETTERS[int(m.group(1))]}}}", text)
     # a broken line is a top-level sum: its lines are read one by one (the parser's cost grows
     # fast with the length of the text) and added up
