@@ -37,6 +37,7 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 \setlength{\emergencystretch}{3em}
 \sloppy
 \title{attncheck: the equations of the checked claims}
+\author{}
 \date{}
 \begin{document}
 \maketitle
