@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ class Equation:
             )
 
     def latex(self) -> str:
-        return f"{sp.latex(self.lhs)} = {sp.latex(self.rhs)}"
+        """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document."""
+        return f"{latex(self.lhs)} = {latex(self.rhs)}"
 
     def _repr_latex_(self) -> str:  # notebooks render the equation
         return f"$\\displaystyle {self.latex()}$"
@@ -60,6 +63,69 @@ class Equation:
     def subs(self, values: dict) -> sp.Basic:
         """The right-hand side with (some) parameters substituted exactly."""
         return self.rhs.subs(values)
+
+
+# --- the one printer: the papers' notation -----------------------------------------------------
+#: Phi, the standard normal distribution function, in printed steps (as in the statements)
+Phi = sp.Function("Phi")
+
+#: the names of the prior P(y = +1) (printed pi_+, never the constant pi)
+PRIOR_NAMES = ("pi", "pi_+", "pi_plus")
+
+
+def notation(expr):
+    """``expr`` rewritten, exactly, in the papers' notation before printing: each
+    ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``)."""
+    if isinstance(expr, sp.Basic) and expr.has(sp.erfc):
+        expr = expr.replace(sp.erfc, lambda z: 2 * Phi(-sp.sqrt(2) * z))
+    return expr
+
+
+def unnotation(expr):
+    """The inverse of :func:`notation`: Phi(x) as erfc(-x/sqrt 2)/2."""
+    return expr.replace(Phi, lambda x: sp.erfc(-x / sp.sqrt(2)) / 2) if isinstance(expr, sp.Basic) else expr
+
+
+_EXPECTATION = re.compile(r"(?<![A-Za-z\\])E(?=\[|\||\(|\\langle)")
+_MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)")
+
+
+class AttnLatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with the project's notation: the prior P(y = +1) is ``\\pi_{+}``
+    (never the constant ``\\pi``), the indicator and ones-vector ``\\mathbf{1}``, an expectation
+    ``\\mathbb{E}``, a transpose ``^{\\top}``, ``h1_p`` as ``h_{1p}``, Phi as ``\\Phi``."""
+
+    def _print_Symbol(self, expr, style="plain"):
+        name = expr.name
+        if name in PRIOR_NAMES:
+            return r"\pi_{+}"
+        if _MOMENT.fullmatch(name):
+            m = _MOMENT.fullmatch(name)
+            return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}"
+        if "\\" in name or "{" in name or "[" in name or "|" in name:
+            return _EXPECTATION.sub(r"\\mathbb{E}", name.replace(r"\mathbb{1}", r"\mathbf{1}"))
+        return super()._print_Symbol(expr, style=style)
+
+    def _print_Pow(self, expr, *args, **kwargs):
+        """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
+        if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:
+            text = self._print(expr.base)
+            if text.endswith((r"\|", r"\rangle")):
+                return f"{text}^{{{expr.exp}}}"
+        return super()._print_Pow(expr, *args, **kwargs)
+
+    def _print_Integral(self, expr):
+        """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
+        return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
+    def _print_Transpose(self, expr):
+        text = super()._print_Transpose(expr)
+        return text[:-len("^{T}")] + "^{\\top}" if text.endswith("^{T}") else text
+
+
+def latex(expr, **settings) -> str:
+    """The one printer of every equation (LaTeX document, HTML report, notebook reprs)."""
+    return AttnLatexPrinter({"mul_symbol": None, **settings}).doprint(notation(expr))
 
 
 # --- named steps and structural mutants ------------------------------------------------------

@@ -1,24 +1,32 @@
 """The LaTeX of claims' equations: a standalone document, a body for ``\\input``, or snippets.
 
-One printer fixes the notation for every claim:
+One printer (:func:`derivations.core.latex`, also behind the HTML report and the notebook
+reprs) fixes the notation for every claim: the prior P(y = +1) is ``\\pi_{+}``, never the
+constant ``\\pi``; ``\\Phi`` for the normal distribution function; ``\\mathbb{E}``; ``^{\\top}``.
 
-* the prior P(y = +1) is ``\\pi_{+}`` (a Symbol named ``pi`` or ``pi_+``), never confused with the
-  constant ``\\pi`` (of the Gaussian density);
-* the indicator and the ones-vector are ``\\mathbf{1}``;
-* an equation wider than the line is broken: long sums over several lines (``multline``), and
-  sub-expressions that are still too wide are named ``u_1, u_2, …`` in a "where" list printed
-  right after the equation (SymPy's common-subexpression elimination picks them);
-* every label is ``claim-id:equation-name``, unique in the document.
+Each claim's derivation is printed as a chain of its named steps (:func:`chain`): every step
+is written in the symbols of the steps before it (``s^2 = \\|w^{(1)}\\|^2/L``), with a line
+saying where each symbol is defined (``\\eqref``).  In one document each step is printed once,
+under a stable label (its name); a later claim that uses it refers to it by ``\\eqref``.
+
+An equation wider than the line is broken: long sums over several lines (``multline``), and
+sub-expressions that are still too wide are named ``u_1, u_2, …`` in a "where" list printed
+right after the equation; the names run on through the document, so none is defined twice.
 
 ``tests/test_latex.py`` compiles the document of every claim with pdflatex and fails on a LaTeX
-error, an overfull box or a multiply-defined label; snapshot tests pin the emitted LaTeX.
+error, an overfull or underfull box or a multiply-defined label; snapshot tests pin the emitted
+LaTeX; ``tests/test_latex_roundtrip.py`` parses the printed chains back.
 """
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 
 import sympy as sp
-from sympy.printing.latex import LatexPrinter
+
+from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
+from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)
 LINE = 58.0
@@ -29,26 +37,16 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 \setlength{\emergencystretch}{3em}
 \sloppy
 \title{attncheck: the equations of the checked claims}
+\author{}
 \date{}
 \begin{document}
 \maketitle
+\raggedright
 """
 
 
-class AttnLatexPrinter(LatexPrinter):
-    """SymPy's LaTeX printer with the project's notation."""
-
-    def _print_Symbol(self, expr, style="plain"):
-        name = expr.name
-        if name in ("pi", "pi_+", "pi_plus"):
-            return r"\pi_{+}"
-        if r"\mathbb{1}" in name:
-            return name.replace(r"\mathbb{1}", r"\mathbf{1}")
-        return super()._print_Symbol(expr, style=style)
-
-
 def latex(expr) -> str:
-    return AttnLatexPrinter({"mul_symbol": None}).doprint(expr)
+    return _latex(expr)
 
 
 def width(expr) -> float:
@@ -135,27 +133,130 @@ def _symbols():
         yield sp.Symbol(f"u_{{{k}}}")
 
 
-def equation_latex(eq, label: str) -> str:
-    """One equation as LaTeX: ``equation`` if it fits, else ``multline``, plus a "where" list."""
-    lhs = latex(eq.lhs)
-    rhs = eq.rhs
+def equation_parts(eq, *, rhs=None, names=None) -> tuple[str, list[str], list[tuple[str, list[str]]]]:
+    """One equation laid out for display: ``(lhs, lines, where)``; ``lines`` are the right-hand
+    side's display lines (a long sum broken, continuation lines start with their sign) and
+    ``where`` the named sub-expressions, each ``(name, lines)``.  ``rhs`` is the right-hand side
+    to print (default ``eq.rhs``: the chain printer passes it in the earlier steps' symbols);
+    ``names`` the iterator of the "where" names (one per document, so that no name is defined
+    twice on a page).  The LaTeX document and the HTML report both print these parts."""
+    rhs = eq.rhs if rhs is None else rhs
+    names = _symbols() if names is None else names
     where: list = []
     matrix = isinstance(rhs, sp.MatrixBase) or rhs.has(sp.MatrixSymbol) or not isinstance(rhs, sp.Expr)
     if not matrix and width(eq.lhs) + width(rhs) + 2 > LINE:
-        rhs, where = _shrink(rhs, _symbols())
-    lines = _lines(lhs, rhs)
-    if len(lines) == 1 and width(eq.lhs) + width(rhs) + 2 <= LINE + 6:
+        rhs, where = _shrink(rhs, names)
+    return latex(eq.lhs), _lines("", rhs), [(latex(sym), _lines(latex(sym), e)) for sym, e in where]
+
+
+def equation_latex(eq, label: str, *, rhs=None, names=None) -> str:
+    """One equation as LaTeX (:func:`equation_parts`): ``equation`` if it fits on one line, else
+    ``multline``, plus a "where" list."""
+    lhs, lines, where = equation_parts(eq, rhs=rhs, names=names)
+    if len(lines) == 1:
         body = f"\\begin{{equation}}\\label{{{label}}}\n{lhs} = {lines[0]}\n\\end{{equation}}"
     else:
         joined = " \\\\\n".join(lines)
         body = f"\\begin{{multline}}\\label{{{label}}}\n{lhs} = {joined}\n\\end{{multline}}"
     if where:
-        items = []
-        for sym, e in where:
-            sub = _lines(latex(sym), e)
-            items.append(f"{latex(sym)} &= " + " \\\\\n  &\\quad ".join(sub))
+        items = [f"{name} &= " + " \\\\\n  &\\quad ".join(sub) for name, sub in where]
         body += ("\n\\noindent where\n\\begin{align*}\n" + " \\\\\n".join(items) + "\n\\end{align*}")
     return body
+
+
+# --- the chain of named steps ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """One step of a printed chain: ``eq`` with its right-hand side ``rhs`` written in the
+    symbols of earlier steps; ``uses`` maps each such symbol to the step (an :class:`Equation`)
+    it names, so ``rhs.xreplace({s: e.rhs for s, e in uses.items()})`` is ``eq.rhs`` again."""
+
+    eq: object
+    rhs: object
+    uses: dict
+
+    def expanded(self):
+        """The printed right-hand side with every step symbol replaced by the step it names:
+        equal to the computed ``eq.rhs`` (``tests/test_latex_roundtrip.py``)."""
+        return self.rhs.xreplace({s: e.rhs for s, e in self.uses.items()})
+
+
+def _nameable(eq) -> bool:
+    """A step whose left side can stand for it in later steps: a symbol naming a non-trivial
+    scalar expression."""
+    rhs = eq.rhs
+    return (isinstance(eq.lhs, sp.Symbol) and isinstance(rhs, sp.Expr) and not rhs.is_Atom
+            and not isinstance(rhs, sp.MatrixExpr) and not rhs.has(sp.MatrixSymbol)
+            and sp.count_ops(rhs) >= 2)
+
+
+def _root(name: str) -> str | None:
+    """``s`` for a step named ``s^2`` (its square root is then written ``s``)."""
+    m = re.fullmatch(r"(.+?)\^(?:2|\{2\})", name)
+    return m.group(1) if m else None
+
+
+def chain(equations) -> list[Link]:
+    return list(_chain(tuple(equations)))
+
+
+@functools.lru_cache(maxsize=256)
+def _chain(equations: tuple) -> tuple:
+    """The equations of a derivation, in order, each written in the symbols of the steps before
+    it: wherever an earlier step's expression (or the radicand of a square-root step, or the
+    root of a squared one) occurs, its left side is printed instead.  The latest definition of
+    a symbol is the one used, and a symbol the equation itself has as a parameter is never
+    used as a name.  Only whole sub-expressions (or sub-sums and sub-products, SymPy's
+    ``subs``) are replaced, so the expression is unchanged: ``Link.expanded`` gives it back."""
+    known: dict = {}  # lhs symbol -> the step defining it (the latest)
+    out = []
+    for eq in equations:
+        rhs, uses = eq.rhs, {}
+        if isinstance(rhs, sp.Expr) and not rhs.has(sp.MatrixSymbol) and known:
+            taken = {x.name for x in rhs.free_symbols}
+            order = sorted((s for s in known if s.name not in taken and s != eq.lhs),
+                           key=lambda s: -sp.count_ops(known[s].rhs))
+            stand: dict = {}  # placeholder -> (printed symbol, what it stands for)
+            for s in order:
+                step_rhs, d = known[s].rhs, sp.Dummy()
+                patterns = [(step_rhs, d)]
+                if isinstance(step_rhs, sp.Pow) and step_rhs.exp == sp.S.Half:
+                    patterns.append((step_rhs.base, d ** 2))
+                root, r = _root(s.name), sp.Dummy()
+                if root is not None and root not in taken:
+                    patterns.insert(0, (sp.sqrt(step_rhs), r))
+                for pat, rep in patterns:
+                    if not pat.free_symbols <= rhs.free_symbols:
+                        continue  # no sub-expression of rhs can equal it
+                    new = rhs.xreplace({pat: rep}).subs(pat, rep)
+                    if new != rhs:
+                        rhs = new
+                        stand[d] = (s, known[s])
+                        if rep is r:
+                            stand[r] = (sp.Symbol(root), _Root(known[s]))
+            used = {d: v for d, v in stand.items() if rhs.has(d)}
+            if used:
+                rhs = rhs.xreplace({d: sym for d, (sym, _) in used.items()})
+                uses = {sym: step for sym, step in used.values()}
+        out.append(Link(eq, rhs, uses))
+        if _nameable(eq):
+            known[eq.lhs] = eq
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Root:
+    """The square root of a step named ``s^2``: what the symbol ``s`` stands for."""
+
+    step: object
+
+    @property
+    def rhs(self):
+        return sp.sqrt(self.step.rhs)
+
+    @property
+    def name(self):
+        return self.step.name
 
 
 def _tex_text(text: str) -> str:
@@ -221,10 +322,58 @@ def certified_latex(cert) -> str | None:
             f"{_tex_text(at)}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
 
 
-def claim_section(claim, *, certified: bool = False, certificate=None) -> str:
+class Document:
+    """What one document has printed: each step once (a later occurrence, in any claim, refers
+    to it by ``\\eqref``), and one sequence of "where" names (no name is defined twice)."""
+
+    def __init__(self):
+        self.printed: dict = {}  # (lhs, rhs) -> label of the printed step
+        self.names = _symbols()
+        self.labels: set = set()
+
+    @staticmethod
+    def key(eq):
+        return (sp.srepr(eq.lhs), sp.srepr(eq.rhs))
+
+    def label(self, claim_id: str, eq) -> str:
+        """A stable label per step: its name (``claim-id:name`` if the name is taken)."""
+        label = _label("", eq.name)[1:]
+        if label in self.labels:
+            label = _label(claim_id, eq.name)
+        self.labels.add(label)
+        return label
+
+
+def _ref(doc: Document, step) -> str | None:
+    label = doc.printed.get(Document.key(getattr(step, "step", step)))
+    return f"\\eqref{{{label}}}" if label else None
+
+
+def _uses_line(doc: Document, link: Link) -> str:
+    """``with ⟨w,ξ⟩ from (3), s from (5)``: where each step symbol of the equation is defined."""
+    items = []
+    for sym, step in sorted(link.uses.items(), key=lambda kv: sp.default_sort_key(kv[0])):
+        ref = _ref(doc, step)
+        if ref:
+            root = " (the root of the step)" if isinstance(step, _Root) else ""
+            items.append(f"${latex(sym)}$ from {ref}{root}")
+    return ("\n\\noindent with " + ", ".join(items) + ".") if items else ""
+
+
+def title(claim) -> str:
+    """The claim's human title (its ``title`` if it has one, else its paper reference); the id
+    is printed under it."""
+    return getattr(claim, "title", "") or claim.reference
+
+
+def claim_section(claim, *, certified: bool = False, certificate=None, doc: Document | None = None) -> str:
     """The claim's section; with ``certified=True`` its certified digits at the defaults
-    (``certificate``, computed here unless given)."""
-    parts = [f"\\section*{{\\texttt{{{_tex_text(claim.id)}}}}}",
+    (``certificate``, computed here unless given).  Its equations are printed as a chain
+    (:func:`chain`); within a ``doc`` (one document) a step printed before is referred to by
+    ``\\eqref`` instead of being printed again."""
+    doc = Document() if doc is None else doc
+    parts = [f"\\section*{{{_tex_text(title(claim))}}}",
+             f"\\noindent{{\\small\\texttt{{{_tex_text(claim.id)}}}}}\n",
              f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
     stated = statement_latex(claim)
     if stated:
@@ -238,19 +387,38 @@ def claim_section(claim, *, certified: bool = False, certificate=None) -> str:
     cert_text = certified_latex(certificate) if certified else None
     if cert_text:
         parts.append(cert_text)
-    seen = set()
+    seen, eqs = set(), []
     for eq in claim.get_equations():
-        label = _label(claim.id, eq.name)
-        if label in seen:
-            continue
-        seen.add(label)
+        if eq.name not in seen:
+            seen.add(eq.name)
+            eqs.append(eq)
+    earlier: list = []
+
+    def flush():
+        if earlier:
+            parts.append("\\noindent The steps printed above: " + ", ".join(earlier) + ".\n")
+            earlier.clear()
+
+    for link in chain(eqs):
+        eq = link.eq
         note = f" ({_tex_text(eq.note)})" if eq.note else ""
-        parts.append(f"\\paragraph{{\\texttt{{{_tex_text(eq.name)}}}}}{note}\n" + equation_latex(eq, label))
+        head = f"\\paragraph{{\\texttt{{{_tex_text(eq.name)}}}}}{note}\n"
+        key = Document.key(eq)
+        if key in doc.printed:
+            earlier.append(f"${latex(eq.lhs)}$ {_ref(doc, eq)}")
+            continue
+        flush()
+        label = doc.label(claim.id, eq)
+        parts.append(head + equation_latex(eq, label, rhs=link.rhs, names=doc.names) + _uses_line(doc, link))
+        doc.printed[key] = label
+    flush()
     return "\n\n".join(parts) + "\n"
 
 
 def claims_latex(claims, *, standalone: bool = False, certified: bool = False) -> str:
-    """The sections of ``claims``; a complete document with ``standalone=True``; with
-    ``certified=True`` the certified digits of each certifiable claim at its defaults."""
-    body = "\n".join(claim_section(c, certified=certified) for c in claims)
+    """The sections of ``claims`` (one :class:`Document`: each step printed once); a complete
+    document with ``standalone=True``; with ``certified=True`` the certified digits of each
+    certifiable claim at its defaults."""
+    doc = Document()
+    body = "\n".join(claim_section(c, certified=certified, doc=doc) for c in claims)
     return PREAMBLE + body + "\\end{document}\n" if standalone else body

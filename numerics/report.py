@@ -1,7 +1,9 @@
 """The verification report: one self-contained HTML file (``attncheck report``).
 
-Per claim: statement, status and reference; its equations as MathML (SymPy's presentation
-printer: no script, no font or CDN needed, browsers render it natively); the verdict table
+Per claim: statement (and its display), status and reference; its derivation as the chain of
+its named steps, printed by the LaTeX document's printer and layout and converted to MathML
+(latex2mathml: no script, no font or CDN needed, browsers render it natively), each step once
+per page; the verdict table
 (theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
 ±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
 provenance of the run (seed, seed paths, package versions, git commit, machine, times).
@@ -34,9 +36,10 @@ body{font-family:system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0
 h1{font-size:1.5rem} h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem} td,th{padding:.15rem .5rem;border-bottom:1px solid #eee;text-align:right}
 td:first-child,th:first-child{text-align:left} table.text td,table.text th{text-align:left} .pass{color:#176117;font-weight:600} .fail{color:#a11;font-weight:600}
-.eq{overflow-x:auto;margin:.4rem 0 .4rem 1rem} .note{color:#555;font-size:.85rem} img{max-width:100%}
+.eq{margin:.6rem 0 .6rem 1rem} .eq math[display=block]{display:block;overflow-x:auto;overflow-y:hidden;padding:.35em 0;max-width:100%}
+.eq p.note{margin:.1rem 0} .note{color:#555;font-size:.85rem} img{max-width:100%}
 code{background:#f4f4f4;padding:0 .2rem}
-@page{margin:1.5cm} @media print{body{max-width:none;margin:0;padding:0} .eq{overflow:visible} table,img{break-inside:avoid}}
+@page{margin:1.5cm} @media print{body{max-width:none;margin:0;padding:0} .eq math{overflow:visible} table,img{break-inside:avoid}}
 """
 
 # after load: count the <math> elements that were laid out (non-zero width); tests read it
@@ -82,6 +85,7 @@ def _readable(name: str) -> str:
 
 
 def _mathml(eq) -> str:
+    """An equation as MathML by SymPy's presentation printer: the fallback of :func:`_math`."""
     import sympy as sp
     from sympy.printing.mathml import mathml
 
@@ -97,15 +101,108 @@ def _mathml(eq) -> str:
     return f'<math display="block">{body}</math>'
 
 
+def _math(tex: str, display: str = "block") -> str | None:
+    """LaTeX (the project's one printer's output, or a statement) as MathML, or None if the
+    converter (latex2mathml) is missing or cannot read it."""
+    try:
+        from latex2mathml.converter import convert
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    try:
+        # HTML needs no namespace on <math> (and the file names no address)
+        return convert(tex, display=display).replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
+    except Exception:  # noqa: BLE001 - a converter gap falls back to the SymPy printer
+        return None
+
+
+def _equation_html(eq, rhs=None, names=None) -> str:
+    """One equation as the LaTeX document lays it out (:func:`numerics.latex.equation_parts`:
+    the same printer, line breaks and "where" list), each display line as MathML."""
+    from numerics.latex import equation_parts
+
+    lhs, lines, where = equation_parts(eq, rhs=rhs, names=names)
+    rows = [f"{lhs} = {lines[0]}"] + [rf"\qquad {ln}" for ln in lines[1:]]
+    for name, sub in where:
+        rows += [f"{name} = {sub[0]}"] + [rf"\qquad {ln}" for ln in sub[1:]]
+    out = [_math(r) for r in rows]
+    if any(m is None for m in out):
+        return _mathml(eq)
+    if where:
+        k = len(lines)
+        out = out[:k] + ["<p class='note'>where</p>"] + out[k:]
+    return "\n".join(out)
+
+
+def _statement_html(claim) -> str:
+    """The claim's statement as displayed math (``statement_eq``), or nothing."""
+    eq = claim.get_statement_eq() if hasattr(claim, "get_statement_eq") else None
+    if eq is None:
+        return ""
+    from numerics.latex import latex
+
+    items = eq if isinstance(eq, (tuple, list)) else (eq,)
+    lines = []
+    for item in items:
+        text = item if isinstance(item, str) else latex(item)
+        text = text.replace("\\begin{gathered}", "").replace("\\end{gathered}", "")
+        lines.extend(part.strip() for part in text.split("\\\\") if part.strip())
+    out = [_math(ln) for ln in lines]
+    if any(m is None for m in out):
+        return "<p><code>" + html.escape(" ; ".join(lines)) + "</code></p>"
+    return "<div class='eq statement'>" + "\n".join(out) + "</div>"
+
+
+def _equations_html(claim, doc) -> list[str]:
+    """The claim's derivation as the chain of its named steps (:func:`numerics.latex.chain`),
+    each step shown once per page: a later claim links to it."""
+    from numerics.latex import Document, chain, latex
+
+    seen, eqs = set(), []
+    for eq in claim.get_equations():
+        if eq.name not in seen:
+            seen.add(eq.name)
+            eqs.append(eq)
+    out, earlier = [], []
+    for link in chain(eqs):
+        eq = link.eq
+        key = Document.key(eq)
+        sym = _math(latex(eq.lhs), display="inline") or html.escape(eq.name)
+        if key in doc.printed:
+            earlier.append(f"<a href='#{html.escape(doc.printed[key])}'>{sym}</a>")
+            continue
+        label = doc.label(claim.id, eq)
+        uses = []
+        for s, st in sorted(link.uses.items(), key=lambda kv: str(kv[0])):
+            ref = doc.printed.get(Document.key(getattr(st, "step", st)))
+            if ref:
+                uses.append(f"{_math(latex(s), display='inline') or html.escape(str(s))} from "
+                            f"<a href='#{html.escape(ref)}'>{html.escape(ref)}</a>")
+        note = f" — {html.escape(eq.note)}" if eq.note else ""
+        out.append(f"<div class='eq' id='{html.escape(label)}' title='{html.escape(eq.name)}'>"
+                   f"<p class='note'><code>{html.escape(eq.name)}</code>{note}</p>"
+                   f"{_equation_html(eq, link.rhs, doc.names)}"
+                   + (f"<p class='note'>with {', '.join(uses)}</p>" if uses else "") + "</div>")
+        doc.printed[key] = label
+    if earlier:
+        out.insert(0, f"<p class='note'>steps shown above: {', '.join(earlier)}</p>")
+    return out
+
+
 def _fmt(x, digits=6) -> str:
-    return "—" if x is None else f"{x:.{digits}g}"
+    """A number with ``digits`` significant digits and a true minus sign (U+2212)."""
+    return "—" if x is None else f"{x:.{digits}g}".replace("-", "\u2212")
+
+
+def _fmt_tex(x, digits=6) -> str:
+    """:func:`_fmt` for LaTeX (text-mode hyphen)."""
+    return _fmt(x, digits).replace("\u2212", "-")
 
 
 def _verdict_table(v) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
         f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
-        f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'}</td>"
+        f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'.replace('-', chr(0x2212))}</td>"
         f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
         for r in v.rows)
     return ("<table><tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>allowance</th>"
@@ -206,8 +303,8 @@ def _killed(p) -> str:
 
 def _tolerance_note(v, cached) -> str:
     return (f"tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over {len(v.rows)} rows); "
-            f"{'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; sizes {v.sizes}; "
-            f"seed paths {v.seed_paths[:6]}")
+            f"{'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; sizes {_provenance_text(v.sizes)}; "
+            f"seed paths {_seed_paths_text(v.seed_paths[:6])}")
 
 
 def build(claims, settings, **kw) -> str:
@@ -215,21 +312,40 @@ def build(claims, settings, **kw) -> str:
     return html_page(*collect(claims, settings, **kw), settings)
 
 
+def _provenance_text(value) -> str:
+    """A provenance value as readable text: ``numpy 2.1.3, sympy 1.13`` for a mapping, a list
+    joined by commas; never a Python repr."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_provenance_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_provenance_text(v) for v in value)
+    return "—" if value is None else str(value)
+
+
+def _seed_paths_text(paths) -> str:
+    """Seed paths (tuples of keys) as ``A.thm3/trial/3`` each."""
+    return ", ".join("/".join(map(str, p)) if isinstance(p, (list, tuple)) else str(p) for p in paths)
+
+
 def html_page(entries, prov, settings) -> str:
+    from numerics.latex import Document, title
+
+    doc = Document()  # each step shown once on the page
     parts, summary = [], []
     for e in entries:
         claim, v, p = e.claim, e.verdict, e.power
         word = "PASS" if v.passed else "FAIL"
         summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(claim.id)}</a></td>"
                        f"<td>{claim.status}</td><td class='{word.lower()}'>{word}</td><td>{_killed(p)}</td></tr>")
-        sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(claim.id)} "
+        sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(title(claim))} "
                f"<span class='{word.lower()}'>{word}</span></h2>",
-               f"<p>{html.escape(claim.statement)}</p>",
+               f"<p class='note'><code>{html.escape(claim.id)}</code></p>",
+               f"<p>{html.escape(claim.statement)}</p>", _statement_html(claim),
                f"<p class='note'>status <b>{claim.status}</b> · {html.escape(claim.reference)}</p>"]
-        eqs = claim.get_equations()
+        eqs = _equations_html(claim, doc)
         if eqs:
             sec.append("<h3>Equations</h3>")
-            sec += [f"<div class='eq' title='{html.escape(q.name)}'>{_mathml(q)}</div>" for q in eqs]
+            sec += eqs
         sec += ["<h3>Verdict</h3>", _verdict_table(v),
                 f"<p class='note'>{html.escape(claim.allowance_note)}</p>" if claim.allowance_note else "",
                 f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
@@ -240,7 +356,7 @@ def html_page(entries, prov, settings) -> str:
             sec.append(f"<h3>Figure {html.escape(e.figure_id)}</h3>"
                        f"<img alt='{html.escape(e.figure_id)}' src='data:image/png;base64,{e.figure_png}'>")
         parts.append("\n".join(sec))
-    prov_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(str(val))}</td></tr>"
+    prov_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_provenance_text(val))}</td></tr>"
                         for k, val in prov.items())
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -265,7 +381,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
     power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
-    from numerics.latex import PREAMBLE, _tex_text, claim_section
+    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section
 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
@@ -274,11 +390,12 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     summary = _tex_rows("claim & status & verdict & mutants killed", "p{7cm}llr",
                         [[f"\\texttt{{{t(e.claim.id)}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
+    doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
     for e in entries:
         v, p = e.verdict, e.power
-        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate))
-        rows = [[t(r.label), _fmt(r.mutated_theory), _fmt(r.mean), _fmt(r.se, 2), _fmt(r.tolerance, 2),
+        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc))
+        rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [f"\\paragraph{{Verdict: {'PASS' if v.passed else 'FAIL'}}}\n",
                   _tex_rows("row & theory & experiment & se & tolerance & $z$ &", "p{5.2cm}rrrrrl", rows),

@@ -1,5 +1,6 @@
 """The LaTeX document: every claim's equations compile with pdflatex, with no error, no
-overfull box and no multiply-defined label; the notation is pinned by snapshots."""
+overfull or underfull box and no multiply-defined label; each step is printed once (later uses
+refer to it); the notation is pinned by snapshots."""
 import pathlib
 import re
 import shutil
@@ -61,8 +62,15 @@ def test_the_whole_document_compiles_cleanly(tmp_path):
     log = (tmp_path / "all.log").read_text(errors="replace")
     assert run.returncode == 0, [ln for ln in log.splitlines() if ln.startswith("!")][:5]
     assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)[:5]
+    assert "Underfull \\hbox" not in log, re.findall(r"Underfull \\hbox.*", log)[:5]
     assert "multiply defined" not in log and "multiply-defined" not in log
     assert (tmp_path / "all.pdf").stat().st_size > 10_000
+    blocks = re.findall(r"\\begin\{(equation|multline)\}\\label\{[^}]*\}\n(.*?)\\end\{\1\}", doc, re.S)
+    bodies = [b for _, b in blocks]
+    assert len(set(bodies)) >= 0.95 * len(bodies), "a step is printed more than once in one document"
+    assert not [b for k, b in blocks if k == "multline" and "\\\\" not in b], "a one-line multline"
+    where = re.findall(r"^(u_\{\d+\}) &=", doc, re.M)
+    assert len(where) == len(set(where)), "a 'where' name is defined twice in one document"
 
 
 def test_every_claim_has_its_statement_as_the_first_equation():

@@ -145,7 +145,7 @@ _BODY = re.compile(r"\\begin\{(equation|multline)\}\\label\{[^}]*\}\n(.*?)\n\\en
 def _parse(text: str) -> sp.Expr:
     """The printed text parsed back; the grammar reads one-character subscripts only, so the
     "where" names ``u_{k}`` are read as ``u_{<k-th letter>}``."""
-    text = text.replace("&", "").replace("\\quad", "")
+    text = text.replace("&", "").replace("\\quad", "").replace("\\mathrm{d}", "d")  # the upright measure
     text = re.sub(r"u_\{(\d+)\}", lambda m: f"u_{{{_WHERE_LETTERS[int(m.group(1))]}}}", text)
     # a broken line is a top-level sum: its lines are read one by one (the parser's cost grows
     # fast with the length of the text) and added up
@@ -292,3 +292,60 @@ def test_the_round_trip_catches_a_misprint():
     text = _with_explicit_products(printer.latex, renamed.expr)
     wrong = _parse(text.replace("\\left(", "").replace("\\right)", ""))
     assert not _agree(renamed.back(wrong), expr, [x, y])
+
+
+# --- the chain: each step printed in the symbols of the steps before it --------------------------
+def _distinct_links():
+    seen = {}
+    for cid, claim in sorted(registry.claims().items()):
+        eqs, names = [], set()
+        for eq in claim.get_equations():
+            if eq.name not in names:
+                names.add(eq.name)
+                eqs.append(eq)
+        for link in printer.chain(eqs):
+            if link.uses:
+                seen.setdefault((link.eq.name, sp.srepr(link.rhs)), (cid, link))
+    return list(seen.values())
+
+
+LINKS = _distinct_links()
+COVERED_LINKS = [(cid, ln) for cid, ln in LINKS if _kind(ln.rhs) is None and ln.eq.name not in AMBIGUOUS]
+
+
+def test_the_chain_names_steps():
+    """The chain does write steps in earlier steps' symbols (s^2 in terms of ||w^(1)||), and
+    the round trip covers the chained steps."""
+    names = {ln.eq.name for _, ln in LINKS}
+    assert {"A.thm3.s2.logistic", "A.thm3.q2_norm_sq.logistic", "A.thm3.h1p.logistic"} <= names
+    s2 = next(ln for _, ln in LINKS if ln.eq.name == "A.thm3.s2.logistic")
+    assert latex(s2.rhs) == r"\frac{\|w^{(1)}\|^{2}}{L}"
+    assert len(COVERED_LINKS) >= COVERAGE * len(LINKS)
+
+
+@pytest.mark.parametrize("cid,link", LINKS, ids=[f"{c}:{ln.eq.name}" for c, ln in LINKS])
+def test_a_chained_step_expands_to_the_computed_one(cid, link):
+    """Every step symbol replaced by the step it names gives the computed expression back."""
+    free = sorted(link.eq.rhs.free_symbols, key=sp.default_sort_key)
+    assert _agree(link.expanded(), link.eq.rhs, free), f"{cid}: {link.eq.name}"
+
+
+@pytest.mark.parametrize("cid,link", COVERED_LINKS, ids=[f"{c}:{ln.eq.name}" for c, ln in COVERED_LINKS])
+def test_printed_chained_step_parses_back_to_the_computed_one(cid, link):
+    """What the document prints for a chained step, parsed back, with each step symbol
+    replaced by its step, is the computed expression."""
+    renamed = _Renamed(link.rhs)
+    back = renamed.back(_printed_back(renamed)).xreplace({s: st.rhs for s, st in link.uses.items()})
+    free = sorted(link.eq.rhs.free_symbols, key=sp.default_sort_key)
+    assert _agree(back, link.eq.rhs, free), (
+        f"{cid}: {link.eq.name} prints as something else\n printed: {latex(link.rhs)}\n parsed:  {back}")
+
+
+def test_the_phi_notation_is_exact():
+    """``erfc`` is printed as Phi by an exact rewrite (erfc(z) = 2 Phi(-sqrt 2 z))."""
+    from derivations.core import notation, unnotation
+
+    t, p = sp.symbols("t p", positive=True)
+    expr = p * sp.erfc(sp.sqrt(2) * t / 2) / 2 + (1 - p) * (1 - sp.erfc(t) / 2)
+    assert latex(sp.erfc(sp.sqrt(2) * t / 2) / 2) == r"\Phi{\left(- t \right)}"
+    assert sp.simplify(unnotation(notation(expr)) - expr) == 0

@@ -1,5 +1,6 @@
 """The verification report: self-contained (no external URL), every section present, and it
 renders in headless Chromium with its math laid out and no console error."""
+import html
 import os
 import pathlib
 import re
@@ -129,3 +130,18 @@ def test_certifiable_claims_show_their_certified_digits():
     assert "Certified values" in table and "±" in table and "not certified" not in table
     assert at_defaults(reg.claim("B.kl.bound")) is None  # not certifiable: no section
     assert report._certified_table(None) == ""
+
+
+def test_equations_are_math_in_the_papers_notation(html_report):
+    """Every equation, a LaTeX-named left side too, is MathML from the one LaTeX printer: no
+    LaTeX name flattened into one identifier (``fracE|Rh[X]...``), no LaTeX source shown; the
+    provenance is text, not a Python repr; numbers carry a true minus sign."""
+    assert "fracE" not in html_report and "\\frac" not in html_report
+    flat = [m for m in re.findall(r"<mi>([^<]*)</mi>", html.unescape(html_report)) if len(m) > 3]
+    assert not flat, flat[:5]
+    assert "𝔼" in html_report or "&#x1D53C;" in html_report  # the expectation, one way
+    prov = html_report.split("<h2>Provenance</h2>", 1)[1]
+    body = html_report.split("<body>", 1)[1]
+    assert "{'" not in prov and "('" not in body and "['" not in body
+    assert "KL(P" not in html_report.split("<h3>Verdict</h3>")[0].split("<h3>Equations</h3>", 1)[-1]
+    assert not re.search(r"<td>-\d", html_report), "a hyphen for a minus sign"

@@ -22,8 +22,9 @@ from numerics.core.params import ParameterError
               help="add the certified digits (ball arithmetic) of each certifiable claim at its defaults")
 @_claims_files
 def latex(ids, output, body, snippets, certified):
-    """The LaTeX of each claim's equations: a standalone document (amsmath, amssymb) unless
-    --body; labels are claim-id:equation-name.
+    """The LaTeX of each claim's derivation, as the chain of its named steps: a standalone
+    document (amsmath, amssymb) unless --body; each step printed once, labelled by its name
+    (a claim's statement: claim-id:statement).
 
     \b
     attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
