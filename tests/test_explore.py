@@ -121,7 +121,8 @@ def test_the_gradient_identities_at_points_of_the_model():
 @pytest.mark.parametrize("args, text", [
     (["A.thm5.pool_test_error", "--param", "lam=0"], "parameter lam: must be a real number in [0.01, 0.1], got"),
     (["A.thm4.attention_test_error", "--param", "s_q=0.95"], "parameter s_q: must be a real number in [0.0, 0.9]"),
-    (["A.thm5.vec_train_loss", "--param", "alpha1=8"], "parameter alpha1: must be a real number in [0.5, 4.0]"),
+    (["A.thm5.pool_train_loss", "--param", "alpha1=8"], "parameter alpha1: must be a real number in [0.5, 4.0]"),
+    (["A.thm5.vec_test_error", "--param", "pi=0.3"], "runs at its built-in design only"),
     (["A.grad.q2", "--param", "L=3", "--param", "R=4"], "parameter R: must be an integer in [1, L] = [1, 3]"),
 ])
 def test_points_outside_the_valid_ranges_are_refused(args, text):
