@@ -9,6 +9,8 @@ import attncheck
 from derivations.core import all_mutants, mutated
 from numerics.cli import main
 from numerics.core.params import ParameterError
+from numerics.claims.paper_a.after_training import POINT_SPACES
+from numerics.claims.paper_a.gradient import GRAD_SPACE
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE
 
 SEED = 11
@@ -48,7 +50,7 @@ def test_explore_json_records_and_the_bound():
 
 
 @pytest.mark.parametrize("args, text", [
-    (["A.grad.q2"], "built-in design only"),
+    (["A.cor1.alignment_rate"], "built-in design only"),
     (["A.thm3.q2_cosine", "--examples", "0"], "--examples must be an integer in [1, 1000]"),
     (["nope"], "unknown claim id"),
 ])
@@ -66,7 +68,10 @@ def test_help_lists_free_and_fixed_parameters():
         text = " ".join(out.output.split())
         assert "A.thm3.q2_cosine: free: L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta; fixed: d (" in text
         assert "an integer in [1, L]" in text and "built-in design only" in text
-        assert "A.grad.q2: an exact identity" in text and "no reason declared" not in text
+        assert "A.cor1.alignment_rate: a Richardson limit" in text and "no reason declared" not in text
+        assert "A.grad.q2: free: L, R, pi, theta, eta_w, eta_b, eta_q, beta; fixed: d (" in text
+        assert "A.thm5.pool_test_error: free: alpha1, pi, lam, theta; fixed: d (" in text
+        assert "A.thm4.attention_test_error: free: alpha1, pi, lam, theta, s_q; fixed: d (" in text
 
 
 def test_a_mutant_is_found_confirmed_and_reproduced():
@@ -98,3 +103,44 @@ def test_a_mutant_invisible_at_the_defaults_is_found_and_shrunk():
 
     assert any(r.stage == "shrink" for r in e.runs)
     assert away(e.minimal) <= away(first.params)
+
+
+def test_the_gradient_identities_at_points_of_the_model():
+    """A.grad.q2 at data sets drawn from the sparse-token model at drawn (L, R, pi, theta, rates,
+    beta); a sign error of q^(2) fails at the first draw (the defaults), confirmed."""
+    e, = attncheck.explore("A.grad.q2", examples=2, seed=SEED, shrinks=0)
+    assert e.passed, [(r.params, r.verdict, r.screen) for r in e.runs]
+    assert e.runs[0].params == GRAD_SPACE.defaults() and len(e.runs) == 2
+    assert all(GRAD_SPACE.validate(r.params) == r.params and r.verdict == "passed" for r in e.runs)
+    with mutated(all_mutants()["A.grad.q2:sign"]):
+        bad, = attncheck.explore("A.grad.q2", examples=1, seed=SEED, shrinks=0)
+    assert not bad.passed and bad.minimal == GRAD_SPACE.defaults()
+    assert bad.failing_rows and all(r.startswith("q2_") for r in bad.failing_rows)
+
+
+@pytest.mark.parametrize("args, text", [
+    (["A.thm5.pool_test_error", "--param", "lam=0"], "parameter lam: must be a real number in [0.01, 0.1], got"),
+    (["A.thm4.attention_test_error", "--param", "s_q=0.95"], "parameter s_q: must be a real number in [0.0, 0.9]"),
+    (["A.thm5.pool_train_loss", "--param", "alpha1=8"], "parameter alpha1: must be a real number in [0.5, 4.0]"),
+    (["A.thm5.vec_test_error", "--param", "pi=0.3"], "runs at its built-in design only"),
+    (["A.grad.q2", "--param", "L=3", "--param", "R=4"], "parameter R: must be an integer in [1, L] = [1, 3]"),
+])
+def test_points_outside_the_valid_ranges_are_refused(args, text):
+    out = CliRunner().invoke(main, ["verify", "--quick", *args])
+    assert out.exit_code == 2 and text in out.output and len(out.output.strip().splitlines()) == 1, out.output
+
+
+def test_the_pooled_theorem_at_points():
+    """One row of A.thm5.pool_test_error at each drawn point (the quick design's d and trials)."""
+    e, = attncheck.explore("A.thm5.pool_test_error", examples=2, seed=SEED, shrinks=0)
+    assert e.passed, [(r.params, r.verdict, r.screen) for r in e.runs]
+    assert e.runs[0].params == POINT_SPACES["pool"].defaults() and len(e.runs) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim, mutant", [("A.thm5.pool_test_error", "A.erm.eq_m:sign"),
+                                           ("A.thm4.attention_test_error", "A.reduction.a:drop_zs")])
+def test_a_mutant_of_the_step4_equations_is_found(claim, mutant):
+    with mutated(all_mutants()[mutant]):
+        e, = attncheck.explore(claim, examples=1, seed=SEED, shrinks=0)
+    assert not e.passed and e.failing_rows
