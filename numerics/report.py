@@ -420,14 +420,14 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
     power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
-    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section
+    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section, title
 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
                            "\\usepackage{amsmath,amssymb,graphicx,longtable}")
     pre = pre.replace("the equations of the checked claims", "verification report")
-    summary = _tex_rows("claim & status & verdict & mutants killed", "p{7cm}llr",
-                        [[f"\\texttt{{{t(e.claim.id)}}}", e.claim.status,
+    summary = _tex_rows("claim & status & verdict & mutants killed", "p{8cm}llr",
+                        [[f"{t(title(e.claim))} {{\\small\\texttt{{{t(e.claim.id)}}}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
