@@ -427,7 +427,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                            "\\usepackage{amsmath,amssymb,graphicx,longtable}")
     pre = pre.replace("the equations of the checked claims", "verification report")
     summary = _tex_rows("claim & status & verdict & mutants killed", "p{8cm}llr",
-                        [[f"{t(title(e.claim))} {{\\small\\texttt{{{t(e.claim.id)}}}}}", e.claim.status,
+                        [[f"\\raggedright {t(title(e.claim))} {{\\small\\texttt{{{t(e.claim.id)}}}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
