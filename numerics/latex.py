@@ -366,6 +366,12 @@ def title(claim) -> str:
     return getattr(claim, "title", "") or claim.reference
 
 
+def statement_prose(claim) -> str:
+    """The claim's statement as LaTeX prose: its ``statement_tex`` (text with ``$...$`` inline
+    math) if it has one, else its plain ``statement`` escaped as text."""
+    return getattr(claim, "statement_tex", "") or _tex_text(claim.statement)
+
+
 def claim_section(claim, *, certified: bool = False, certificate=None, doc: Document | None = None) -> str:
     """The claim's section; with ``certified=True`` its certified digits at the defaults
     (``certificate``, computed here unless given).  Its equations are printed as a chain
@@ -374,7 +380,7 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
     doc = Document() if doc is None else doc
     parts = [f"\\section*{{{_tex_text(title(claim))}}}",
              f"\\noindent{{\\small\\texttt{{{_tex_text(claim.id)}}}}}\n",
-             f"\\noindent\\textbf{{Statement}}: {_tex_text(claim.statement)}\n"]
+             f"\\noindent\\textbf{{Statement}}: {statement_prose(claim)}\n"]
     stated = statement_latex(claim)
     if stated:
         parts.append(stated)

@@ -148,12 +148,13 @@ class ClaimStub:
     statement: str
     module: str
     status: str
+    title: str = ""
 
 
 def stubs(ids) -> list:
     """Index entries of the claims selected by ``ids`` (as :func:`select`), without importing
     the claims."""
-    table = {r["id"]: ClaimStub(r["id"], r["reference"], r["statement"], r["module"], r["status"])
+    table = {r["id"]: ClaimStub(r["id"], r["reference"], r["statement"], r["module"], r["status"], r.get("title", ""))
              for r in claim_index()}
     return _choose(table, ids)
 
@@ -212,6 +213,8 @@ def _plugin_sources(value: str) -> list:
 
 def _describe(claim) -> dict:
     return {"id": claim.id, "paper": claim.paper, "reference": claim.reference, "status": claim.status,
+            # the heading of the claim's section (numerics.latex.title: the reference if untitled)
+            "title": getattr(claim, "title", "") or claim.reference,
             "statement": claim.statement, "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
             "mutants": len(claim.mutants), "module": claim.experiment.__module__,

@@ -38,7 +38,7 @@ table{border-collapse:collapse;margin:.6rem 0;font-size:.85rem} td,th{padding:.1
 td:first-child,th:first-child{text-align:left} table.text td,table.text th{text-align:left} .pass{color:#176117;font-weight:600} .fail{color:#a11;font-weight:600}
 .eq{margin:.6rem 0 .6rem 1rem} .eq math[display=block]{display:block;overflow-x:auto;overflow-y:hidden;padding:.35em 0;max-width:100%}
 .eq p.note{margin:.1rem 0} .note{color:#555;font-size:.85rem} img{max-width:100%}
-code{background:#f4f4f4;padding:0 .2rem}
+code{background:#f4f4f4;padding:0 .2rem} p.claim-id{margin:.2rem 0 .6rem;font-size:.8rem;color:#555}
 @page{margin:1.5cm} @media print{body{max-width:none;margin:0;padding:0} .eq math{overflow:visible} table,img{break-inside:avoid}}
 """
 
@@ -131,6 +131,45 @@ def _equation_html(eq, rhs=None, names=None) -> str:
         k = len(lines)
         out = out[:k] + ["<p class='note'>where</p>"] + out[k:]
     return "\n".join(out)
+
+
+#: the LaTeX text-mode markup a ``statement_tex`` may use outside its math, as HTML text
+_PROSE = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("~", "\u00a0"),
+          ("\\%", "%"), ("\\&", "&"), ("\\#", "#"), ("\\S{}", "\u00a7"), ("\\S ", "\u00a7"), ('\\"o', "\u00f6"),
+          ("\\'e", "\u00e9"), ("\\ldots{}", "\u2026"))
+
+
+def prose_html(tex: str) -> str | None:
+    """LaTeX prose (text with ``$...$`` inline math, a claim's ``statement_tex``) as HTML: the
+    text escaped, each formula as inline MathML; None if a formula cannot be converted or the
+    text holds markup other than :data:`_PROSE`."""
+    import re
+
+    pieces = re.split(r"(?<!\\)\$", tex)
+    if len(pieces) % 2 == 0:  # an unclosed formula
+        return None
+    out = []
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            m = _math(piece, display="inline")
+            if m is None:
+                return None
+            out.append(m)
+            continue
+        for a, b in _PROSE:
+            piece = piece.replace(a, b)
+        if "\\" in piece or "{" in piece or "}" in piece:
+            return None
+        out.append(html.escape(piece))
+    return "".join(out)
+
+
+def _statement_prose_html(claim) -> str:
+    """The claim's statement as a paragraph: its ``statement_tex`` as prose with math, else its
+    plain ``statement``."""
+    tex = getattr(claim, "statement_tex", "")
+    text = prose_html(tex) if tex else None
+    return f"<p class='statement'>{text if text is not None else html.escape(claim.statement)}</p>"
 
 
 def _statement_html(claim) -> str:
@@ -335,12 +374,12 @@ def html_page(entries, prov, settings) -> str:
     for e in entries:
         claim, v, p = e.claim, e.verdict, e.power
         word = "PASS" if v.passed else "FAIL"
-        summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(claim.id)}</a></td>"
-                       f"<td>{claim.status}</td><td class='{word.lower()}'>{word}</td><td>{_killed(p)}</td></tr>")
+        summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(title(claim))}</a></td>"
+                       f"<td><code>{html.escape(claim.id)}</code></td><td>{claim.status}</td><td class='{word.lower()}'>{word}</td><td>{_killed(p)}</td></tr>")
         sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(title(claim))} "
                f"<span class='{word.lower()}'>{word}</span></h2>",
-               f"<p class='note'><code>{html.escape(claim.id)}</code></p>",
-               f"<p>{html.escape(claim.statement)}</p>", _statement_html(claim),
+               f"<p class='claim-id'><code>{html.escape(claim.id)}</code></p>",
+               _statement_prose_html(claim), _statement_html(claim),
                f"<p class='note'>status <b>{claim.status}</b> · {html.escape(claim.reference)}</p>"]
         eqs = _equations_html(claim, doc)
         if eqs:
@@ -364,7 +403,7 @@ def html_page(entries, prov, settings) -> str:
         f"<style>{CSS}</style><script>{CHECK}</script></head><body>"
         f"<h1>attncheck verification report</h1><p class='note'>{len(parts)} claims, {settings.mode} mode, "
         f"seed {settings.seed}</p>"
-        f"<table class='text'><tr><th>claim</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
+        f"<table class='text'><tr><th>claim</th><th>id</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
         + "\n".join(parts)
         + f"<h2>Provenance</h2><table class='text'>{prov_rows}</table></body></html>"
     )
@@ -381,14 +420,14 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
     power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
-    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section
+    from numerics.latex import PREAMBLE, Document, _tex_text, claim_section, title
 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
                            "\\usepackage{amsmath,amssymb,graphicx,longtable}")
     pre = pre.replace("the equations of the checked claims", "verification report")
-    summary = _tex_rows("claim & status & verdict & mutants killed", "p{7cm}llr",
-                        [[f"\\texttt{{{t(e.claim.id)}}}", e.claim.status,
+    summary = _tex_rows("claim & status & verdict & mutants killed", "p{8cm}llr",
+                        [[f"\\raggedright {t(title(e.claim))} {{\\small\\texttt{{{t(e.claim.id)}}}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]

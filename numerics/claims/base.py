@@ -298,6 +298,9 @@ class Claim:
     ``max_dps`` is the largest ``dps`` that ``evaluate`` reaches in bounded time (``attncheck
     eval`` refuses more at once); Monte Carlo outputs (with a ``*_se`` companion) keep the digits
     of their standard error whatever the dps.
+    ``title`` is a short human title in words (its section heading); ``statement_tex`` the
+    statement as LaTeX prose with inline math, for the document and the report (the plain
+    ``statement`` stays for the terminal).
     ``uses_dps`` says whether ``experiment`` evaluates its theory values at ``Settings.dps``
     (closed forms in mpmath); ``False`` for a claim whose theory values are computed in float64
     only, where ``verify --dps`` cannot change anything and should be refused or reported as not
@@ -326,6 +329,12 @@ class Claim:
     #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of
     #: ``evaluate`` at the user's parameters, checked before it runs
     cost: Callable | None = None
+    #: a short human title in words, the heading of the claim's section in the LaTeX document,
+    #: the PDF and the HTML report (the id is printed under it); empty: the reference is used
+    title: str = ""
+    #: the statement as LaTeX prose (text with ``$...$`` inline math), printed by the LaTeX
+    #: document and the HTML report; empty: the plain ``statement`` (which the terminal prints)
+    statement_tex: str = ""
 
     def get_equations(self) -> tuple:
         eqs = self.equations() if callable(self.equations) else self.equations

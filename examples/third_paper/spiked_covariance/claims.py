@@ -125,6 +125,9 @@ NOTE = ("se over trials at d = min(p, n); finite-size allowance |mean(d/2) - mea
 CLAIMS = [
     Claim(
         id="S.bbp.outlier", paper="S", reference=D.REFERENCE, status="paper",
+        title="The top sample eigenvalue above the BBP threshold",
+        statement_tex=(r"Spiked covariance $I + \ell vv^\top$, $p/n \to \gamma$: for $\ell > \sqrt{\gamma}$ the "
+                       r"top sample eigenvalue tends to $(1+\ell)(1+\gamma/\ell)$, outside the bulk."),
         statement="spiked covariance I + ell v v^T, p/n -> gamma: for ell > sqrt(gamma) the top sample "
                   "eigenvalue -> (1 + ell)(1 + gamma/ell), outside the bulk",
         statement_eq=lambda: sp.Eq(D.LAMBDA_1, D.spike()["outlier"]),
@@ -137,6 +140,9 @@ CLAIMS = [
     ),
     Claim(
         id="S.bbp.overlap", paper="S", reference=D.REFERENCE, status="paper",
+        title="Overlap of the top sample eigenvector with the spike",
+        statement_tex=(r"Spiked covariance: for $\ell > \sqrt{\gamma}$ the top sample eigenvector has squared "
+                       r"overlap $(1-\gamma/\ell^2)/(1+\gamma/\ell)$ with the spike."),
         statement="spiked covariance: for ell > sqrt(gamma) the top sample eigenvector has squared overlap "
                   "(1 - gamma/ell^2)/(1 + gamma/ell) with the spike",
         statement_eq=lambda: sp.Eq(D.OVERLAP, D.spike()["overlap"]),
@@ -150,6 +156,9 @@ CLAIMS = [
     ),
     Claim(
         id="S.mp.edge", paper="S", reference=D.REFERENCE, status="paper",
+        title="Below the threshold the top eigenvalue stays at the Marchenko-Pastur edge",
+        statement_tex=(r"Spiked covariance: for $\ell < \sqrt{\gamma}$ the top sample eigenvalue tends to the "
+                       r"Marchenko--Pastur edge $(1+\sqrt{\gamma})^2$."),
         statement="spiked covariance: for ell < sqrt(gamma) the top sample eigenvalue -> the Marchenko-Pastur "
                   "edge (1 + sqrt(gamma))^2",
         statement_eq=lambda: sp.Eq(D.LAMBDA_1, D.bulk()["edge"]),

@@ -267,12 +267,13 @@ def _equations():
     return tuple(AR.equations()) + tuple(EQ.general_equations())
 
 
-def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str) -> Claim:
+def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str, **text) -> Claim:
     return Claim(
         point_space=POINT_SPACES.get(model), design_only="" if model in POINT_SPACES else VEC_DESIGN_ONLY,
         id=f"A.{'thm4' if M.model(model).sees_q else 'thm5'}.{model}_"
            f"{'test_error' if quantity == 'test' else 'train_loss'}",
         paper="A", reference=ref, statement=statement, experiment=_experiment(model, quantity),
+        **text,  # title, statement_tex
         equations=_LazyEquations(_equations), status=STATUS, allowance_note=ALLOW_NOTE,
         doc="docs/paper_a_after_training.md",
         mutants=MUTANTS[model] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
@@ -417,21 +418,40 @@ def _vs_experiment(settings, claim):
 CLAIMS = [
     _make("attention", "test", "Paper A Thm 4",
           "attention at fixed q (||q||=2, s_q=0.5, beta=1): step-4 test error = self-consistent equations",
-          r"E^{A}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}"),
+          r"E^{A}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}",
+          title="Test error of attention at a fixed query (Thm 4)",
+          statement_tex=(r"Attention at a fixed query ($\|q\| = 2$, $s_q = 0.5$, $\beta = 1$): the step-4 test "
+                         r"error is given by the self-consistent equations.")),
     _make("attention", "train", "Paper A Thm 4",
           "attention at fixed q: step-4 training loss = self-consistent equations",
-          r"\mathcal{L}^{A}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}"),
+          r"\mathcal{L}^{A}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}",
+          title="Training loss of attention at a fixed query (Thm 4)",
+          statement_tex=("Attention at a fixed query: the step-4 training loss is given by the self-consistent "
+                         "equations.")),
     _make("pool", "test", "Paper A Thm 5", "pooled linear model: test error = self-consistent equations",
-          r"E^{\mathrm{pool}}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}"),
+          r"E^{\mathrm{pool}}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}",
+          title="Test error of the pooled linear model (Thm 5)",
+          statement_tex="Pooled linear model: the test error is given by the self-consistent equations."),
     _make("pool", "train", "Paper A Thm 5", "pooled linear model: training loss = self-consistent equations",
-          r"\mathcal{L}^{\mathrm{pool}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}"),
+          r"\mathcal{L}^{\mathrm{pool}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}",
+          title="Training loss of the pooled linear model (Thm 5)",
+          statement_tex="Pooled linear model: the training loss is given by the self-consistent equations."),
     _make("vec", "test", "Paper A Thm 5",
           "vectorised linear model: test error = pooled-type equations in dimension L d (exact reduction)",
-          r"E^{\mathrm{vec}}_{\mathrm{test}}(d) = E^{\mathrm{pool}}_{\mathrm{test}}(L d) \quad \text{(the pooled-type equations in dimension } L d\text{)}"),
+          r"E^{\mathrm{vec}}_{\mathrm{test}}(d) = E^{\mathrm{pool}}_{\mathrm{test}}(L d) \quad \text{(the pooled-type equations in dimension } L d\text{)}",
+          title="Test error of the vectorised linear model (Thm 5)",
+          statement_tex=("Vectorised linear model: the test error is given by the pooled-type equations in "
+                         "dimension $L d$ (an exact reduction).")),
     _make("vec", "train", "Paper A Thm 5", "vectorised linear model: training loss = self-consistent equations",
-          r"\mathcal{L}^{\mathrm{vec}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the vectorised equations}"),
+          r"\mathcal{L}^{\mathrm{vec}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the vectorised equations}",
+          title="Training loss of the vectorised linear model (Thm 5)",
+          statement_tex="Vectorised linear model: the training loss is given by the self-consistent equations."),
     Claim(design_only=DESIGN_ONLY, id="A.cor2.ridgeless_rate", paper="A", reference="Paper A Cor 2",
           statement_eq=r"E_{\mathrm{test}}(\alpha_1) - E_\infty \sim \frac{C_1}{\alpha_1} \quad (\lambda \to 0,\ \alpha_1 \to \infty), \qquad E_\infty^{\mathrm{vec}} = E_\infty^{\mathrm{pool}}, \quad C_1^{\mathrm{vec}} = L\, C_1^{\mathrm{pool}}",
+          title="Ridgeless rate of the linear models' test error (Cor. 2)",
+          statement_tex=(r"Square loss, $\lambda \to 0$: $E_{\mathrm{test}} - E_\infty \sim C_1/\alpha_1$; the "
+                         r"pooled and vectorised models share $E_\infty$, and $C_1^{\mathrm{vec}} = "
+                         r"L\,C_1^{\mathrm{pool}}$ (checked against finite-$d$ ridgeless least squares)."),
           statement="square loss, lambda -> 0: test error - E_inf ~ C1/alpha1; pooled and vectorised share "
                     "E_inf, and C1_vec = L C1_pool (checked against finite-d ridgeless least squares)",
           experiment=_cor2_experiment, equations=_LazyEquations(_cor2_equations), evaluate=COR2,
@@ -446,6 +466,10 @@ CLAIMS = [
           outputs=("A.erm.test_error",)),
     Claim(design_only=DESIGN_ONLY, id="A.attention_vs_linear", paper="A", reference="Paper A Cor 2 / discussion",
           statement_eq=r"\operatorname{sign}\bigl(E_{A}(s_q) - E_{\mathrm{pool}}(s_q)\bigr) = \operatorname{sign}(s_q^* - s_q) \qquad (\alpha_1 \to \infty)",
+          title="Attention against the linear baselines: the crossover in the query alignment (Cor. 2)",
+          statement_tex=(r"Attention loses to the linear baselines for $s_q$ below the crossover $s_q^*$ and wins "
+                         r"above it ($E_{A} - E_{\mathrm{pool}}$ at $s_q = 0$ and $0.6$; $s_q^*$ by root finding "
+                         r"on the $\alpha_1 \to \infty$ errors)."),
           statement="attention loses to the linear baselines for s_q below the crossover s_q* and wins "
                     "above it (E_A - E_pool at s_q = 0 and 0.6; s_q* by root finding on the alpha1 -> "
                     "infinity errors)",

@@ -257,6 +257,9 @@ CLAIMS = [
         id="A.thm3.w1_alignment",
         statement_eq=r"\cos(w^{(1)}, \xi) \to \frac{\omega}{\sqrt{\omega^2 + \eta_w^2\,\mathbb{E}[g^2]/(\alpha_0 L)}}, \qquad \|w^{(1)}\| \to \sqrt{\omega^2 + \frac{\eta_w^2\,\mathbb{E}[g^2]}{\alpha_0 L}}",
         reference="Paper A Thm 3 (readout after steps 1-2)",
+        title="Alignment and norm of the readout after steps 1-2 (Thm 3)",
+        statement_tex=(r"$\cos(w^{(1)}, \xi) \to \omega/\sqrt{\omega^2 + \eta_w^2\,\mathbb{E}[g^2]/(\alpha_0 L)}$ "
+                       r"and $\|w^{(1)}\| \to \sqrt{\omega^2 + \eta_w^2\,\mathbb{E}[g^2]/(\alpha_0 L)}$."),
         statement="cos(w^(1), xi) -> omega/sqrt(omega^2 + eta_w^2 E[g^2]/(alpha0 L)), |w^(1)| -> sqrt(omega^2 + eta_w^2 E[g^2]/(alpha0 L))",
         experiment=_experiment(_pick_w1),
         equations=_equations,
@@ -269,6 +272,9 @@ CLAIMS = [
         id="A.thm3.q2_overlap",
         statement_eq=r"\langle q^{(2)}, \xi\rangle \to -\frac{\eta_q \beta}{L}\, K \omega, \qquad K = \theta^2 r \pi_{+} h_{+} + (L - 1)\,\mathbb{E}[h]",
         reference="Paper A Thm 3",
+        title="Overlap of the trained query with the signal (Thm 3)",
+        statement_tex=(r"$\langle q^{(2)}, \xi\rangle \to -(\eta_q\beta/L)\,K\omega$ with $K = \theta^2 "
+                       r"r\pi_{+}h_{+} + (L-1)\,\mathbb{E}[h]$ (the self-interaction shift included)."),
         statement="<q^(2), xi> -> -(eta_q beta / L) K omega, K = theta^2 r pi h_+ + (L-1) E[h] (self-interaction shift included)",
         experiment=_experiment(_pick("q2_overlap")),
         equations=_equations,
@@ -282,6 +288,9 @@ CLAIMS = [
         id="A.thm3.q2_norm",
         statement_eq=r"\|q^{(2)}\| \to \frac{\eta_q \beta}{L} \sqrt{K^2 \omega^2 + m^2\,\mathbb{E}[h]^2 \|w_n\|^2 + \frac{\theta^2 r \pi_{+} h_{2,+} \omega^2 + m\,\mathbb{E}[h^2]\, \|w\|^2}{\alpha_0}}",
         reference="Paper A Thm 3",
+        title="Norm of the trained query (Thm 3)",
+        statement_tex=(r"$\|q^{(2)}\| \to \frac{\eta_q\beta}{L}\sqrt{K^2\omega^2 + m^2\,\mathbb{E}[h]^2\|w_n\|^2 + "
+                       r"(\theta^2 r\pi_{+}h_{2,+}\omega^2 + m\,\mathbb{E}[h^2]\,\|w\|^2)/\alpha_0}$."),
         statement="|q^(2)| -> (eta_q beta/L) sqrt(K^2 omega^2 + m^2 E[h]^2 |w_n|^2 + (theta^2 r pi h2_+ omega^2 + m E[h^2] |w|^2)/alpha0)",
         experiment=_experiment(_pick("q2_norm")),
         equations=_equations,
@@ -295,6 +304,9 @@ CLAIMS = [
         id="A.thm3.q2_cosine",
         statement_eq=lambda: _statement_q2_cosine(),
         reference="Paper A Thm 3 / Fig. (cos(q^(2), xi) vs alpha0)",
+        title="Alignment of the trained query with the signal (Thm 3)",
+        statement_tex=(r"$\cos(q^{(2)}, \xi) \to s_q = \langle q, \xi\rangle/\|q\|$, independent of $\eta_q$ and "
+                       r"$\beta$."),
         statement="cos(q^(2), xi) -> s_q = <q,xi>/|q| (independent of eta_q and beta)",
         experiment=_experiment(_pick("q2_cosine")),
         equations=_equations,
@@ -311,6 +323,12 @@ CLAIMS = [
         statement_eq=r"|s_q| = 1 - \frac{C}{\alpha_0} + O(\alpha_0^{-2}), \qquad C = \frac{1}{2K^2}\Bigl(m\,\mathbb{E}[h^2] + r\theta^2 \pi_{+} h_{2,+} + \frac{m^2\,\mathbb{E}[h]^2\,\mathbb{E}[g^2]\, L}{\theta^2 R^2 \pi_{+}^2 g_+^2}\Bigr) \\ |s_w| = 1 - \frac{C_w}{\alpha_0} + O(\alpha_0^{-2}), \qquad C_w = \frac{\mathbb{E}[g^2]\, L}{2\theta^2 R^2 \pi_{+}^2 g_+^2}",
         paper="A",
         reference="Paper A Cor. 1",
+        title="Rate at which the query and the readout align with the signal (Cor. 1)",
+        statement_tex=(r"$|s_q| = 1 - C/\alpha_0 + O(\alpha_0^{-2})$ with $C = \bigl(m\,\mathbb{E}[h^2] + "
+                       r"r\theta^2\pi_{+}h_{2,+} + "
+                       r"m^2\,\mathbb{E}[h]^2\,\mathbb{E}[g^2]\,L/(\theta^2R^2\pi_{+}^2g_{+}^2)\bigr)/(2K^2)$ "
+                       r"(with $h$ at $\alpha_0 = \infty$); $|s_w| = 1 - C_w/\alpha_0$ with $C_w = "
+                       r"\mathbb{E}[g^2]\,L/(2\theta^2R^2\pi_{+}^2g_{+}^2)$."),
         statement="|s_q| = 1 - C/alpha0 + O(alpha0^-2) with C = [m E[h^2] + r theta^2 pi h2_+ + m^2 E[h]^2 E[g^2] L/(theta^2 R^2 pi^2 g_+^2)]/(2K^2) (h at alpha0 = inf); |s_w| = 1 - C_w/alpha0, C_w = E[g^2] L/(2 theta^2 R^2 pi^2 g_+^2)",
         experiment=rate_experiment,
         equations=lambda: [eq for loss in LOSSES for eq in AR.equations(loss)],

@@ -321,6 +321,10 @@ CLAIMS = [
         statement_eq=r"\alpha^*_{\mathrm{pool}} = \frac{\alpha^*_{\mathrm{vec}}}{L}",
         paper="A",
         reference="Paper A, Conjecture 1 / Eq. (18); docs/paper_a_capacity.md",
+        title="The pooled capacity is the vectorised capacity divided by L (Eq. 18)",
+        statement_tex=(r"$\alpha^*_{\mathrm{pool}} = \alpha^*_{\mathrm{vec}}/L$: the Gardner/CGMT capacities "
+                       r"(solved to the working precision) match the simulated LP-separability crossings (at "
+                       r"$\pi_{+} = 0.5$, and pooled at $\pi_{+} = 0.3$), and their ratio is $1/L$."),
         statement="alpha*_pool = alpha*_vec / L: the Gardner/CGMT capacities (solved to dps digits) "
                   "match the simulated LP-separability crossings (pi = 0.5, and pooled at pi = 0.3), "
                   "and their ratio is 1/L",
@@ -342,6 +346,10 @@ CLAIMS = [
         statement_eq=r"\alpha^*_{\mathrm{vec}} > \alpha^*_{A} > \alpha^*_{\mathrm{pool}} \qquad (L = 10,\ R = 1,\ \pi_{+} = 1/2,\ \theta = 5;\ (s_q, \beta\|q\|) = (0.9, 1),\ (0.6, 1))",
         paper="A",
         reference="Paper A, Conjecture 1; docs/paper_a_capacity.md",
+        title="Capacity ordering: vectorised, then attention, then pooled (Conjecture 1)",
+        statement_tex=(r"$\alpha^*_{\mathrm{vec}} > \alpha^*_{A} > \alpha^*_{\mathrm{pool}}$ at $L = 10$, $R = 1$, "
+                       r"$\pi_{+} = 0.5$, $\theta = 5$ for a fixed query with $(s_q, \beta\|q\|) = (0.9, 1)$ and "
+                       r"$(0.6, 1)$: theory against the simulated crossings."),
         statement="alpha*_vec > alpha*_A > alpha*_pool at L=10, R=1, pi=0.5, theta=5 for a fixed query "
                   "with (s_q, beta|q|) = (0.9, 1) and (0.6, 1): theory vs simulated crossings",
         experiment=_ordering_experiment,

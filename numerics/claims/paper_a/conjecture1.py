@@ -186,6 +186,13 @@ CLAIMS = [
         paper="A",
         reference="Paper A, Conjecture 1 (alpha*_vec > alpha*_A > alpha*_pool, stated for the "
                   "experiments); docs/paper_a_capacity.md §7",
+        title="The capacity ordering of Conjecture 1 fails outside the experimental setting",
+        statement_tex=(r"The ordering of Conjecture~1 is not general: for a fixed query it fails both ways outside "
+                       r"the experimental setting. At $\theta = 6$, $s_q = 0.9$, $\beta\|q\| = 1$ one has "
+                       r"$\alpha^*_{A} > \alpha^*_{\mathrm{vec}}$, and at $\theta = 5$, $s_q = 0$, $\beta\|q\| = "
+                       r"2$ one has $\alpha^*_{A} < \alpha^*_{\mathrm{pool}}$ ($L = 10$, $R = 1$, $\pi_{+} = "
+                       r"1/2$): the Gardner/CGMT theory and the exact-LP separability crossings agree on all four "
+                       r"thresholds and both gaps."),
         statement="the ordering of Conjecture 1 is not general: for a fixed query it fails both ways "
                   "outside the experimental setting -- at theta = 6, s_q = 0.9, beta|q| = 1, "
                   "alpha*_A > alpha*_vec, and at theta = 5, s_q = 0, beta|q| = 2, "

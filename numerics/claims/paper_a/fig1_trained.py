@@ -133,6 +133,10 @@ CLAIMS = [
           statement_eq=(r"E_{\mathrm{test}}(\alpha_1) \text{ of Fig.~1 as trained: } "
                         r"E_{\mathrm{test}}^{\mathrm{step\,4}}\big(\alpha_1;\ \|q^{(2)}\|_\infty, s_q^\infty\big) "
                         r"\text{ at } \eta_q\beta \in \{50, 0.5\},\ \text{pooled, vectorised}"),
+          title="Figure 1 after the whole training protocol",
+          statement_tex=(r"The theory lines of Figure~1 as trained (attention at the protocol's own $q^{(2)}$ with "
+                         r"$\eta_q\beta = 50$ and $0.5$, pooled, vectorised; logistic loss) equal the simulated "
+                         r"protocol at three values of $\alpha_1$."),
           statement="the theory lines of Figure 1 as trained (attention at the protocol's own q^(2) with "
                     "eta_q beta = 50 and 0.5, pooled, vectorised; logistic) equal the simulated protocol at "
                     "three alpha1",

@@ -212,6 +212,11 @@ CLAIMS = [
         statement_eq=r"\nabla_q \hat y = \beta X^\top (\operatorname{diag} s - s s^\top) X w, \qquad \nabla_q \hat y\big|_{q = 0} = \frac{\beta}{L} X^\top \Bigl(I - \frac{\mathbf{1}\mathbf{1}^\top}{L}\Bigr) X w \\ q^{(2)} = -\frac{\eta_q \beta}{n_0 L} \sum_{i=1}^{n_0} h_i\, X_i^\top \Bigl(I - \frac{\mathbf{1}\mathbf{1}^\top}{L}\Bigr) X_i w^{(1)}",
         paper="A",
         reference="Paper A §4 (training protocol, step 3)",
+        title="Gradient of the attention output in the query, and the trained query (step 3)",
+        statement_tex=(r"$\nabla_q \hat y = \beta X^\top(\operatorname{diag} s - s s^\top) X w$, which is "
+                       r"$(\beta/L)\, X^\top(I - \mathbf{1}\mathbf{1}^\top/L) X w$ at $q = 0$; hence $q^{(2)} = "
+                       r"-\frac{\eta_q\beta}{n_0 L}\sum_i h_i X_i^\top (I - \mathbf{1}\mathbf{1}^\top/L) X_i "
+                       r"w^{(1)}$."),
         statement="grad_q y_hat = beta X^T (diag s - s s^T) X w, = (beta/L) X^T (I - 11^T/L) X w at q = 0; "
                   "q^(2) = -(eta_q beta/(n0 L)) sum_i h_i X_i^T (I - 11^T/L) X_i w^(1)",
         experiment=experiment,

@@ -401,6 +401,10 @@ CLAIMS = [
         statement_eq=r"R_g[X]_i = \frac{1}{N - 1} \sum_{j \ne i} g(X_i, X_j) \quad \text{is linear in } g, \qquad (R^* v)(X_i, X_j) = v_i \\ \mathbb{E}\langle R_g, v\rangle = \bigl\langle g,\ \mathbb{E}[v_1 \mid X_1, X_2]\bigr\rangle_\rho",
         paper=PAPER,
         reference="Paper B, model: forward operator R_g; adjoint ours",
+        title="Linearity and adjoint of the forward operator",
+        statement_tex=(r"$R_g[X]_i = \frac{1}{N-1}\sum_{j \ne i} g(X_i, X_j)$ is linear in $g$; its adjoint for "
+                       r"the per-token and pair inner products is $(R^* v)(X_i, X_j) = v_i$, and "
+                       r"$\mathbb{E}\langle R_g, v\rangle = \langle g, \mathbb{E}[v_1 \mid X_1, X_2]\rangle_\rho$."),
         statement="R_g[X]_i = (1/(N-1)) sum_{j!=i} g(X_i,X_j) is linear in g; its adjoint for the per-token and "
                   "pair inner products is (R*v)(X_i,X_j) = v_i, and E<R_g,v> = <g, E[v_1|X_1,X_2]>_rho",
         experiment=_forward_experiment,
@@ -424,6 +428,11 @@ CLAIMS = [
         statement_eq=r"\mathbb{E}|R_h[X]_1|^2 = \frac{1}{N - 1}\,\mathbb{E}\, h(X_1, X_2)^2 + \frac{N - 2}{N - 1}\,\mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] \\ \mathcal{E}_\infty(g) - \mathcal{E}_\infty(g^*) = \mathbb{E}|R_h[X]_1|^2, \qquad h = g - g^*",
         paper=PAPER,
         reference="Paper B, Lemma 3.4; identity and coefficients ours",
+        title="The excess-risk identity for exchangeable tokens (Lemma 3.4)",
+        statement_tex=(r"For exchangeable tokens, $\mathbb{E}|R_h[X]_1|^2 = "
+                       r"\frac{1}{N-1}\,\mathbb{E}\,h(X_1,X_2)^2 + "
+                       r"\frac{N-2}{N-1}\,\mathbb{E}[h(X_1,X_2)\,h(X_1,X_3)]$, and $\mathcal{E}_\infty(g) - "
+                       r"\mathcal{E}_\infty(g^*) = \mathbb{E}|R_h[X]_1|^2$."),
         statement="exchangeable tokens: E|R_h[X]_1|^2 = (1/(N-1)) E h(X1,X2)^2 + ((N-2)/(N-1)) E[h(X1,X2)h(X1,X3)], "
                   "and E_inf(g) - E_inf(g*) = E|R_h[X]_1|^2",
         experiment=_identity_experiment,
@@ -443,6 +452,10 @@ CLAIMS = [
         statement_eq=r"X_j = c Z + W_j: \qquad \mathbb{E}[h(X_1, X_2)\, h(X_1, X_3)] = \mathbb{E}\bigl[\mathbb{E}[h(X_1, X_2) \mid X_1, Z]^2\bigr] \ge 0 \\ \mathbb{E}|R_h[X]_1|^2 \ge \frac{1}{N - 1}\, \|h\|_\rho^2",
         paper=PAPER,
         reference="Paper B, Lemma 3.4 for i.i.d. / conditionally i.i.d. tokens; proof ours",
+        title="Coercivity for conditionally i.i.d. tokens (Lemma 3.4)",
+        statement_tex=(r"For $X_j = cZ + W_j$: $\mathbb{E}[h(X_1,X_2)\,h(X_1,X_3)] = "
+                       r"\mathbb{E}\bigl[\mathbb{E}[h(X_1,X_2) \mid X_1, Z]^2\bigr] \ge 0$, so Lemma~3.4 holds "
+                       r"with the constant $1/(N-1)$, with equality when the conditional mean vanishes."),
         statement="X_j = cZ + W_j: E[h(X1,X2)h(X1,X3)] = E[(E[h(X1,X2)|X1,Z])^2] >= 0, so Lemma 3.4 holds with "
                   "1/(N-1), with equality when the conditional mean vanishes",
         experiment=_ciid_experiment,
@@ -458,6 +471,11 @@ CLAIMS = [
         statement_eq=r"N = 3,\ X \text{ a permutation of } \{a, b, c\},\ h(x, y) = f(y): \qquad \mathbb{E}|R_h|^2 = \frac{1}{6} < \frac{\|h\|_\rho^2}{N - 1} = \frac{1}{3} \\ \inf_{h} \frac{\mathbb{E}|R_h|^2}{\|h\|_\rho^2} = \frac{1}{N - 1}\, \frac{k - N}{k - 2} \quad (\text{the first } N \text{ of } k \text{ exchangeable tokens})",
         paper=PAPER,
         reference="Paper B, Lemma 3.4 under A1 (erratum)",
+        title="Coercivity fails under finite exchangeability (Lemma 3.4, erratum)",
+        statement_tex=(r"Finite exchangeability is not enough: for $N = 3$ tokens forming a permutation of $\{a, "
+                       r"b, c\}$ and $h(x,y) = f(y)$, $\mathbb{E}|R_h|^2 = 1/6 < \|h\|_\rho^2/(N-1) = 1/3$; the "
+                       r"worst ratio over the first $N$ tokens of an urn of $k$ is $(k-N)/(k-2)$, which is $0$ for "
+                       r"$k = N$ ($g^*$ is not identifiable: the null space has dimension $N(N-2)$)."),
         statement="finite exchangeability is not enough: N=3 permutation of {a,b,c}, h=f(y): E|R_h|^2 = 1/6 < "
                   "||h||^2/(N-1) = 1/3; worst ratio over first-N-of-k urns is (k-N)/(k-2), 0 for k = N "
                   "(g* not identifiable, null space of dimension N(N-2))",

@@ -239,6 +239,11 @@ CLAIMS = [
         statement_eq=r"\|\hat g - g^*\|_\rho^2 = \|\hat\psi - \phi^*\|_{p_U}^2 + \mathbb{E}\bigl(\hat g - \hat\psi(U)\bigr)^2 \ge \|\hat\psi - \phi^*\|_{p_U}^2, \qquad \hat\psi(u) = \mathbb{E}[\hat g \mid U = u]",
         paper=PAPER,
         reference="Paper B, Lemma 4.1; proof ours",
+        title="Projection of the kernel error onto the feature U (Lemma 4.1)",
+        statement_tex=(r"With $\hat\psi(u) = \mathbb{E}[\hat g \mid U = u]$: $\|\hat g - g^*\|_\rho^2 = \|\hat\psi "
+                       r"- \phi^*\|_{p_U}^2 + \mathbb{E}(\hat g - \hat\psi(U))^2 \ge \|\hat\psi - "
+                       r"\phi^*\|_{p_U}^2$ ($d = 1$, $A^* = 1$, tokens uniform on $[-1,1]$, $\hat g = x^2 + xy + "
+                       r"y/2 + xy^2$)."),
         statement="psi_hat(u) = E[g_hat|U=u]: ||g_hat-g*||^2_rho = ||psi_hat-phi*||^2_{p_U} + E(g_hat-psi_hat(U))^2 "
                   ">= ||psi_hat-phi*||^2_{p_U} (d=1, A*=1, U[-1,1] tokens, g_hat = x^2+xy+y/2+xy^2)",
         experiment=_projection_experiment,
@@ -258,6 +263,11 @@ CLAIMS = [
         statement_eq=r"\mathrm{KL}(P_{g_1}^M \,\|\, P_{g_2}^M) = \frac{M}{2\sigma^2} \sum_{i} \mathbb{E}|R_{g_1 - g_2}[X]_i|^2 \le \frac{M N}{2\sigma^2}\, \|g_1 - g_2\|_\rho^2",
         paper=PAPER,
         reference="Paper B, lower bound, Lemma 4.2 ingredients; ours",
+        title="The KL divergence between two interaction kernels (Lemma 4.2)",
+        statement_tex=(r"Under Gaussian noise, $\mathrm{KL}(P_{g_1}^M \,\|\, P_{g_2}^M) = "
+                       r"\frac{M}{2\sigma^2}\sum_i \mathbb{E}|R_{g_1-g_2}[X]_i|^2 \le "
+                       r"\frac{MN}{2\sigma^2}\,\|g_1-g_2\|_\rho^2$, with equality if and only if $h(x,y)$ depends "
+                       r"on $x$ only."),
         statement="Gaussian noise: KL(P_g1^M || P_g2^M) = (M/(2 sigma^2)) sum_i E|R_{g1-g2}[X]_i|^2 <= "
                   "(MN/(2 sigma^2)) ||g1-g2||^2_rho, with equality iff h(x,y) depends on x only",
         experiment=_kl_experiment,
@@ -275,6 +285,10 @@ CLAIMS = [
         statement_eq=lambda: _statement_rate_exponent(),
         paper=PAPER,
         reference="Paper B, Theorem 3.1",
+        title="The minimax rate exponent from the bias-variance trade-off (Thm 3.1)",
+        statement_tex=(r"$\min_K K^{-2\beta} + K\log M/M$ is attained at $K^* = (2\beta M/\log M)^{1/(2\beta+1)}$ "
+                       r"and scales as $(M/\log M)^{-2\beta/(2\beta+1)}$; the term $r d\log M/M$ is dominated if "
+                       r"and only if $r d \le (M/\log M)^{1/(2\beta+1)}$."),
         statement="min_K K^{-2b} + K log M/M is attained at K* = (2b M/log M)^{1/(2b+1)} and scales as "
                   "(M/log M)^{-2b/(2b+1)}; r d log M/M is dominated iff r d <= (M/log M)^{1/(2b+1)}",
         experiment=_rate_experiment,

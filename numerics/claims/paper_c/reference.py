@@ -112,6 +112,11 @@ CLAIMS = [
         design_only="it holds our solution against the authors' tables, at the table's own alpha and "
                     "(sigma, lambda, omega) = (0.5, 0.01, 0.3): there is no table at another point",
         reference="Paper C Result 4.2 and the authors' theory tables; docs/paper_c.md §4",
+        title="Positional and semantic solutions of tied dot-product attention (Result 4.2)",
+        statement_tex=(r"The self-consistent equations of tied rank-1 dot-product attention on two tokens ($\sigma "
+                       r"= 0.5$, $\lambda = 0.01$, $\omega = 0.3$) have a semantic solution ($\theta \ne 0$) and a "
+                       r"positional one ($m \ne 0$); the positional branch's test error, $\Phi$, $q$ and $|m|$ and "
+                       r"the semantic branch's $\Phi$ are those of the authors' tables."),
         statement="the self-consistent equations of tied rank-1 dot-product attention on two tokens "
                   "(sigma=0.5, lambda=0.01, omega=0.3) have a semantic (theta != 0) and a positional "
                   "(m != 0) solution; the positional branch's test error, Phi, q and |m| and the semantic "
