@@ -37,3 +37,12 @@ def test_mutant_names_are_unique_and_described():
     assert table
     for name, m in table.items():
         assert name == m.name and m.description and m.step, name
+
+
+def test_power_takes_only_the_claims_own_evidence():
+    from numerics.claims.base import Evidence
+
+    claim = registry.claims()["B.kl.bound"]
+    for ev in (Evidence("A.thm1.linear_threshold", [], SETTINGS), Evidence(claim.id, [], Settings(mode="full"))):
+        with pytest.raises(ValueError, match="B.kl.bound"):
+            power(claim, SETTINGS, evidence=ev)
