@@ -324,7 +324,9 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
     entries, figures_done = [], {}
     for claim, evidence, cached in collect_all(claims, settings, use_cache=use_cache):
         v = judge(evidence, 0.0, claim)
-        p = power(claim, settings) if with_power and claim.mutants else None
+        # the mutants' reference is the evidence just judged (not collected a second time)
+        same = evidence.settings == settings and evidence.claim_id == claim.id
+        p = power(claim, settings, evidence=evidence if same else None) if with_power and claim.mutants else None
         fid = figure_for(claim.id) if with_figures else None
         if fid and fid not in figures_done:
             figures_done[fid] = _figure_png(fid, settings)

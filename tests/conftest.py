@@ -205,6 +205,48 @@ def quick_evidence():
     return of
 
 
+_FIGURES: SharedMemo | None = None
+
+
+@pytest.fixture(scope="session")
+def quick_figure():
+    """``quick_figure(fig_id)``: ``{suffix: bytes}`` of the registered figure rendered once per
+    test session at quick size, the way ``attncheck figure ID -o FILE`` renders it, by whichever
+    process asks first. The figure's own ``save`` writes the PNG and, from the same drawn
+    figure, its PDF (``save`` again, with a ``.pdf`` path), so a test of either format does not
+    compute the figure a second time."""
+    from numerics import registry
+    from numerics.claims.base import Settings
+    from numerics.figures import style
+
+    global _FIGURES
+    if _FIGURES is None:
+        _FIGURES = SharedMemo(Path(SESSION["shared"]) / "figures")
+
+    def of(fig_id):
+        if fig_id not in _FIGURES:
+            render = registry.figures()[fig_id]
+            module = __import__(render.__module__, fromlist=["_"])
+
+            def save_both(fig, path, *args, **kwargs):
+                style.save(fig, path, *args, **kwargs)
+                style.save(fig, str(Path(path).with_suffix(".pdf")), *args, **kwargs)
+
+            folder = Path(tempfile.mkdtemp(prefix="attncheck-test-figure-", dir=SESSION["shared"]))
+            patched = getattr(module, "save", None) is style.save
+            if patched:
+                module.save = save_both
+            try:
+                render(str(folder / "fig.png"), Settings(mode="quick"), lambda items, label: items)
+            finally:
+                if patched:
+                    module.save = style.save
+            _FIGURES[fig_id] = {f.suffix: f.read_bytes() for f in folder.iterdir()}
+        return _FIGURES[fig_id]
+
+    return of
+
+
 @pytest.fixture(autouse=True, scope="session")
 def session_cache_dir():
     """The verdict cache of this test session (numerics.core.cache reads the variable at each
@@ -222,7 +264,7 @@ def _shared_locks_released():
     yield
     from numerics.claims import base
 
-    for memo in (base._MEMO, _EVIDENCE):
+    for memo in (base._MEMO, _EVIDENCE, _FIGURES):
         if isinstance(memo, SharedMemo):
             memo.release_all()
 

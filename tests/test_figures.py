@@ -1,12 +1,11 @@
 """Every registered figure renders at quick size (what `attncheck figure ID -o FILE` runs):
-a PNG with content, not a blank canvas.  The numbers in the figures are checked by the claims;
+a PNG with content, not a blank canvas; each is rendered once per session (``quick_figure``).  The numbers in the figures are checked by the claims;
 this catches a figure that no longer runs."""
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
 
 from numerics import registry
-from numerics.claims.base import Settings
 
 FIGURES = registry.figures()
 #: figures whose quick size still re-simulates minutes of experiments; their data are the claims'
@@ -16,18 +15,19 @@ SLOW_FIGURES = {"B.fig1"}
 
 @pytest.mark.parametrize("fig_id", [pytest.param(f, marks=pytest.mark.slow) if f in SLOW_FIGURES else f
                                     for f in sorted(FIGURES)])
-def test_figure_renders_at_quick_size(fig_id, tmp_path):
+def test_figure_renders_at_quick_size(fig_id, tmp_path, quick_figure):
     path = tmp_path / "fig.png"
-    FIGURES[fig_id](str(path), Settings(mode="quick"), lambda items, label: items)
+    path.write_bytes(quick_figure(fig_id)[".png"])
     img = mpimg.imread(path)
     assert img.shape[0] > 200 and img.shape[1] > 300
     assert np.std(img[..., :3]) > 0.05  # lines and text, not an empty canvas
 
 
-def test_a_figure_writes_pdf_by_suffix(tmp_path):
-    path = tmp_path / "fig.pdf"
-    FIGURES["A.sharp_threshold"](str(path), Settings(mode="quick"), lambda items, label: items)
-    assert path.read_bytes()[:5] == b"%PDF-" and path.stat().st_size > 10_000
+def test_a_figure_writes_pdf_by_suffix(quick_figure):
+    """The figure's ``save`` with a ``.pdf`` path writes a PDF (the drawn figure of the PNG test:
+    ``quick_figure`` renders it once and saves both suffixes)."""
+    pdf = quick_figure("A.sharp_threshold")[".pdf"]
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 10_000
 
 
 def test_style_plain_log_ticks_and_unique_legend():

@@ -1,7 +1,8 @@
 """Every claim fails under every structural mutant of its own derivation, and under a ±5 %
 scaling of its theory values applied at the derivation's output steps (so that every allowance
 is recomputed as the claim computes it).  The experiment is collected once per claim (the
-claims' memo); only the theory is recomputed under each mutant."""
+claims' memo); only the theory is recomputed under each mutant.  The unmutated evidence is
+the session's (``quick_evidence``: the one test_claims_catalogue.py judges)."""
 import pytest
 
 from derivations.core import all_mutants
@@ -22,8 +23,9 @@ def test_claim_declares_mutants_and_outputs(claim):
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
-def test_every_mutant_is_killed(claim):
-    p = power(claim, SETTINGS)
+def test_every_mutant_is_killed(claim, quick_evidence):
+    p = power(claim, SETTINGS, evidence=quick_evidence(claim))
+    assert not p.error, f"{claim.id}: {p.error}"
     alive = [(m.name, m.how) for m in p.mutants if not m.killed]
     assert not alive, f"{claim.id}: mutants survived {alive}"
     assert all(p.scaled.values()), f"{claim.id}: a ±5 % change of the theory passed: {p.scaled}"
@@ -35,3 +37,12 @@ def test_mutant_names_are_unique_and_described():
     assert table
     for name, m in table.items():
         assert name == m.name and m.description and m.step, name
+
+
+def test_power_takes_only_the_claims_own_evidence():
+    from numerics.claims.base import Evidence
+
+    claim = registry.claims()["B.kl.bound"]
+    for ev in (Evidence("A.thm1.linear_threshold", [], SETTINGS), Evidence(claim.id, [], Settings(mode="full"))):
+        with pytest.raises(ValueError, match="B.kl.bound"):
+            power(claim, SETTINGS, evidence=ev)

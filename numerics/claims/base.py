@@ -465,13 +465,24 @@ def detectable(evidence: Evidence) -> list:
     return out
 
 
-def power(claim: "Claim", settings: Settings, delta: float = 0.05) -> Power:
+def power(claim: "Claim", settings: Settings, delta: float = 0.05,
+          evidence: Evidence | None = None) -> Power:
     """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
-    output steps; the experiment is collected once (memo) and only the theory recomputed."""
+    output steps; the experiment is collected once (memo) and only the theory recomputed.
+
+    ``evidence``: the claim's unmutated evidence at ``settings`` when the caller already has it
+    (it is the reference of the scaling check and of ``detectable``); otherwise it is collected
+    here. Each mutant still recomputes its theory."""
     from derivations.core import all_mutants, scaled
     from numerics.claims.runner import collect_one
 
-    base = collect_one(claim, settings)  # a claim that raises is an error, not a crash of the run
+    if evidence is not None:
+        if evidence.claim_id != claim.id or evidence.settings != settings:
+            raise ValueError(f"power({claim.id}): the evidence given is of {evidence.claim_id} at "
+                             f"{evidence.settings}, not of this claim at {settings}")
+        base = evidence
+    else:
+        base = collect_one(claim, settings)  # a claim that raises is an error, not a crash of the run
     if base.error:
         return Power(claim.id, [], {}, False, [], error=base.error)
     table = all_mutants()

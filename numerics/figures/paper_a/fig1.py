@@ -3,7 +3,7 @@
 Theory lines: the ERM self-consistent equations (numerics.theory.paper_a.erm_equations,
 continuation along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.  ``--full``: L = 10, R = 1,
 pi = 0.5, theta = 5, lambda = 1e-5, d = 1000, 8 trials (the paper's setting); ``--quick``:
-lambda = 1e-2, d = 300, 3 trials, fewer alpha1.  The attention query is the fixed q of the
+lambda = 1e-2, d = 200, 3 trials, 6 alpha1 on the lines and 3 points.  The attention query is the fixed q of the
 claims (||q|| = 2, s_q = 0.5, beta = 1): under our conventions the protocol's own q^(2) with
 eta = 0.5 has ||q^(2)|| ~ 0.02 (docs/paper_a_after_training.md §7).  ``A.fig1.trained``
 (below) draws the same setting after the whole protocol, at the protocol's own q^(2)
@@ -31,8 +31,8 @@ def figure1(path, settings, progress):
 
     pick = settings.pick
     lam = pick(1e-2, 1e-5)
-    d, trials = pick((300, 3), (1000, 8))
-    a_line = np.geomspace(0.25, 8.0, pick(10, 24))
+    d, trials = pick((200, 3), (1000, 8))
+    a_line = np.geomspace(0.25, 8.0, pick(6, 24))
     a_pts = np.array(pick([0.5, 2.0, 6.0], [0.5, 1.0, 2.0, 4.0, 8.0]))
     laws = {
         mo.name: (SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],

@@ -46,7 +46,7 @@ def _k_grid(L):
 
 def figure_representation(path, settings, progress):
     """Oracle test error vs L for four signal scalings: pooled, vectorised, hard and softmax attention."""
-    Ls_line = [int(x) for x in np.unique(np.round(np.geomspace(10, 10**6, 16)))]
+    Ls_line = [int(x) for x in np.unique(np.round(np.geomspace(10, 10**6, settings.pick(9, 16))))]
     Ls_sim = [10, 100, 1000] + settings.pick([], [10_000])
     n_sim = settings.pick(4_000, 20_000)
     fig, axes = plt.subplots(1, len(SCALINGS), figsize=(4.2 * len(SCALINGS), 3.8), sharey=True)
