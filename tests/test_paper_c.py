@@ -156,13 +156,5 @@ def test_sim_positional_claim_quick_passes():
     verdict = v[0] if isinstance(v, list) else list(v.values())[0] if isinstance(v, dict) else v
     assert verdict.passed, verdict
     assert {r.label.split()[0] for r in verdict.rows} == {"m"}
+    # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
 
-
-@pytest.mark.slow
-def test_sim_positional_claim_power():
-    """The ±5 % scaling of |m| and every structural mutant are rejected at quick size."""
-    import attncheck
-
-    p = attncheck.power("C.sim.positional")
-    assert all(m.killed for m in p.mutants), p
-    assert all(p.scaled.values()) and p.scale_exact
