@@ -139,3 +139,22 @@ def test_rqmc_solve_reports_a_standard_error():
     sol = E.solve_rqmc("positional", 1.0, log2_points=9, n_scrambles=2, x0=(0.043, 0.25, 16.0, 0.0), n_sweeps=0)
     fp = sol.value
     assert 0.2 < abs(fp.overlaps["m"]) < 0.3 and fp.errors["mse"] > 0 and fp.errors["q"] > 0
+
+
+def test_simulator_runs_one_branch_only():
+    from numerics.experiments.paper_c.simulate import run
+
+    out = run(np.random.default_rng(np.random.SeedSequence([2, 7])), 30, 0.5, n_test=200,
+              branches=("positional",), linear=False)
+    assert set(out) == {"positional"} and out["positional"]["converged"]
+
+
+def test_sim_positional_claim_quick_passes():
+    import attncheck
+
+    v = attncheck.verify(["C.sim.positional"], mode="quick")
+    verdict = v[0] if isinstance(v, list) else list(v.values())[0] if isinstance(v, dict) else v
+    assert verdict.passed, verdict
+    assert {r.label.split()[0] for r in verdict.rows} == {"m"}
+    # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
+

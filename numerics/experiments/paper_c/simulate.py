@@ -59,14 +59,21 @@ def risk_and_grad(Q, x, y, lam):
     return loss, grad
 
 
-def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10):
-    """One instance: both initialisations and the linear baseline on the same data."""
+BRANCHES = ("semantic", "positional")
+
+
+def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10, branches=BRANCHES,
+        linear=True):
+    """One instance: the initialisations ``branches`` (default both) and, if ``linear``, the
+    linear baseline, all on the same data."""
     n = max(1, int(round(alpha * d)))
     Qs = rng.standard_normal(d)
     x, y = sample(rng, n, d, sigma, omega, Qs)
     xt, yt = sample(rng, n_test, d, sigma, omega, Qs)
     out = {}
-    for name, Q0 in (("semantic", Qs.copy()), ("positional", POSITIONAL_C * np.ones(d))):
+    starts = {"semantic": Qs.copy(), "positional": POSITIONAL_C * np.ones(d)}
+    for name in branches:
+        Q0 = starts[name]
         res = minimize(risk_and_grad, Q0, args=(x, y, lam), jac=True, method="L-BFGS-B",
                        options={"maxiter": 5000, "gtol": tol, "ftol": 1e-15})
         Q = res.x
@@ -76,6 +83,8 @@ def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10
             "m": float(np.sum(Q) / d), "theta": float(sigma**2 * Qs @ Q / d), "q": float(sigma**2 * Q @ Q / d),
             "train": float((res.fun - 0.5 * lam * Q @ Q) / n), "converged": bool(res.success),
         }
+    if not linear:
+        return out
     # linear baseline: B minimises sum |B x_i - y_i|^2 over the n d columns (x_i as 2 x d)
     X = np.concatenate(list(x), axis=1)  # (2, n d)
     Y = np.concatenate(list(y), axis=1)
