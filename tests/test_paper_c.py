@@ -85,11 +85,12 @@ def test_simulator_gradient_and_baseline():
     assert out["positional"]["m"] > 0.1 and out["linear"]["mse"] > 0
 
 
-def test_reference_claim_quick_passes():
-    import attncheck
+def test_reference_claim_quick_passes(quick_evidence):
+    from numerics import registry
+    from numerics.claims.base import judge
 
-    v = attncheck.verify(["C.reference.theory"], mode="quick")
-    verdict = v[0] if isinstance(v, list) else list(v.values())[0] if isinstance(v, dict) else v
+    claim = registry.claims()["C.reference.theory"]
+    verdict = judge(quick_evidence(claim), 0.0, claim)  # the session's one quick collection
     assert verdict.passed, verdict
 
 
@@ -149,11 +150,12 @@ def test_simulator_runs_one_branch_only():
     assert set(out) == {"positional"} and out["positional"]["converged"]
 
 
-def test_sim_positional_claim_quick_passes():
-    import attncheck
+def test_sim_positional_claim_quick_passes(quick_evidence):
+    from numerics import registry
+    from numerics.claims.base import judge
 
-    v = attncheck.verify(["C.sim.positional"], mode="quick")
-    verdict = v[0] if isinstance(v, list) else list(v.values())[0] if isinstance(v, dict) else v
+    claim = registry.claims()["C.sim.positional"]
+    verdict = judge(quick_evidence(claim), 0.0, claim)  # the session's one quick collection
     assert verdict.passed, verdict
     assert {r.label.split()[0] for r in verdict.rows} == {"m"}
     # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
