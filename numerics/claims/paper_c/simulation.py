@@ -126,6 +126,13 @@ def experiment(settings, claim):
 CLAIMS = [
     Claim(
         id="C.sim.positional", paper="C", status="paper",
+        title="The positional solution against trained attention at finite d (Result 4.2)",
+        design_only="its finite-size allowance is the drift between the design's d and d/2 at the design's "
+                    "alphas (alpha <= 1 at quick size, where every instance stays on the positional minimum)",
+        statement_tex=(r"At $\sigma = 0.5$, $\lambda = 0.01$, $\omega = 0.3$ the positional ($\theta = 0$) "
+                       r"solution of the self-consistent equations gives the overlap $|m| = |\mathbf{1}^\top Q|/d$ "
+                       r"(full mode also $q$ and the test error) of the empirical risk minimiser reached from the "
+                       r"positional initialisation at finite $d$."),
         reference="Paper C Result 4.2 (positional fixed point) vs ERM from the positional initialisation; "
                   "docs/paper_c.md §6",
         statement="at sigma=0.5, lambda=0.01, omega=0.3 the positional (theta = 0) solution of the "
