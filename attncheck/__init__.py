@@ -120,7 +120,7 @@ def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     """The claim under each structural mutant of its derivation and a ±5 % scaling of its
     outputs (``numerics.claims.base.Power``)."""
     from numerics import requests as Q
-    from numerics.claims.base import power as _power
+    from numerics.claims.power import power as _power
 
     return _power(Q.claim(claim_id), Q.settings(mode, seed))
 

@@ -6,7 +6,8 @@ import pathlib
 import pytest
 from click.testing import CliRunner
 
-from numerics.claims.base import Settings, judge, power
+from numerics.claims.base import Settings, judge
+from numerics.claims.power import power
 from numerics.cli import main
 from numerics import registry
 

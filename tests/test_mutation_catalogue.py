@@ -6,7 +6,8 @@ the session's (``quick_evidence``: the one test_claims_catalogue.py judges)."""
 import pytest
 
 from derivations.core import all_mutants
-from numerics.claims.base import Settings, power
+from numerics.claims.base import Settings
+from numerics.claims.power import power
 from numerics import registry
 
 CLAIMS = list(registry.claims().values())

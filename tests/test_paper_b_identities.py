@@ -307,7 +307,8 @@ def test_linearity_quadrature_rows_detect_a_half_percent_adjoint_kernel_error():
     """The quadrature rows are exact up to rounding: they detect relative errors far below
     0.5 %, and the adjoint-kernel mutant (0.55 % at N = 8, 1.7 % at N = 3) fails the claim."""
     from derivations.core import MUTANTS, mutated
-    from numerics.claims.base import Settings, detectable, judge
+    from numerics.claims.base import Settings, judge
+    from numerics.claims.power import detectable
 
     claim = CLAIM["B.forward.linearity"]
     settings = Settings(mode="quick")

@@ -180,7 +180,7 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
 
 
 def _power(chosen, settings, as_json) -> int:
-    from numerics.claims.base import power
+    from numerics.claims.power import power
 
     ok_all = True
     for claim in chosen:

@@ -1,0 +1,111 @@
+"""Mutation power of a claim: each structural mutant of its derivation, and a ±delta scaling of
+its output steps, applied to the SymPy objects; the experiment is collected once (memo) and only
+the theory is recomputed.  ``attncheck verify --power`` and the mutation catalogue test run it."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings, judge
+from numerics.core.stats import z_critical
+
+
+@dataclass
+class MutantOutcome:
+    name: str
+    description: str
+    killed: bool
+    how: str  # "verdict failed" | "theory not computable: <message>" | "survived"
+    applied: bool
+
+
+@dataclass
+class Power:
+    id: str
+    mutants: list[MutantOutcome]
+    scaled: dict  # {"+0.05": killed, "-0.05": killed}
+    scale_exact: bool  # the output scaling scaled every non-zero theory value as declared
+    detectable: list  # per row: the smallest relative theory error it detects (both signs)
+    #: non-empty: the claim itself could not be run (as ``Verdict.error``); nothing was killed
+    error: str = ""
+
+    @property
+    def all_killed(self) -> bool:
+        return not self.error and all(m.killed for m in self.mutants) and all(self.scaled.values())
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["schema"] = "attncheck.power/1"
+        d["all_killed"] = self.all_killed
+        return d
+
+
+def _run_mutated(claim: "Claim", settings: Settings, mutants) -> tuple[bool, str, Evidence | None]:
+    from derivations.core import APPLIED, mutated
+
+    try:
+        with mutated(*mutants):
+            ev = claim.collect(settings)
+    except CODE_ERRORS:
+        raise
+    except Exception as e:  # the mutated theory could not be computed: the claim rejects it
+        return True, f"theory not computable: {type(e).__name__}: {e}"[:300], None
+    # reached at least once in this process (a cached mutated derivation does not reach it again)
+    applied = all(APPLIED.get(m.name, 0) > 0 for m in mutants)
+    if not applied:
+        return False, "not applied: the claim never reached the mutated step", ev
+    v = judge(ev, 0.0, claim)
+    return (not v.passed), ("verdict failed" if not v.passed else "survived"), ev
+
+
+def detectable(evidence: Evidence) -> list:
+    """Per row, the smallest relative change of its theory value that the row rejects in both
+    directions: (tolerance + |mean - theory|) / |theory| (None for a zero theory value)."""
+    zc = z_critical(len(evidence.comparisons))
+    out = []
+    for c in evidence.comparisons:
+        tol = zc * c.se + c.allowance
+        rel = (tol + abs(c.mean - c.theory)) / abs(c.theory) if c.theory else None
+        out.append({"label": c.label, "relative": rel})
+    return out
+
+
+def power(claim: "Claim", settings: Settings, delta: float = 0.05,
+          evidence: Evidence | None = None) -> Power:
+    """Run ``claim`` under each of its structural mutants and under ±``delta`` scalings of its
+    output steps; the experiment is collected once (memo) and only the theory recomputed.
+
+    ``evidence``: the claim's unmutated evidence at ``settings`` when the caller already has it
+    (it is the reference of the scaling check and of ``detectable``); otherwise it is collected
+    here. Each mutant still recomputes its theory."""
+    from derivations.core import all_mutants, scaled
+    from numerics.claims.runner import collect_one
+
+    if evidence is not None:
+        if evidence.claim_id != claim.id or evidence.settings != settings:
+            raise ValueError(f"power({claim.id}): the evidence given is of {evidence.claim_id} at "
+                             f"{evidence.settings}, not of this claim at {settings}")
+        base = evidence
+    else:
+        base = collect_one(claim, settings)  # a claim that raises is an error, not a crash of the run
+    if base.error:
+        return Power(claim.id, [], {}, False, [], error=base.error)
+    table = all_mutants()
+    outcomes = []
+    for name in claim.mutants:
+        m = table[name]
+        killed, how, _ = _run_mutated(claim, settings, (m,))
+        outcomes.append(MutantOutcome(name, m.description, killed and not how.startswith("not applied"),
+                                      how, not how.startswith("not applied")))
+    scaled_out, exact = {}, True
+    for sign in (+1, -1):
+        f = 1.0 + sign * delta
+        killed, how, ev = _run_mutated(claim, settings, tuple(scaled(s, f) for s in claim.outputs))
+        scaled_out[f"{sign * delta:+g}"] = killed and ev is not None
+        if ev is None or len(ev.comparisons) != len(base.comparisons):
+            exact = False
+            continue
+        for c0, c1 in zip(base.comparisons, ev.comparisons):
+            if c0.theory and not math.isclose(c1.theory, f * c0.theory, rel_tol=1e-6, abs_tol=0.0):
+                exact = False
+    return Power(claim.id, outcomes, scaled_out, exact and bool(claim.outputs), detectable(base))
