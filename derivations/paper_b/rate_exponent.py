@@ -38,6 +38,20 @@ K, M, beta, rd = sp.symbols("K M beta rd", positive=True)
 #: L stands for log M (M > 1, so L > 0); keeping it a positive symbol avoids |log M| branches.
 L = sp.Symbol("L", positive=True)
 
+#: the degree of the B-spline phi* and of the estimator's pieces
+P = sp.Symbol("P", positive=True, integer=True)
+
+
+@derivation
+def smoothness_index() -> sp.Expr:
+    """The smoothness index beta of a B-spline of degree P in the rate (the convention of the
+    Paper B figures: beta = P - 1, so that P = 3 gives the exponent -0.8)."""
+    return step("B.rate.smoothness_index", P - 1)
+
+
+mutant("B.rate.smoothness_index:degree", "B.rate.smoothness_index",
+       "smoothness index taken as the degree P instead of P - 1", lambda e: e + 1)
+
 #: the inputs: the bound of Theorem 3.1 (constants dropped) and the paper's schedule
 B_NP = K ** (-2 * beta) + K * L / M
 PARAMETRIC = rd * L / M

@@ -53,8 +53,9 @@ SEED_PATH = "B.rate"  # shared by both claims: the P = 3, d = 5 run feeds both
 
 
 def theory_slope(P: int, dps: int = 30) -> float:
-    """-2β/(2β+1) at β = P - 1, from the SymPy exponent (mpmath at ``dps`` digits)."""
-    return _theory().exponent(P - 1, dps)
+    """-2β/(2β+1) at β = β(P) (the derivation's smoothness index), from the SymPy exponent
+    (mpmath at ``dps`` digits)."""
+    return _theory().exponent(_theory().smoothness(P), dps)
 
 
 def _grid(P: int):
@@ -145,7 +146,8 @@ def _learnt(settings, P, d):
     """The learnt-A ERM at the figure's noise (full mode): realised errors, paired with the
     oracle on the same data, as in the paper's Figure 1 (medians over seeds); memoised."""
     out = dict(memo(settings, ("B.rate", "learnt", P, d), lambda: _learnt_run(settings, P, d)))
-    out["regime_threshold_(M/log M)^(1/(2beta+1))"] = [_theory().threshold(P - 1, M, settings.dps) for M in out["M"]]
+    out["regime_threshold_(M/log M)^(1/(2beta+1))"] = [_theory().threshold(_theory().smoothness(P), M, settings.dps)
+                                                             for M in out["M"]]
     return out
 
 
@@ -316,7 +318,8 @@ CLAIMS = [
         param_space=RATE_SPACE,
         status="paper",
         allowance_note=_ALLOWANCE,
-        mutants=("B.rate.exponent:beta/(beta+1)", "B.rate.exponent:beta-1/2", "B.rate.stationarity:power"),
+        mutants=("B.rate.exponent:beta/(beta+1)", "B.rate.exponent:beta-1/2", "B.rate.stationarity:power",
+                 "B.rate.smoothness_index:degree"),
         outputs=("B.rate.exponent",),
         doc="docs/paper_b.md#rate-experiments",
     ),

@@ -18,6 +18,11 @@ from derivations.paper_b import rate_schedule as RS
 from numerics.core.backends import lambdify, mp_eval
 
 
+def smoothness(P: int) -> int:
+    """beta of a B-spline of degree P, from the derivation's step (an integer: P is)."""
+    return int(RE.smoothness_index().subs(RE.P, int(P)))
+
+
 def exponent(beta, dps: int = 30) -> float:
     """-2β/(2β+1) from the SymPy limit of the balanced bound."""
     return float(mp_eval(RE.exponent(), {RE.beta: beta}, dps))
@@ -50,7 +55,7 @@ def evaluate_exponent(beta, M, dps: int) -> dict:
 
 def evaluate_schedule(P: int, M, dps: int) -> dict:
     """``attncheck eval B.rate.*``: exponent and the local slopes of the paper's schedule."""
-    beta = P - 1
+    beta = smoothness(P)
     with mpmath.workdps(dps + 10):
         L = mpmath.log(mpmath.mpf(repr(float(M))))
     vals = {RS.beta: beta, RS.L: L}
