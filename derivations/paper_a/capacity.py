@@ -266,6 +266,19 @@ def log_alpha_w(variables: tuple = VARIABLES) -> tuple:
     return g, grad, [[sp.diff(gi, v) for v in allv] for gi in grad]
 
 
+def _vec_fixed_law() -> dict:
+    """Vectorised features with the signal on fixed positions (m on the R signal tokens): the
+    positive class's mean is theta sqrt R, the variance 1, and alpha is counted per L d."""
+    return {"mu": step("A.capacity.vec_fixed.c", theta * sp.sqrt(R)), "sigma2": sp.Integer(1),
+            "dim": step("A.law.vec.dim", L)}
+
+
+#: each capacity model's latent law; pooled and vectorised share the step-4 equations' atoms
+#: (one latent law, and its mutants reach both)
+_LATENT_LAWS = {"pool": lambda: erm.linear_law("pool"), "vec": lambda: erm.linear_law("vec"),
+                "vec_fixed": _vec_fixed_law}
+
+
 # ---- the model specialisations --------------------------------------------------------------
 @derivation
 def model_latents(model: str) -> dict:
@@ -278,16 +291,10 @@ def model_latents(model: str) -> dict:
       sigma^2 = 1, units L;
     * vectorised, fixed positions (m on the R signal tokens): c = theta_y sqrt R, sigma^2 = 1, units L.
     """
-    if model in ("pool", "vec"):
-        # the same atoms as the step-4 equations (one latent law, and its mutants reach both)
-        law = erm.linear_law(model)
-        c_pos, var, units = (sp.sympify(law[k]).subs(erm.theta, theta) for k in ("mu", "sigma2", "dim"))
-    elif model == "vec_fixed":
-        c_pos = step("A.capacity.vec_fixed.c", theta * sp.sqrt(R))
-        var = sp.Integer(1)
-        units = step("A.law.vec.dim", L)
-    else:
+    if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    law = _LATENT_LAWS[model]()
+    c_pos, var, units = (sp.sympify(law[k]).subs(erm.theta, theta) for k in ("mu", "sigma2", "dim"))
     return {"pos": (sp.Integer(0), c_pos, var), "neg": (sp.Integer(0), sp.Integer(0), var), "units": units}
 
 
