@@ -143,3 +143,11 @@ def test_solvers_fail_typed():
         increasing_root(lambda h, a: (h**3 - a, 3 * h**2 + 1e-300), (np.array([2.0, 3.0]),), np.ones(2), max_iter=1)
     with pytest.raises(SolveError, match="not bracketed"):
         increasing_root_scalar(lambda h: (mpmath.mpf(-1), mpmath.mpf(0)), mpmath.mpf(0), tol=1e-10, max_expand=5)
+
+
+def test_brent_residual_is_f_at_the_root():
+    from numerics.core.solve import solve
+
+    f = lambda z: z**3 - 2  # noqa: E731
+    sol = solve("brent", f, 0.0, 3.0, xtol=1e-14)
+    assert sol.residual == abs(f(sol.value)) and sol.residual < 1e-12
