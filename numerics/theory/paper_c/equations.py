@@ -43,6 +43,9 @@ XARGS = D.OVERLAPS + D.AVERAGES + (D.alpha, D.lam, D.sigma)
 STARTS = {"semantic": (0.9, 0.0, 14.6, 0.35), "positional": (0.02, 0.2, 14.6, 0.0)}
 #: damping of the fixed-point sweeps before Newton (the authors' value)
 DAMPING = 0.8
+#: the sweeps stop early once a damped step changes every overlap by less than this: the
+#: iterate is then well inside Newton's reach (|F| < 5e-3), and Newton does the rest
+SWEEP_STOP = 1e-3
 BRANCHES = tuple(STARTS)
 
 
@@ -67,6 +70,7 @@ class Compiled:
     pobj: object  # the prox objective, gradient and Hessian in (h, w, s, V, sigma, omega)
     pgrad: object
     phess: object
+    pgradhess: object
 
 
 @lru_cache(maxsize=16)
@@ -84,6 +88,7 @@ def _compiled(_mutants) -> Compiled:
         mse=c(out["mse"]),
         teacher=c(list(fi["s"])),
         pobj=c(pr["objective"], PARGS), pgrad=c(list(pr["grad"]), PARGS), phess=c(list(pr["hess"]), PARGS),
+        pgradhess=c(list(pr["grad"]) + list(pr["hess"]), PARGS),
     )
 
 
@@ -150,7 +155,7 @@ class Averages:
             starts = self._minima
         else:
             starts = [w0, np.zeros((2, N))] + ([self._h] if self._h is not None else [])
-        sol = minimise(cmp.pobj, cmp.pgrad, cmp.phess, starts, pargs)
+        sol = minimise(cmp.pobj, cmp.pgrad, cmp.phess, starts, pargs, gradhess=cmp.pgradhess)
         if not sol.ok:
             out = sol
         else:
@@ -224,7 +229,11 @@ def _sweeps(avg, x, alpha, lam, sigma, n_sweeps, damping=DAMPING):
         x_new = x - F
         if not (x_new[0] > 0 and x_new[2] > 0 and x_new[3] ** 2 < sigma**2 * x_new[0]):
             break
-        x = damping * x + (1 - damping) * x_new
+        x_next = damping * x + (1 - damping) * x_new
+        done = np.max(np.abs(x_next - x)) < SWEEP_STOP
+        x = x_next
+        if done:
+            break
     return x
 
 
@@ -280,6 +289,17 @@ def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
         mse = float(np.asarray(cmp.mse(0, 0, *rest), dtype=float) @ W)
     phi = float(cmp.phi_rest(*x, *hats, lam, sigma)) - alpha * float(s.raw["M"])
     return sol, {"x": x, "hats": hats, "mse": mse, "phi": phi}
+
+
+def solve_on_rule(branch: str, alpha: float, rule, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
+                  x0=None, tol: float = 1e-8, n_sweeps: int = 30):
+    """The root of one fixed rule (``rule``: Gauss-Hermite nodes per axis, or a point set
+    (X (4, N), W (N,))), no error estimate: a Solution whose value is a dict with the overlaps
+    ``x``, the conjugates ``hats``, ``mse`` and ``phi`` (the benchmark's and the polish's unit)."""
+    if branch not in STARTS:
+        raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+    sol, res = _solve_n(branch, alpha, sigma, lam, omega, rule, STARTS[branch] if x0 is None else x0, tol, n_sweeps)
+    return sol if res is None else Solution(RESULTS.successful, sol.iterations, sol.residual, res)
 
 
 def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,

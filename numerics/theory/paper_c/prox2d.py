@@ -19,8 +19,9 @@ def _arr(out, *shape):
     return np.stack([np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in out]).reshape(shape)
 
 
-def _newton(obj, grad, hess, h0, args, tol, max_steps):
-    """Damped Newton from h0 (2, N); only the points not yet converged are iterated."""
+def _newton(obj, grad, hess, h0, args, tol, max_steps, gradhess=None):
+    """Damped Newton from h0 (2, N); only the points not yet converged are iterated
+    (``gradhess``: gradient and Hessian in one call, sharing their subexpressions)."""
     h = np.array(h0, dtype=float)
     N = h.shape[1]
     args = tuple(np.broadcast_to(np.asarray(a, dtype=float), (N,)) for a in args)
@@ -29,8 +30,12 @@ def _newton(obj, grad, hess, h0, args, tol, max_steps):
     for it in range(1, max_steps + 1):
         a_ = tuple(a[idx] for a in args)
         hi = h[:, idx]
-        g = _arr(grad(hi[0], hi[1], *a_), 2, idx.size)
-        Hm = _arr(hess(hi[0], hi[1], *a_), 2, 2, idx.size)
+        if gradhess is None:
+            g = _arr(grad(hi[0], hi[1], *a_), 2, idx.size)
+            Hm = _arr(hess(hi[0], hi[1], *a_), 2, 2, idx.size)
+        else:
+            gh = _arr(gradhess(hi[0], hi[1], *a_), 6, idx.size)
+            g, Hm = gh[:2], gh[2:].reshape(2, 2, idx.size)
         a, b, c = Hm[0, 0], 0.5 * (Hm[0, 1] + Hm[1, 0]), Hm[1, 1]
         lmin = 0.5 * (a + c) - np.sqrt(0.25 * (a - c) ** 2 + b * b)
         shift = np.where(lmin > 1e-8 * (np.abs(a) + np.abs(c) + 1e-300), 0.0, 1e-6 - lmin + 1e-3 * np.abs(lmin))
@@ -66,7 +71,7 @@ def _newton(obj, grad, hess, h0, args, tol, max_steps):
     return h, obj(h[0], h[1], *args), np.max(np.abs(g), axis=0), it
 
 
-def minimise(obj, grad, hess, starts, args, *, tol=1e-9, max_steps=100) -> Solution:
+def minimise(obj, grad, hess, starts, args, *, tol=1e-9, max_steps=100, gradhess=None) -> Solution:
     """The global minimiser over ``starts`` (a list of (2, N) arrays) of ``obj(h, *args)`` at
     N points.  Returns a Solution whose value is (h (2, N), objective (N,)); ``stats["minima"]``
     holds the point reached from each start (warm starts for a nearby problem).  A start equal
@@ -85,7 +90,7 @@ def minimise(obj, grad, hess, starts, args, *, tol=1e-9, max_steps=100) -> Solut
             new &= ~same
         idx = np.flatnonzero(new)
         if idx.size:
-            hk, fk, gk, it = _newton(obj, grad, hess, h0[:, idx], tuple(a[idx] for a in args), tol, max_steps)
+            hk, fk, gk, it = _newton(obj, grad, hess, h0[:, idx], tuple(a[idx] for a in args), tol, max_steps, gradhess)
             h[:, idx], f[idx], gn[idx] = hk, fk, gk
             iters = max(iters, it)
         minima.append(h)
