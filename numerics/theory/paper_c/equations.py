@@ -247,8 +247,11 @@ def _newton(avg, x, alpha, lam, sigma, tol):
     fresh starts): if it finds a lower minimum somewhere, Newton goes on from there."""
     iters = 0
     for _ in range(4):
-        sol = run_solver("newton", _fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol,
-                         x0=list(x), max_steps=60, throw=False)
+        try:
+            sol = run_solver("newton", _fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol,
+                             x0=list(x), max_steps=60, throw=False)
+        except ArithmeticError as e:  # the prox found no minimum at some node of an iterate
+            return Solution(RESULTS.failed, iters, float("inf"), list(x), str(e))
         iters += sol.iterations
         if not sol.ok:
             return sol
