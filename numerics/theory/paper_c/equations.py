@@ -4,13 +4,16 @@ Everything model-specific comes from ``derivations.paper_c.attention_erm``; this
 the machinery only:
 
 * **averages** over (xi_1, xi_2, eta_1, eta_2) ~ N(0, I_4) by the tensor Gauss-Hermite rule
-  with ``n`` nodes per axis (``numerics.core.quadrature.gauss_hermite``); the prox at every
-  node by the vectorised Newton minimiser of ``prox2d`` (started at the cavity field and at 0,
-  the lower minimum kept);
+  with ``n`` nodes per axis (``numerics.core.quadrature.gauss_hermite``) or a QMC point set;
+  the prox at every node by the vectorised Newton minimiser of ``prox2d`` on the objective
+  compiled in (h, w, s, V) (fields once per node), cold-started at the cavity field, 0 and the
+  last prox (the lowest minimum kept), warm-started from each start's last minimum within a
+  solve, with a cold check at every root (:class:`Averages`, :func:`_newton`);
 * **Jacobian**: dE[r]/dx = E[d_x r + d_h r dh*/dx], dh*/dx = -H^{-1} d_x g (implicit function
   theorem, all partial derivatives compiled from SymPy), then J = dF/dx + dF/dE dE/dx;
 * **Newton** on the four overlaps (``numerics.core.solve``, method ``newton``; q and V positive), started after
-  a few damped fixed-point sweeps from a branch's starting point;
+  damped fixed-point sweeps from a branch's starting point (on the cheap ``PRESOLVE_N`` rule,
+  with a first Newton solve there, when a larger rule is asked for);
 * **error estimate**: the solve is repeated with ``n + 4`` nodes per axis; the change of every
   output is its quadrature error (reported as ``*_err``).
 
