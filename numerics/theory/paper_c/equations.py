@@ -141,7 +141,9 @@ class Averages:
         self._last, self._minima = (None, None), None
 
     def __call__(self, x):
-        with np.errstate(over="ignore"):  # exp overflow in a saturated softmax weight is exact (-> 0)
+        # exp overflow in a saturated softmax weight is exact (-> 0); a trial point outside the
+        # domain (theta^2 > rho q: the teacher's field is NaN) fails the prox, and Newton damps
+        with np.errstate(over="ignore", invalid="ignore"):
             return self._call(x)
 
     def _call(self, x):
