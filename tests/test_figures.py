@@ -10,7 +10,8 @@ from numerics import registry
 FIGURES = registry.figures()
 #: figures whose quick size still re-simulates minutes of experiments; their data are the claims'
 #: own experiments (B.fig1: the B.rate claims), checked in the default suite; rendered by -m slow
-SLOW_FIGURES = {"B.fig1"}
+#: (C.phase: about 20 s CPU of Paper C solves at quick size)
+SLOW_FIGURES = {"B.fig1", "C.phase"}
 
 
 @pytest.mark.parametrize("fig_id", [pytest.param(f, marks=pytest.mark.slow) if f in SLOW_FIGURES else f

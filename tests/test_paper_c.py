@@ -160,3 +160,14 @@ def test_sim_positional_claim_quick_passes(quick_evidence):
     assert {r.label.split()[0] for r in verdict.rows} == {"m"}
     # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
 
+
+
+def test_polish_keeps_the_float64_root_of_a_rule():
+    """The mpmath polish (30 digits) of the 3-node tensor rule's positional root: one Newton
+    step, a residual at the working precision, and the float64 root right to >= 12 digits."""
+    from numerics.theory.paper_c.polish import polish
+
+    sol = polish("positional", 1.0, 3, x0=(0.0457, 0.249, 16.7, 0.0), n_sweeps=0)
+    v = sol.value
+    assert sol.residual < 1e-25 and v["digits"] >= 12
+    assert abs(float(v["x"][1]) - 0.2490778428506710) < 1e-12

@@ -7,7 +7,9 @@ and the randomized-QMC controls log2_points, n_scrambles, qmc_seed (numerics.the
 equations.solve_rqmc: one Newton solve per scrambled Sobol set, the outputs their mean).
 The result has converged/status/iterations/residual, the overlaps (q, m, V, theta), mse, Phi,
 and the conjugates, each with its standard error over the scramblings (*_rqmc_se: the one
-printer shows the digits it supports).  Float64 only: no mpmath polish (--dps does not apply)."""
+printer shows the digits it supports).  Float64 only (--dps does not apply): the digits are
+limited by the rule's standard error, not the iteration; the mpmath polish of a tensor rule's
+root is numerics.theory.paper_c.polish (docs/paper_c.md §3)."""
 from __future__ import annotations
 
 from numerics.core.params import Param, ParamSpace

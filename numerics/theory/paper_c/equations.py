@@ -4,13 +4,16 @@ Everything model-specific comes from ``derivations.paper_c.attention_erm``; this
 the machinery only:
 
 * **averages** over (xi_1, xi_2, eta_1, eta_2) ~ N(0, I_4) by the tensor Gauss-Hermite rule
-  with ``n`` nodes per axis (``numerics.core.quadrature.gauss_hermite``); the prox at every
-  node by the vectorised Newton minimiser of ``prox2d`` (started at the cavity field and at 0,
-  the lower minimum kept);
+  with ``n`` nodes per axis (``numerics.core.quadrature.gauss_hermite``) or a QMC point set;
+  the prox at every node by the vectorised Newton minimiser of ``prox2d`` on the objective
+  compiled in (h, w, s, V) (fields once per node), cold-started at the cavity field, 0 and the
+  last prox (the lowest minimum kept), warm-started from each start's last minimum within a
+  solve, with a cold check at every root (:class:`Averages`, :func:`_newton`);
 * **Jacobian**: dE[r]/dx = E[d_x r + d_h r dh*/dx], dh*/dx = -H^{-1} d_x g (implicit function
   theorem, all partial derivatives compiled from SymPy), then J = dF/dx + dF/dE dE/dx;
 * **Newton** on the four overlaps (``numerics.core.solve``, method ``newton``; q and V positive), started after
-  a few damped fixed-point sweeps from a branch's starting point;
+  damped fixed-point sweeps from a branch's starting point (on the cheap ``PRESOLVE_N`` rule,
+  with a first Newton solve there, when a larger rule is asked for);
 * **error estimate**: the solve is repeated with ``n + 4`` nodes per axis; the change of every
   output is its quadrature error (reported as ``*_err``).
 
@@ -35,12 +38,17 @@ from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c.prox2d import minimise
 
 ARGS = D.H + D.NOISE + D.OVERLAPS + (D.sigma, D.omega)
+#: the prox objective's own arguments: the fields are computed once per node, not per prox step
+PARGS = D.H + (D.w1, D.w2, D.s1, D.s2, D.V, D.sigma, D.omega)
 XARGS = D.OVERLAPS + D.AVERAGES + (D.alpha, D.lam, D.sigma)
 
 #: branch -> starting point (q, m, V, theta) of the damped sweeps (the authors' starts)
 STARTS = {"semantic": (0.9, 0.0, 14.6, 0.35), "positional": (0.02, 0.2, 14.6, 0.0)}
 #: damping of the fixed-point sweeps before Newton (the authors' value)
 DAMPING = 0.8
+#: the sweeps stop early once a damped step changes every overlap by less than this: the
+#: iterate is then well inside Newton's reach (|F| < 5e-3), and Newton does the rest
+SWEEP_STOP = 1e-3
 BRANCHES = tuple(STARTS)
 
 
@@ -61,11 +69,16 @@ class Compiled:
     hats: object
     phi_rest: object
     mse: object
+    teacher: object  # the teacher's field s(xi, eta; x)
+    pobj: object  # the prox objective, gradient and Hessian in (h, w, s, V, sigma, omega)
+    pgrad: object
+    phess: object
+    pgradhess: object
 
 
 @lru_cache(maxsize=16)
 def _compiled(_mutants) -> Compiled:
-    ch, fp, out, fi = D.channel(), D.fixed_point(), D.outputs(), D.fields()
+    ch, fp, out, fi, pr = D.channel(), D.fixed_point(), D.outputs(), D.fields(), D.prox()
     c = lambda e, a=ARGS: lambdify(e, a, "numpy", cse=True)  # noqa: E731
     hats = [fp["conjugates"][k] for k in D.CONJUGATES]
     return Compiled(
@@ -76,6 +89,9 @@ def _compiled(_mutants) -> Compiled:
         hats=c(hats, XARGS),
         phi_rest=lambdify(out["phi_rest"], D.OVERLAPS + D.CONJUGATES + (D.lam, D.sigma), "numpy"),
         mse=c(out["mse"]),
+        teacher=c(list(fi["s"])),
+        pobj=c(pr["objective"], PARGS), pgrad=c(list(pr["grad"]), PARGS), phess=c(list(pr["hess"]), PARGS),
+        pgradhess=c(list(pr["grad"]) + list(pr["hess"]), PARGS),
     )
 
 
@@ -103,17 +119,31 @@ def _arr(out, *shape):
 
 
 class Averages:
-    """E[r], dE[r]/dx and E[M] at x = (q, m, V, theta) with the n-node tensor rule."""
+    """E[r], dE[r]/dx and E[M] at x = (q, m, V, theta) with the n-node tensor rule.
 
-    def __init__(self, cmp: Compiled, n, sigma: float, omega: float):
+    The prox at every node is the lowest of the minima reached from several starts.  Cold
+    (the first call, and after :meth:`reset`): the cavity field, 0 and the last prox.  Warm
+    (every later call, ``warm=True``): the minima the previous call reached from each of its
+    starts, so that each local minimum is tracked as x moves (a few Newton steps instead of
+    ten).  A solve ends with a cold evaluation at its root (:func:`_solve_n`): a minimum the
+    warm starts lost is found again there."""
+
+    def __init__(self, cmp: Compiled, n, sigma: float, omega: float, *, warm: bool = True):
         """``n``: nodes per axis of the tensor Gauss-Hermite rule, or a point set (X (4, N), W (N,))."""
-        self.cmp, self.n, self.sigma, self.omega = cmp, n, sigma, omega
+        self.cmp, self.n, self.sigma, self.omega, self.warm = cmp, n, sigma, omega, warm
         self.X, self.W = nodes(n) if isinstance(n, int) else n
         self._last = (None, None)
         self._h = None  # the last prox (a third start: the nearest minimum when x moves little)
+        self._minima = None  # the minima of the last call, one per start (the warm starts)
+
+    def reset(self):
+        """The next call starts cold (its starts: the cavity field, 0 and the last prox)."""
+        self._last, self._minima = (None, None), None
 
     def __call__(self, x):
-        with np.errstate(over="ignore"):  # exp overflow in a saturated softmax weight is exact (-> 0)
+        # exp overflow in a saturated softmax weight is exact (-> 0); a trial point outside the
+        # domain (theta^2 > rho q: the teacher's field is NaN) fails the prox, and Newton damps
+        with np.errstate(over="ignore", invalid="ignore"):
             return self._call(x)
 
     def _call(self, x):
@@ -124,13 +154,18 @@ class Averages:
         N = W.size
         rest = (*X, *(_bc(v, N) for v in key), self.sigma, self.omega)
         w0 = _arr(cmp.field(0, 0, *rest), 2, N)
-        starts = [w0, np.zeros((2, N))] + ([self._h] if self._h is not None else [])
-        sol = minimise(cmp.obj, cmp.grad, cmp.hess, starts, rest)
+        s0 = _arr(cmp.teacher(0, 0, *rest), 2, N)
+        pargs = (w0[0], w0[1], s0[0], s0[1], _bc(key[2], N), self.sigma, self.omega)
+        if self.warm and self._minima is not None:
+            starts = self._minima
+        else:
+            starts = [w0, np.zeros((2, N))] + ([self._h] if self._h is not None else [])
+        sol = minimise(cmp.pobj, cmp.pgrad, cmp.phess, starts, pargs, gradhess=cmp.pgradhess)
         if not sol.ok:
             out = sol
         else:
             h, env = sol.value
-            self._h = h
+            self._h, self._minima = h, sol.stats["minima"]
             args = (h[0], h[1], *rest)
             r = _arr(cmp.r(*args), 4, N)
             Hm = _arr(cmp.hess(*args), 2, 2, N)
@@ -199,19 +234,57 @@ def _sweeps(avg, x, alpha, lam, sigma, n_sweeps, damping=DAMPING):
         x_new = x - F
         if not (x_new[0] > 0 and x_new[2] > 0 and x_new[3] ** 2 < sigma**2 * x_new[0]):
             break
-        x = damping * x + (1 - damping) * x_new
+        x_next = damping * x + (1 - damping) * x_new
+        done = np.max(np.abs(x_next - x)) < SWEEP_STOP
+        x = x_next
+        if done:
+            break
     return x
+
+
+#: the cheap rule (Gauss-Hermite nodes per axis) of the damped sweeps and a first Newton solve
+#: when a larger rule is asked for: its root is a start within Newton's reach of the larger rule's
+PRESOLVE_N = 6
+
+
+def _newton(avg, x, alpha, lam, sigma, tol):
+    """Newton on the rule of ``avg`` from x, then a cold evaluation of the prox at the root (all
+    fresh starts): if it finds a lower minimum somewhere, Newton goes on from there."""
+    iters = 0
+    for _ in range(4):
+        try:
+            sol = run_solver("newton", _fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol,
+                             x0=list(x), max_steps=60, throw=False)
+        except ArithmeticError as e:  # the prox found no minimum at some node of an iterate
+            return Solution(RESULTS.failed, iters, float("inf"), list(x), str(e))
+        iters += sol.iterations
+        if not sol.ok:
+            return sol
+        x = [float(v) for v in sol.raw]
+        avg(x)
+        h_warm = avg._h
+        avg.reset()
+        cold = avg(x)
+        if not cold.ok:
+            return cold
+        # the same minima up to the prox tolerance (a different minimum is O(1) away)
+        if np.all(np.abs(avg._h - h_warm) <= 1e-6 * (1 + np.abs(h_warm))):
+            return Solution(RESULTS.successful, iters, sol.residual, x)
+    return Solution(RESULTS.failed, iters, sol.residual, x, "the prox's global minimum keeps changing at the root")
 
 
 def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
     cmp = compiled()
+    if n_sweeps and not (isinstance(n, int) and n <= PRESOLVE_N):
+        sol0, res0 = _solve_n(branch, alpha, sigma, lam, omega, PRESOLVE_N, x0, tol, n_sweeps)
+        if res0 is not None:  # else the sweeps run on the rule asked for
+            x0, n_sweeps = res0["x"], 0
     avg = Averages(cmp, n, sigma, omega)
     x = _sweeps(avg, x0, alpha, lam, sigma, n_sweeps)
-    sol = run_solver("newton", _fun(avg, alpha, lam, sigma), positive=(True, False, True, False), tol=tol,
-                x0=list(x), max_steps=60, throw=False)
+    sol = _newton(avg, x, alpha, lam, sigma, tol)
     if not sol.ok:
         return sol, None
-    x = [float(v) for v in sol.raw]
+    x = sol.raw
     s = avg(x)
     E = s.raw["E"]
     xa = (*x, *E, alpha, lam, sigma)
@@ -224,6 +297,17 @@ def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
         mse = float(np.asarray(cmp.mse(0, 0, *rest), dtype=float) @ W)
     phi = float(cmp.phi_rest(*x, *hats, lam, sigma)) - alpha * float(s.raw["M"])
     return sol, {"x": x, "hats": hats, "mse": mse, "phi": phi}
+
+
+def solve_on_rule(branch: str, alpha: float, rule, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
+                  x0=None, tol: float = 1e-8, n_sweeps: int = 30):
+    """The root of one fixed rule (``rule``: Gauss-Hermite nodes per axis, or a point set
+    (X (4, N), W (N,))), no error estimate: a Solution whose value is a dict with the overlaps
+    ``x``, the conjugates ``hats``, ``mse`` and ``phi`` (the benchmark's and the polish's unit)."""
+    if branch not in STARTS:
+        raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
+    sol, res = _solve_n(branch, alpha, sigma, lam, omega, rule, STARTS[branch] if x0 is None else x0, tol, n_sweeps)
+    return sol if res is None else Solution(RESULTS.successful, sol.iterations, sol.residual, res)
 
 
 def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
