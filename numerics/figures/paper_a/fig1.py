@@ -103,8 +103,9 @@ def _both_formats(fig, path) -> None:
 
 
 def figure1_trained(path, settings, progress):
-    """Test error vs alpha1 after the whole protocol (steps 1-3 on D0 at alpha0 = 2, step 4 on
-    D1): the curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
+    """Test error vs alpha1 after the whole protocol (steps 1-3 on D0 at alpha0 = 2, step 4 on D1).
+
+    The curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
     eta_q beta = 50, solid, and at the paper's eta = 0.5, dashed; pooled and vectorised).
     Lines: ``protocol_curve`` (Theorem-3 limits -> step-4 equations, continuation in alpha1);
     points: the claim's simulated protocol (``numerics.experiments.paper_a.protocol``), mean ± se
