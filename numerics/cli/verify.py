@@ -74,7 +74,7 @@ def _row_text(r) -> str:
 @mode_options
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
 @seed_option
-@click.option("--mutate", type=float, default=0.0, help="multiply every theory value by (1+REL)")
+@click.option("--mutate", type=float, default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
 @dps_option
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5 % scaling "
