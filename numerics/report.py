@@ -296,7 +296,8 @@ def html_page(entries, prov, settings) -> str:
 #: always fit and never stretch a cell's words apart), and a heading that keeps its first lines
 #: on its page (``\keepwithnext{space}``: a page break before the heading unless ``space`` remains)
 REPORT_PREAMBLE = r"""\usepackage{graphicx,longtable,array}
-\newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{#1\linewidth}}
+\newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
+\newcolumntype{R}[1]{>{\raggedleft\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
 \newcommand{\keepwithnext}[1]{\par\vspace{0pt plus #1}\penalty-250\vspace{0pt plus -#1}}
 \setlength{\LTpre}{2pt}\setlength{\LTpost}{4pt}
 """
@@ -348,7 +349,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                  "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [_heading(f"Verdict: {'PASS' if v.passed else 'FAIL'}"),
                   _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
-                            "L{0.3}*{5}{>{\\raggedleft\\arraybackslash}p{0.1\\linewidth}}L{0.1}", rows),
+                            "L{0.32}*{5}{R{0.12}}L{0.08}", rows),
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")
@@ -357,7 +358,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                      for m in p.mutants]
             mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
                        "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
-            parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.36}L{0.5}L{0.1}", mrows)]
+            parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.38}L{0.5}L{0.12}", mrows)]
         fid = e.figure_id
         if fid in figure_files and fid not in shown:  # the heading and its image on one page
             shown[fid] = e.claim.id
@@ -370,7 +371,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                          f"page~\\pageref{{fig:{t(fid)}}}.}}\n")
     prov_rows = [[t(PROVENANCE_NAMES.get(k, k)), t(_provenance_text(val))] for k, val in prov.items()]
     parts += ["\\keepwithnext{10\\baselineskip}\n\\section*{Provenance}\n",
-              _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.76}", prov_rows)]
+              _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]
     return pre + "\n".join(parts) + "\\end{document}\n"
 
 

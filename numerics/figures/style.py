@@ -171,14 +171,15 @@ def describe(fig) -> dict:
             points.append(px)
             if line.get_linestyle() not in ("None", "none", "") and len(px) >= 3:
                 lines.append((line.get_label(), max_turn(px)))
-    for lg in legends:
-        for h, t in zip(lg.legend_handles, lg.get_texts()):
-            if isinstance(h, Line2D):
-                series.append((t.get_text(), str(h.get_color()), str(h.get_marker()), str(h.get_linestyle())))
-            else:  # an errorbar container's legend handle: its data line
-                line = next((c for c in getattr(h, "get_children", lambda: [])() if isinstance(c, Line2D)), None)
-                series.append((t.get_text(), str(line.get_color()) if line else "", str(line.get_marker()) if line else "",
-                               str(line.get_linestyle()) if line else ""))
+    seen = set()
+    for ax in fig.axes:  # each legend entry's artist: a line, or an error-bar container's data line
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            line = h if isinstance(h, Line2D) else (getattr(h, "lines", None) or [None])[0]
+            if label in seen or line is None:
+                continue
+            seen.add(label)
+            series.append((label, str(line.get_color()), str(line.get_marker()),
+                           f"{line.get_linestyle()}{getattr(line, '_unscaled_dash_pattern', '')}"))
     return {"size_in": tuple(float(v) for v in fig.get_size_inches()), "texts": texts, "panels_in": panels,
             "legend_boxes": [tuple(lg.get_window_extent(r).bounds) for lg in legends],
             "points": np.concatenate(points) if points else np.zeros((0, 2)), "series": series, "lines": lines}

@@ -76,10 +76,12 @@ def figure_representation(path, settings, progress):
             pts["pool"].append((L, e1.error, e1.se))
             pts["hard"].append((L, e2.error, e2.se))
             pts["soft"].append((L, e3.error, e3.se))
-        for key, color, marker, lab in (("pool", "C0", "o", "pooled (sim)"), ("hard", "C3", "s", "hard attention (sim)"),
-                                        ("soft", "C1", "^", r"softmax, $\gamma = \theta/2$ (Rao-Blackwellised MC)")):
+        # points at the same L side by side (factors on L), so coinciding estimates stay visible
+        for key, color, marker, shift, lab in (("pool", "C0", "o", 1.0, "pooled (sim)"),
+                                               ("hard", "C3", "s", 0.87, "hard attention (sim)"),
+                                               ("soft", "C1", "^", 1.15, r"softmax, $\gamma = \theta/2$ (Rao-Blackwellised MC)")):
             a = np.array(pts[key])
-            errorbars(ax, a[:, 0], a[:, 1], a[:, 2], fmt=marker, color=color, label=f"{lab} ({SE_LABEL})")
+            errorbars(ax, a[:, 0] * shift, a[:, 1], a[:, 2], fmt=marker, color=color, label=f"{lab} ({SE_LABEL})")
         ax.set_title(TITLES[name], fontsize=9)
         ax.set_xlabel("$L$")
         ax.set_xticks([10, 10**2, 10**3, 10**4, 10**5, 10**6])
