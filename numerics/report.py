@@ -349,7 +349,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                  "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [_heading(f"Verdict: {'PASS' if v.passed else 'FAIL'}"),
                   _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
-                            "L{0.32}*{5}{R{0.12}}L{0.08}", rows),
+                            "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows),
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")

@@ -35,17 +35,18 @@ def test_report_is_self_contained_and_complete(html_report):
         assert section in html_report, section
 
 
+def toy_figure(path, settings, progress):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.plot([0, 1], [0, 1])
+    plt.savefig(path)
+    plt.close()
+
+
 def test_figures_are_inlined(monkeypatch):
-    def toy_figure(path, settings, progress):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        plt.plot([0, 1], [0, 1])
-        plt.savefig(path)
-        plt.close()
-
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
     assert report._figure_png("T.fig", Settings()).startswith("iVBOR")  # a PNG, base64
 
@@ -200,16 +201,6 @@ def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
 
 def test_each_figure_is_embedded_once(monkeypatch):
     """Claims that share a figure show it once; the others link to it."""
-    def toy_figure(path, settings, progress):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        plt.plot([0, 1], [0, 1])
-        plt.savefig(path)
-        plt.close()
-
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
     monkeypatch.setattr(report, "figure_for", lambda claim_id: "T.fig")
     page = report.build(registry.select(["B.kl.bound", "A.thm1.linear_threshold"]), Settings(), with_power=False)
