@@ -6,9 +6,14 @@ its named steps, printed by the LaTeX document's printer and layout and converte
 per page; the verdict table
 (theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
 ±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
-provenance of the run (seed, seed paths, package versions, git commit, machine, times).
-Nothing in the file refers to anything outside it.  The PDF is the same content typeset by
-pdflatex (``latex_document``), or the HTML printed by headless Chromium.
+provenance of the run (seed, seed paths, package versions, git commit, machine, times) as a
+table.  Nothing in the file refers to anything outside it.  The PDF is the same content typeset
+by pdflatex (``latex_document``), or the HTML printed by headless Chromium.
+
+``collect`` computes the content once for every format.  It reads the verdict cache, and records
+next to it each claim's mutation power (``_power``) and each figure's PNG (``_figure_png``), so
+a report of cached claims reruns no claim, mutant or figure.  Each figure is embedded once,
+with the first claim that uses it; later claims link to it.
 """
 from __future__ import annotations
 

@@ -53,10 +53,11 @@ def test_figure_is_publication_ready(fig_id, quick_figure):
     for x0, y0, w, h in d["legend_boxes"]:
         inside = (pts[:, 0] > x0) & (pts[:, 0] < x0 + w) & (pts[:, 1] > y0) & (pts[:, 1] < y0 + h)
         assert not inside.any(), f"a legend covers {int(inside.sum())} data points"
-    styles = {}
-    for label, colour, marker, ls in d["series"]:
-        styles.setdefault((colour, marker, ls), set()).add(label)
-    assert all(len(v) == 1 for v in styles.values()), [v for v in styles.values() if len(v) > 1]
+    for entries in d["series"]:  # within a panel, no two entries look alike
+        styles = {}
+        for label, colour, marker, ls in entries:
+            styles.setdefault((colour, marker, ls), set()).add(label)
+        assert all(len(v) == 1 for v in styles.values()), [v for v in styles.values() if len(v) > 1]
     corners = [(lab, round(a, 1)) for lab, a in d["lines"]
                if any(w in lab for w in THEORY_WORDS) and a > MAX_CORNER_DEG]
     assert not corners, corners

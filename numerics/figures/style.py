@@ -96,14 +96,14 @@ def errorbars(ax, x, mean, se, **kw):
     return ax.errorbar(x, mean, yerr=SE_BARS * np.asarray(se, dtype=float), **kw)
 
 
-def log_ticks(ax, axis: str = "x") -> None:
-    """Plain 1-2-5 tick labels on a log axis of <= 3 decades; powers of ten beyond."""
+def log_ticks(ax, axis: str = "x", subs=(1.0, 2.0, 5.0)) -> None:
+    """Plain 1-2-5 tick labels (``subs``) on a log axis of <= 3 decades; powers of ten beyond."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     lo, hi = (ax.get_xlim() if axis == "x" else ax.get_ylim())
     which = ax.xaxis if axis == "x" else ax.yaxis
     if lo > 0 and hi > 0 and math.log10(hi / lo) <= 3.0:
-        which.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        which.set_major_locator(LogLocator(base=10, subs=subs))
         which.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     else:
         which.set_major_locator(LogLocator(base=10))
@@ -148,7 +148,7 @@ def save(fig, path: str, dpi: int = 120) -> None:
 def describe(fig) -> dict:
     """What a drawn figure shows, for tests (no pixels): its size, every visible text, each
     legend's box and each axes' data points in display coordinates, the style of each legend
-    entry.  Call after the figure is drawn (``save`` draws it)."""
+    entry per axes (``series``: one list per axes).  Call after the figure is drawn (``save`` draws it)."""
     import numpy as np
     from matplotlib.lines import Line2D
 
@@ -171,14 +171,15 @@ def describe(fig) -> dict:
             points.append(px)
             if line.get_linestyle() not in ("None", "none", "") and len(px) >= 3:
                 lines.append((line.get_label(), max_turn(px)))
-    seen = set()
-    for ax in fig.axes:  # each legend entry's artist: a line, or an error-bar container's data line
+    for ax in fig.axes:  # per axes, each legend entry's artist: a line, or an error bar's data line
+        seen, mine = set(), []
+        series.append(mine)
         for h, label in zip(*ax.get_legend_handles_labels()):
             line = h if isinstance(h, Line2D) else (getattr(h, "lines", None) or [None])[0]
             if label in seen or line is None:
                 continue
             seen.add(label)
-            series.append((label, str(line.get_color()), str(line.get_marker()),
+            mine.append((label, str(line.get_color()), str(line.get_marker()),
                            f"{line.get_linestyle()}{getattr(line, '_unscaled_dash_pattern', '')}"))
     return {"size_in": tuple(float(v) for v in fig.get_size_inches()), "texts": texts, "panels_in": panels,
             "legend_boxes": [tuple(lg.get_window_extent(r).bounds) for lg in legends],

@@ -104,7 +104,7 @@ def figure_sharp_threshold(path, settings, progress):
 
     log10s = [2, 4, 8, 16, 64, 10**4, 10**6]
     # r: denser where the curves drop (around r = 1); each line the shape-preserving cubic through its points
-    n = settings.pick(5, 9)
+    n = settings.pick(4, 8)
     rs = np.unique(np.concatenate([np.linspace(0.5, 0.85, n), np.linspace(0.85, 1.15, 2 * n + 1),
                                    np.linspace(1.15, 1.6, n)]))
     xs = np.linspace(-2.0, 3.0, settings.pick(11, 21))
