@@ -54,9 +54,9 @@ def smooth_line(ax, x, y, fmt=None, log: bool = True, n: int = 240, **kw):
     fmt = (fmt,) if fmt else ()
     if len(x) < 3:
         return ax.plot(x, y, *fmt, **kw)
-    t = np.log(x) if log else x
+    t = np.log10(x) if log else x
     tt = np.linspace(t[0], t[-1], n)
-    return ax.plot(np.exp(tt) if log else tt, PchipInterpolator(t, y)(tt), *fmt, **kw)
+    return ax.plot(10.0 ** tt if log else tt, PchipInterpolator(t, y)(tt), *fmt, **kw)
 
 
 def adaptive_grid(f, lo: float, hi: float, n0: int = 9, max_points: int = 65, max_turn_deg: float = 3.0,
@@ -67,8 +67,8 @@ def adaptive_grid(f, lo: float, hi: float, n0: int = 9, max_points: int = 65, ma
     theory lines that are cheap enough to compute at each drawn point."""
     import numpy as np
 
-    t = list(np.linspace(np.log(lo), np.log(hi), n0) if log else np.linspace(lo, hi, n0))
-    to_x = (lambda v: float(np.exp(v))) if log else float
+    t = list(np.linspace(np.log10(lo), np.log10(hi), n0) if log else np.linspace(lo, hi, n0))
+    to_x = (lambda v: float(10.0 ** v)) if log else float
     y = [float(f(to_x(v))) for v in t]
     while len(t) < max_points:
         ty = np.array(y)
