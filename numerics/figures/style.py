@@ -60,30 +60,32 @@ def smooth_line(ax, x, y, fmt=None, log: bool = True, n: int = 240, **kw):
 
 
 def adaptive_grid(f, lo: float, hi: float, n0: int = 9, max_points: int = 65, max_turn_deg: float = 3.0,
-                  log: bool = True):
+                  log: bool = True, aspect: float = 1.5):
     """``(xs, ys)``: ``f`` on ``n0`` points from ``lo`` to ``hi`` (geometric when ``log``),
-    refined by bisection where the line through them turns by more than ``max_turn_deg``
-    (measured with both axes scaled to the unit square), until ``max_points`` points.  For
-    theory lines that are cheap enough to compute at each drawn point."""
+    refined by bisecting both intervals next to the vertex where the line through them turns
+    most, while it turns by more than ``max_turn_deg`` (both axes scaled to a panel of width
+    ``aspect`` times its height) and its intervals are wider than 1/400 of the axis, until
+    ``max_points`` points.  For theory lines cheap enough to compute at each point."""
     import numpy as np
 
     t = list(np.linspace(np.log10(lo), np.log10(hi), n0) if log else np.linspace(lo, hi, n0))
     to_x = (lambda v: float(10.0 ** v)) if log else float
     y = [float(f(to_x(v))) for v in t]
+    width = t[-1] - t[0]
     while len(t) < max_points:
         ty = np.array(y)
         span = (np.nanmax(ty) - np.nanmin(ty)) or 1.0
-        u, w = (np.array(t) - t[0]) / (t[-1] - t[0]), ty / span
-        seg = np.arctan2(np.diff(w), np.diff(u))
-        turn = np.degrees(np.abs(np.diff(seg)))
-        bad = [k for k in np.argsort(-turn) if turn[k] > max_turn_deg]
-        if not bad:
+        u, w = aspect * (np.array(t) - t[0]) / width, ty / span
+        turn = np.degrees(np.abs(np.diff(np.arctan2(np.diff(w), np.diff(u)))))
+        gaps = np.diff(t)
+        turn[(gaps[:-1] < width / 400) & (gaps[1:] < width / 400)] = 0.0  # resolved: a kink of the function
+        k = int(np.argmax(turn))
+        if turn[k] <= max_turn_deg:
             break
-        k = int(bad[0])  # the sharpest vertex k+1: bisect its longer neighbouring interval
-        i = k if (t[k + 1] - t[k]) >= (t[k + 2] - t[k + 1]) else k + 1
-        mid = 0.5 * (t[i] + t[i + 1])
-        t.insert(i + 1, mid)
-        y.insert(i + 1, float(f(to_x(mid))))
+        for i in (k + 1, k):  # the intervals either side of vertex k + 1 (right one first: indices hold)
+            mid = 0.5 * (t[i] + t[i + 1])
+            t.insert(i + 1, mid)
+            y.insert(i + 1, float(f(to_x(mid))))
     return np.array([to_x(v) for v in t]), np.array(y)
 
 
@@ -186,9 +188,12 @@ def describe(fig) -> dict:
             "points": np.concatenate(points) if points else np.zeros((0, 2)), "series": series, "lines": lines}
 
 
-def max_turn(px, min_px: float = 1.0) -> float:
-    """The largest turn (degrees) between consecutive segments of a drawn line (``px``: its
-    vertices in display pixels, segments shorter than ``min_px`` merged): a visible corner."""
+def max_turn(px, min_px: float = 1.0, min_seg: float = 5.0) -> float:
+    """The largest visible corner (degrees) of a drawn line (``px``: its vertices in display
+    pixels, segments shorter than ``min_px`` merged): the turn at a vertex between two straight
+    segments each at least ``min_seg`` pixels long.  A line drawn through enough points turns
+    within a few pixels even where the function bends sharply, so only the corners of a coarse
+    polyline count."""
     import numpy as np
 
     keep = [px[0]]
@@ -198,6 +203,8 @@ def max_turn(px, min_px: float = 1.0) -> float:
     if len(keep) < 3:
         return 0.0
     d = np.diff(np.array(keep), axis=0)
+    length = np.hypot(d[:, 0], d[:, 1])
     ang = np.arctan2(d[:, 1], d[:, 0])
     turn = np.abs((np.diff(ang) + np.pi) % (2 * np.pi) - np.pi)
-    return float(np.degrees(turn.max()))
+    seen = (length[:-1] >= min_seg) & (length[1:] >= min_seg)
+    return float(np.degrees(turn[seen].max())) if seen.any() else 0.0

@@ -5,7 +5,7 @@ theta = 1.25 sqrt(2 log L), theta = 0.8 sqrt(2 log L) (pi = 1/2, R = 1).  Lines 
 derivation steps): pooled E*_pool on a fine grid of L, vectorised (best k-sparse rule over a
 geometric grid of k: an upper bound on E*_vec that is <= pooled; ~1 s a point, so a coarser grid
 drawn as the shape-preserving cubic through it), hard attention on an adaptive grid (refined where
-the line turns: ``adaptive_grid``).
+the line turns: ``adaptive_grid``), drawn as the shape-preserving cubic through it.
 Points: oracle simulations (fitted threshold) of pooled and hard attention, and the softmax
 attention oracle at gamma = theta/2 (Rao-Blackwellised MC), with ±2 se error bars (the figures'
 convention, numerics/figures/style.py).
@@ -61,11 +61,11 @@ def figure_representation(path, settings, progress):
         vec = [ao.vec_ksparse_best(L, R, PI, th(L), ks=_k_grid(L)).error for L in Ls_vec]
         # hard attention at integer L, refined where its line turns (the drop of theta = 0.3 sqrt(L))
         Ls_hard, hard = adaptive_grid(lambda L: float(ao.hardmax_error(int(round(L)), R, PI, th(int(round(L))), 15).error),
-                                      10, 10**6, n0=settings.pick(9, 17), max_points=settings.pick(33, 65))
+                                      10, 10**6, n0=settings.pick(9, 17), max_points=settings.pick(49, 97))
         # the pooled line is wide and pale, so the vectorised bound (often equal to it) shows on top
         ax.semilogx(Ls_pool, pool, "-", color="C0", lw=4, alpha=0.35, label="pooled (exact)")
         smooth_line(ax, Ls_vec, vec, "--", color="C2", lw=1.5, label="vectorised, best $k$-sparse rule (bound)")
-        ax.semilogx(Ls_hard, hard, "-", color="C3", label="hard attention (exact)")
+        smooth_line(ax, Ls_hard, hard, "-", color="C3", label="hard attention (exact)")
         pts = {"pool": [], "hard": [], "soft": []}
         for L in Ls_sim:
             theta = th(L)
