@@ -69,8 +69,8 @@ def _fmt(x, digits=6) -> str:
 
 
 def _fmt_tex(x, digits=6) -> str:
-    """:func:`_fmt` for LaTeX (text-mode hyphen)."""
-    return _fmt(x, digits).replace("\u2212", "-")
+    """:func:`_fmt` for LaTeX (the minus sign of math mode)."""
+    return _fmt(x, digits).replace("\u2212", "$-$")
 
 
 def _verdict_table(v) -> str:
@@ -351,7 +351,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
         parts += ["\\keepwithnext{12\\baselineskip}\n",
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
         rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
-                 "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
+                 "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
         parts += [_heading(f"Verdict: {'PASS' if v.passed else 'FAIL'}"),
                   _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
                             "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows),

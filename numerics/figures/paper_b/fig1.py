@@ -98,8 +98,8 @@ def figure1(path, settings, progress):
     _panel(axes[0, 1], b, "(b) smoothness, $d = 5$\n(" + settings.pick("$A = A^*$", "learnt $A$") + ")", rng)
     _panel(axes[1, 0], c, f"(c) the paper's panel (a):\n$A$ learnt, {size}", rng)
     axes[1, 1].axis("off")
-    axes[1, 1].text(0.0, 1.0, f"Points: the median of $\\|\\hat g - g^*\\|^2_\\rho$\nover seeds, {SE_LABEL} (bootstrap)\nof the median; "
-                    "series offset by a few per cent in $M$.\nDashed: the theory slope\n"
+    axes[1, 1].text(0.0, 1.0, f"Points: the median of $\\|\\hat g - g^*\\|^2_\\rho$\nover seeds, {SE_LABEL} (bootstrap)\nof the median;\n"
+                    "series offset by a few\nper cent in $M$.\nDashed: the theory slope\n"
                     "$-2\\beta/(2\\beta+1)$, anchored at\nthe first median.", va="top", fontsize=8,
                     transform=axes[1, 1].transAxes)
     fig.tight_layout(h_pad=2.0)
