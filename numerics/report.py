@@ -6,9 +6,14 @@ its named steps, printed by the LaTeX document's printer and layout and converte
 per page; the verdict table
 (theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
 ±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
-provenance of the run (seed, seed paths, package versions, git commit, machine, times).
-Nothing in the file refers to anything outside it.  The PDF is the same content typeset by
-pdflatex (``latex_document``), or the HTML printed by headless Chromium.
+provenance of the run (seed, seed paths, package versions, git commit, machine, times) as a
+table.  Nothing in the file refers to anything outside it.  The PDF is the same content typeset
+by pdflatex (``latex_document``), or the HTML printed by headless Chromium.
+
+``collect`` computes the content once for every format.  It reads the verdict cache, and records
+next to it each claim's mutation power (``_power``) and each figure's PNG (``_figure_png``), so
+a report of cached claims reruns no claim, mutant or figure.  Each figure is embedded once,
+with the first claim that uses it; later claims link to it.
 """
 from __future__ import annotations
 
@@ -64,8 +69,8 @@ def _fmt(x, digits=6) -> str:
 
 
 def _fmt_tex(x, digits=6) -> str:
-    """:func:`_fmt` for LaTeX (text-mode hyphen)."""
-    return _fmt(x, digits).replace("\u2212", "-")
+    """:func:`_fmt` for LaTeX (the minus sign of math mode)."""
+    return _fmt(x, digits).replace("\u2212", "$-$")
 
 
 def _verdict_table(v) -> str:
@@ -109,17 +114,64 @@ def _certified_table(cert) -> str:
             f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
 
 
-def _figure_png(figure_id: str, settings) -> str | None:
+def _figure_key(figure_id: str, fig, settings) -> str:
+    from matplotlib import __version__ as mpl
+
+    from numerics.core.cache import module_key
+
+    return module_key(fig.__module__, "figure", figure_id, settings.mode, settings.seed, settings.dps,
+                      settings.backend, mpl)
+
+
+def _figure_png(figure_id: str, settings, use_cache: bool = False) -> str | None:
+    """The figure's PNG (base64), rendered once and, with ``use_cache``, recorded in the verdict
+    cache's folder keyed by the figure's code, its settings and the package versions."""
     from numerics import registry
+    from numerics.core import cache
 
     fig = registry.figures().get(figure_id)
     if fig is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "fig.png")
-        fig(path, settings, lambda it, label: it)
-        with open(path, "rb") as fh:
-            return base64.b64encode(fh.read()).decode()
+    k = _figure_key(figure_id, fig, settings) if use_cache else None
+    png = cache.load_artifact("figures", k) if k else None
+    if png is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "fig.png")
+            fig(path, settings, lambda it, label: it)
+            with open(path, "rb") as fh:
+                png = fh.read()
+        if k:
+            cache.store_artifact("figures", k, png)
+    return base64.b64encode(png).decode()
+
+
+def _power(claim, settings, evidence, use_cache: bool):
+    """The claim's mutation power (``numerics.claims.power``), recorded next to its evidence:
+    keyed by the evidence's own key and the power code, so a cached report reruns no mutant."""
+    import pickle
+
+    from numerics.claims.power import power
+    from numerics.core import cache
+
+    same = evidence.settings == settings and evidence.claim_id == claim.id
+    k = cache.module_key("numerics.claims.power", "power", cache.key(claim, settings)) if use_cache and same else None
+    data = cache.load_artifact("power", k) if k else None
+    if data is not None:
+        try:
+            return pickle.loads(data)
+        except Exception:  # an unreadable record is recomputed
+            pass
+    # the mutants' reference is the evidence just judged (not collected a second time)
+    p = power(claim, settings, evidence=evidence if same else None)
+    if k and not p.error:
+        cache.store_artifact("power", k, pickle.dumps(p, protocol=pickle.HIGHEST_PROTOCOL))
+    return p
+
+
+#: the provenance table's row names
+PROVENANCE_NAMES = {"mode": "mode", "seed": "seed", "dps": "digits (dps)", "versions": "package versions",
+                    "commit": "git commit", "machine": "machine", "cpus": "CPUs", "python": "Python",
+                    "generated": "generated", "seconds": "computed in (s)"}
 
 
 def provenance(settings) -> dict:
@@ -148,7 +200,6 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
             progress=None) -> tuple[list, dict]:
     """The report's content, whatever its format: ``(entries, provenance)``."""
     from numerics.claims.base import judge
-    from numerics.claims.power import power
     from numerics.claims.runner import collect_all
     from numerics.theory.certify import at_defaults
 
@@ -156,15 +207,13 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
     entries, figures_done = [], {}
     for claim, evidence, cached in collect_all(claims, settings, use_cache=use_cache):
         v = judge(evidence, 0.0, claim)
-        # the mutants' reference is the evidence just judged (not collected a second time)
-        same = evidence.settings == settings and evidence.claim_id == claim.id
-        p = power(claim, settings, evidence=evidence if same else None) if with_power and claim.mutants else None
+        p = _power(claim, settings, evidence, use_cache) if with_power and claim.mutants else None
         fid = figure_for(claim.id) if with_figures else None
         if fid and fid not in figures_done:
-            figures_done[fid] = _figure_png(fid, settings)
+            figures_done[fid] = _figure_png(fid, settings, use_cache)
         entries.append(Entry(claim, v, p, cached, fid, figures_done.get(fid), at_defaults(claim)))
         if progress:
-            progress(claim)
+            progress(claim, cached)
     prov = provenance(settings)
     prov["seconds"] = round(time.time() - t0, 1)
     return entries, prov
@@ -204,7 +253,7 @@ def html_page(entries, prov, settings) -> str:
     from numerics.latex import Document, title
 
     doc = Document()  # each step shown once on the page
-    parts, summary = [], []
+    parts, summary, shown = [], [], {}
     for e in entries:
         claim, v, p = e.claim, e.verdict, e.power
         word = "PASS" if v.passed else "FAIL"
@@ -225,12 +274,16 @@ def html_page(entries, prov, settings) -> str:
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
         sec.append(_certified_table(e.certificate))
-        if e.figure_png:
-            sec.append(f"<h3>Figure {html.escape(e.figure_id)}</h3>"
+        if e.figure_png and e.figure_id not in shown:  # each figure embedded once, where first used
+            shown[e.figure_id] = claim.id
+            sec.append(f"<h3 id='figure-{html.escape(e.figure_id)}'>Figure {html.escape(e.figure_id)}</h3>"
                        f"<img alt='{html.escape(e.figure_id)}' src='data:image/png;base64,{e.figure_png}'>")
+        elif e.figure_png:
+            sec.append(f"<p class='note'>Figure: <a href='#figure-{html.escape(e.figure_id)}'>"
+                       f"{html.escape(e.figure_id)}</a> (shown with {html.escape(shown[e.figure_id])})</p>")
         parts.append("\n".join(sec))
-    prov_rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_provenance_text(val))}</td></tr>"
-                        for k, val in prov.items())
+    prov_rows = "".join(f"<tr><th>{html.escape(PROVENANCE_NAMES.get(k, k))}</th>"
+                        f"<td>{html.escape(_provenance_text(val))}</td></tr>" for k, val in prov.items())
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<title>attncheck verification report</title>"
@@ -239,53 +292,91 @@ def html_page(entries, prov, settings) -> str:
         f"seed {settings.seed}</p>"
         f"<table class='text'><tr><th>claim</th><th>id</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
         + "\n".join(parts)
-        + f"<h2>Provenance</h2><table class='text'>{prov_rows}</table></body></html>"
+        + f"<h2>Provenance</h2><table class='text provenance'>{prov_rows}</table></body></html>"
     )
 
 
 # --- PDF through LaTeX ------------------------------------------------------------------------
+#: report-only preamble: tables of ragged-right columns sized as fractions of the line (they
+#: always fit and never stretch a cell's words apart), and a heading that keeps its first lines
+#: on its page (``\keepwithnext{space}``: a page break before the heading unless ``space`` remains)
+REPORT_PREAMBLE = r"""\usepackage{graphicx,longtable,array}
+\newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
+\newcolumntype{R}[1]{>{\raggedleft\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
+\newcommand{\keepwithnext}[1]{\par\vspace{0pt plus #1}\penalty-250\vspace{0pt plus -#1}}
+\setlength{\LTpre}{2pt}\setlength{\LTpost}{4pt}
+"""
+
+
 def _tex_rows(head: str, spec: str, rows: list[list[str]]) -> str:
     body = " \\\\\n".join(" & ".join(r) for r in rows)
-    return (f"\\begin{{longtable}}{{{spec}}}\n{head} \\\\ \\hline\n\\endhead\n{body}"
+    return (f"\\begin{{longtable}}{{@{{}}{spec}@{{}}}}\n{head} \\\\ \\hline\n\\endhead\n{body}"
             + (" \\\\\n" if rows else "") + "\\end{longtable}\n")
+
+
+def _tex_breakable(text: str) -> str:
+    """An identifier in typewriter type that may break after its dots, colons, dashes and
+    underscores (a long mutant name stays in its column)."""
+    from numerics.latex import _tex_text
+
+    out = _tex_text(text)
+    for ch in (".", ":", "-", "/"):
+        out = out.replace(ch, ch + "\\allowbreak{}")
+    return f"\\texttt{{{out.replace(chr(92) + '_', chr(92) + '_' + chr(92) + 'allowbreak{}')}}}"
+
+
+def _heading(text: str, space: str = "6\\baselineskip") -> str:
+    """A run-in heading that is never the last line of its page."""
+    return f"\\keepwithnext{{{space}}}\\paragraph{{{text}}}\\mbox{{}}\n"
 
 
 def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
-    power, the figure (``figure_files``: figure id -> PNG file name) and the provenance."""
+    power, the figure (``figure_files``: figure id -> PNG file name; each figure once, where it
+    is first used, referred to later) and the provenance table."""
     from numerics.latex import PREAMBLE, Document, _tex_text, claim_section, title
 
     t = _tex_text
-    pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}",
-                           "\\usepackage{amsmath,amssymb,graphicx,longtable}")
+    pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}", "\\usepackage{amsmath,amssymb}\n" + REPORT_PREAMBLE)
     pre = pre.replace("the equations of the checked claims", "verification report")
-    summary = _tex_rows("claim & status & verdict & mutants killed", "p{8cm}llr",
-                        [[f"\\raggedright {t(title(e.claim))} {{\\small\\texttt{{{t(e.claim.id)}}}}}", e.claim.status,
+    summary = _tex_rows("claim & status & verdict & mutants killed", "L{0.56}L{0.16}L{0.12}L{0.16}",
+                        [[f"{t(title(e.claim))} {{\\small{_tex_breakable(e.claim.id)}}}", e.claim.status,
                           "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
+    shown: dict = {}
     for e in entries:
         v, p = e.verdict, e.power
-        parts.append(claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc))
+        parts += ["\\keepwithnext{12\\baselineskip}\n",
+                  claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
         rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
-                 "exact" if r.z is None else f"{r.z:+.2f}", "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
-        parts += [f"\\paragraph{{Verdict: {'PASS' if v.passed else 'FAIL'}}}\n",
-                  _tex_rows("row & theory & experiment & se & tolerance & $z$ &", "p{5.2cm}rrrrrl", rows),
+                 "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
+        parts += [_heading(f"Verdict: {'PASS' if v.passed else 'FAIL'}"),
+                  _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
+                            "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows),
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")
         if p is not None:
-            mrows = [[f"\\texttt{{{t(m.name)}}}", t(m.description), "killed" if m.killed else "\\textbf{ALIVE}"]
+            mrows = [[_tex_breakable(m.name), t(m.description), "killed" if m.killed else "\\textbf{ALIVE}"]
                      for m in p.mutants]
             mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
                        "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
-            parts += ["\\paragraph{Mutation power}\n", _tex_rows("mutant & what is wrong &", "p{5cm}p{8cm}l", mrows)]
-        if e.figure_id in figure_files:
-            parts.append(f"\\paragraph{{Figure \\texttt{{{t(e.figure_id)}}}}}\n\\begin{{center}}"
-                         f"\\includegraphics[width=0.9\\linewidth]{{{figure_files[e.figure_id]}}}\\end{{center}}\n")
-    prov_rows = [[t(k), f"\\texttt{{{t(str(val))}}}"] for k, val in prov.items()]
-    parts += ["\\section*{Provenance}\n", _tex_rows("& ", "lp{12cm}", prov_rows)]
+            parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.38}L{0.5}L{0.12}", mrows)]
+        fid = e.figure_id
+        if fid in figure_files and fid not in shown:  # the heading and its image on one page
+            shown[fid] = e.claim.id
+            parts.append(f"\\par\\noindent\\begin{{minipage}}{{\\linewidth}}\\paragraph{{Figure "
+                         f"\\texttt{{{t(fid)}}}}}\\label{{fig:{t(fid)}}}\\mbox{{}}\\par\\smallskip\\centering"
+                         f"\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]"
+                         f"{{{figure_files[fid]}}}\\end{{minipage}}\n")
+        elif fid in figure_files:
+            parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {_tex_breakable(shown[fid])}, "
+                         f"page~\\pageref{{fig:{t(fid)}}}.}}\n")
+    prov_rows = [[t(PROVENANCE_NAMES.get(k, k)), t(_provenance_text(val))] for k, val in prov.items()]
+    parts += ["\\keepwithnext{10\\baselineskip}\n\\section*{Provenance}\n",
+              _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]
     return pre + "\n".join(parts) + "\\end{document}\n"
 
 

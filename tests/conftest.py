@@ -214,7 +214,8 @@ def quick_figure():
     test session at quick size, the way ``attncheck figure ID -o FILE`` renders it, by whichever
     process asks first. The figure's own ``save`` writes the PNG and, from the same drawn
     figure, its PDF (``save`` again, with a ``.pdf`` path), so a test of either format does not
-    compute the figure a second time."""
+    compute the figure a second time; ``"describe"`` holds what the drawn figure shows
+    (``numerics.figures.style.describe``: texts, legend boxes, data points, line corners)."""
     from numerics import registry
     from numerics.claims.base import Settings
     from numerics.figures import style
@@ -228,9 +229,12 @@ def quick_figure():
             render = registry.figures()[fig_id]
             module = __import__(render.__module__, fromlist=["_"])
 
+            drawn = {}
+
             def save_both(fig, path, *args, **kwargs):
                 style.save(fig, path, *args, **kwargs)
                 style.save(fig, str(Path(path).with_suffix(".pdf")), *args, **kwargs)
+                drawn.setdefault("describe", style.describe(fig))  # what it shows, for the style tests
 
             folder = Path(tempfile.mkdtemp(prefix="attncheck-test-figure-", dir=SESSION["shared"]))
             patched = getattr(module, "save", None) is style.save
@@ -241,7 +245,7 @@ def quick_figure():
             finally:
                 if patched:
                     module.save = style.save
-            _FIGURES[fig_id] = {f.suffix: f.read_bytes() for f in folder.iterdir()}
+            _FIGURES[fig_id] = {**{f.suffix: f.read_bytes() for f in folder.iterdir()}, **drawn}
         return _FIGURES[fig_id]
 
     return of

@@ -1,6 +1,8 @@
 """Every registered figure renders at quick size (what `attncheck figure ID -o FILE` runs):
 a PNG with content, not a blank canvas; each is rendered once per session (``quick_figure``).  The numbers in the figures are checked by the claims;
 this catches a figure that no longer runs."""
+import re
+
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
@@ -22,6 +24,63 @@ def test_figure_renders_at_quick_size(fig_id, tmp_path, quick_figure):
     img = mpimg.imread(path)
     assert img.shape[0] > 200 and img.shape[1] > 300
     assert np.std(img[..., :3]) > 0.05  # lines and text, not an empty canvas
+
+
+#: the largest corner a theory line may show (degrees between consecutive drawn segments);
+#: a 6-point piecewise-linear line of a curved function shows > 10 (test_max_turn_sees_a_kink)
+MAX_CORNER_DEG = 8.0
+THEORY_WORDS = ("theory", "exact", "limit", "bound", "$L = ")
+
+
+def _outside_math(text: str) -> str:
+    return re.sub(r"\$[^$]*\$", "", text)
+
+
+@pytest.mark.parametrize("fig_id", [pytest.param(f, marks=pytest.mark.slow) if f in SLOW_FIGURES else f
+                                    for f in sorted(FIGURES)])
+def test_figure_is_publication_ready(fig_id, quick_figure):
+    """Column width, legible panels, math minus signs, the one ±2 se convention, legends off the
+    data, series told apart, theory lines without corners (the drawn figure of the PNG test)."""
+    from numerics.figures.style import COLUMN_WIDTH
+
+    d = quick_figure(fig_id)["describe"]
+    assert d["size_in"][0] <= COLUMN_WIDTH + 0.01, d["size_in"]
+    assert d["panels_in"] and min(d["panels_in"]) >= 2.2, d["panels_in"]
+    hyphens = [t for t in d["texts"] if re.search(r"(^|[^\w])-\d", _outside_math(t))]
+    assert not hyphens, hyphens  # numbers carry U+2212 (mathtext and tick labels do)
+    se_texts = [t for t in d["texts"] if re.search(r"\bse\b", t)]
+    assert all(("$\\pm 2$ se" in t or "±2 se" in t) for t in se_texts), se_texts
+    pts = d["points"]
+    for x0, y0, w, h in d["legend_boxes"]:
+        inside = (pts[:, 0] > x0) & (pts[:, 0] < x0 + w) & (pts[:, 1] > y0) & (pts[:, 1] < y0 + h)
+        assert not inside.any(), f"a legend covers {int(inside.sum())} data points"
+    for entries in d["series"]:  # within a panel, no two entries look alike
+        styles = {}
+        for label, colour, marker, ls in entries:
+            styles.setdefault((colour, marker, ls), set()).add(label)
+        assert all(len(v) == 1 for v in styles.values()), [v for v in styles.values() if len(v) > 1]
+    corners = [(lab, round(a, 1)) for lab, a in d["lines"]
+               if any(w in lab for w in THEORY_WORDS) and a > MAX_CORNER_DEG]
+    assert not corners, corners
+
+
+def test_max_turn_sees_a_kink():
+    """The corner measure: a coarse piecewise-linear curve has corners above the bound, the
+    same curve drawn by ``smooth_line`` through the same points none."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from numerics.figures.style import describe, smooth_line
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(6.5, 3))
+    x = np.geomspace(0.25, 8, 6)
+    a.semilogx(x, 1 / (1 + x), label="theory")
+    smooth_line(b, x, 1 / (1 + x), label="theory")
+    (coarse, _), (smooth, _) = [(a_, lab) for lab, a_ in describe(fig)["lines"]]
+    assert coarse > MAX_CORNER_DEG > smooth
+    plt.close(fig)
 
 
 def test_a_figure_writes_pdf_by_suffix(quick_figure):

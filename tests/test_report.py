@@ -35,17 +35,18 @@ def test_report_is_self_contained_and_complete(html_report):
         assert section in html_report, section
 
 
+def toy_figure(path, settings, progress):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.plot([0, 1], [0, 1])
+    plt.savefig(path)
+    plt.close()
+
+
 def test_figures_are_inlined(monkeypatch):
-    def toy_figure(path, settings, progress):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        plt.plot([0, 1], [0, 1])
-        plt.savefig(path)
-        plt.close()
-
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
     assert report._figure_png("T.fig", Settings()).startswith("iVBOR")  # a PNG, base64
 
@@ -104,21 +105,109 @@ def test_report_pdf_without_chromium_is_one_line(tmp_path, monkeypatch):
     assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("pdftotext") is None,
-                    reason="needs pdflatex and pdftotext: apt-get install texlive-latex-base "
-                           "texlive-latex-recommended texlive-fonts-recommended poppler-utils")
-def test_report_pdf_through_latex_holds_the_claims(tmp_path):
+LATEX = shutil.which("pdflatex") is not None and shutil.which("pdftotext") is not None
+needs_latex = pytest.mark.skipif(not LATEX, reason="needs pdflatex and pdftotext: apt-get install texlive-latex-base "
+                                                   "texlive-latex-recommended texlive-fonts-recommended poppler-utils")
+BOTH = ["report", "A.thm1.linear_threshold", "B.kl.bound", "--no-figures"]
+
+
+@pytest.fixture(scope="module")
+def both_formats(tmp_path_factory):
+    """``report ... -o r.html -o r.pdf`` run once (its own verdict cache folder), counting the
+    computations: ``(folder, result, number of collect calls)``."""
     from click.testing import CliRunner
 
     from numerics.cli import main
+    from numerics.core import cache
 
-    out = CliRunner().invoke(main, ["report", "A.thm1.linear_threshold", "B.kl.bound", "--no-figures",
-                                    "--no-cache", "-o", str(tmp_path / "r.pdf")])
+    folder = tmp_path_factory.mktemp("both")
+    calls = []
+    real = report.collect
+    mp = pytest.MonkeyPatch()
+    mp.setenv(cache.ENV, str(folder / "cache"))
+    mp.setattr(report, "collect", lambda *a, **k: calls.append(1) or real(*a, **k))
+    try:
+        out = CliRunner().invoke(main, [*BOTH, "-o", str(folder / "r.html"), "-o", str(folder / "r.pdf")])
+    finally:
+        mp.undo()
+    return folder, out, len(calls)
+
+
+@needs_latex
+def test_html_and_pdf_come_from_one_computation(both_formats):
+    folder, out, calls = both_formats
     assert out.exit_code == 0, out.output
-    text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
+    assert calls == 1
+    assert (folder / "r.html").exists() and (folder / "r.pdf").read_bytes()[:5] == b"%PDF-"
+    text = subprocess.run(["pdftotext", str(folder / "r.pdf"), "-"], capture_output=True, text=True,
                           timeout=60).stdout
-    for needle in ("A.thm1.linear", "B.kl.bound", "Mutation power", "Certified", "Provenance", "killed"):
+    for needle in ("A.thm1.linear", "B.kl.bound", "Mutation power", "Certified", "Provenance", "killed",
+                   "git commit", "package versions"):
         assert needle in text, needle
+    # progress without a terminal: one plain line per claim
+    assert "report [1/2] A.thm1.linear_threshold" in out.output and "report [2/2] B.kl.bound" in out.output
+
+
+@needs_latex
+def test_a_cached_report_reruns_nothing(both_formats, monkeypatch):
+    """The second report reads the evidence, the mutation power and the figures from the cache:
+    no claim, mutant or figure runs again."""
+    from click.testing import CliRunner
+
+    from numerics.claims import power as P
+    from numerics.cli import main
+    from numerics.core import cache
+
+    folder, first, _ = both_formats
+    monkeypatch.setenv(cache.ENV, str(folder / "cache"))
+
+    def rerun(*a, **k):
+        raise AssertionError("a mutant ran again")
+
+    monkeypatch.setattr(P, "power", rerun)
+    out = CliRunner().invoke(main, [*BOTH, "-o", str(folder / "again.html")])
+    assert out.exit_code == 0, out.output
+    assert "B.kl.bound (cached)" in out.output and "A.thm1.linear_threshold (cached)" in out.output
+    again, before = (folder / "again.html").read_text(), (folder / "r.html").read_text()
+    assert "recorded evidence (cache)" in again
+    for needle in ("<math", ">killed<", "<h2 id="):  # the same report
+        assert again.count(needle) == before.count(needle), needle
+
+
+@needs_latex
+def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
+    """The PDF's tables are ragged-right columns that fit the line (pdflatex reports no overfull
+    box), identifiers may break, and no page ends with a heading."""
+    from numerics.core import cache
+
+    folder, _, _ = both_formats
+    monkeypatch.setenv(cache.ENV, str(folder / "cache"))  # the fixture's records: nothing recomputed
+
+    entries, prov = report.collect(registry.select(BOTH[1:3]), Settings(), with_figures=False)
+    tex = report.latex_document(entries, prov, Settings(), {})
+    assert not re.search(r"\{longtable\}\{[^\n]*\bp\{", tex), "a justified p-column"
+    work = folder / "tex"
+    work.mkdir()
+    (work / "r.tex").write_text(tex)
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "r.tex"], cwd=work, capture_output=True, timeout=300)
+    log = (work / "r.log").read_text(errors="replace")
+    assert "Overfull \\hbox" not in log, [ln for ln in log.splitlines() if "Overfull" in ln][:3]
+    pages = subprocess.run(["pdftotext", "-layout", str(work / "r.pdf"), "-"], capture_output=True, text=True,
+                           timeout=60).stdout.split("\f")
+    for page in pages[:-1]:
+        last = [ln.strip() for ln in page.splitlines() if ln.strip() and not ln.strip().isdigit()]
+        assert last and not re.match(r"(Verdict: (PASS|FAIL)|Mutation power|Figure|Provenance)$", last[-1]), last[-3:]
+
+
+def test_each_figure_is_embedded_once(monkeypatch):
+    """Claims that share a figure show it once; the others link to it."""
+    monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
+    monkeypatch.setattr(report, "figure_for", lambda claim_id: "T.fig")
+    page = report.build(registry.select(["B.kl.bound", "A.thm1.linear_threshold"]), Settings(), with_power=False)
+    assert page.count("data:image/png;base64,") == 1
+    assert "href='#figure-T.fig'" in page
+    prov = page.split("<h2>Provenance</h2>", 1)[1]
+    assert "<th>git commit</th>" in prov and "<th>package versions</th>" in prov
 
 
 def test_certifiable_claims_show_their_certified_digits():

@@ -214,6 +214,7 @@ class _Listed(click.Command):
     --help`` imports none of them."""
 
     def __init__(self, *args, lister=None, **kw):
+        kw.setdefault("context_settings", {"max_content_width": 100})
         super().__init__(*args, **kw)
         self.lister = lister
 
@@ -233,11 +234,12 @@ class _Listed(click.Command):
 
 
 def _first_line(obj) -> str:
-    """The first line of a callable's docstring, else of its module's."""
+    """The first paragraph of a callable's docstring, else of its module's, whole (a listing
+    wraps it; it never cuts a description mid-sentence)."""
     import inspect
 
     doc = inspect.getdoc(obj) or inspect.getdoc(inspect.getmodule(obj)) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
 
 
 def _param_rows(space) -> list[str]:
@@ -248,7 +250,7 @@ def _problems_help():
     out = []
     for name, spec in registry.problems().items():
         rows = [spec.doc, ""]
-        rows += [f"--{opt} {' | '.join(choices)}" for opt, choices in spec.options.items()]
+        rows += [f"--{opt} {' | '.join(choices)} (default {choices[0]})" for opt, choices in spec.options.items()]
         rows += ["", "parameters (--param NAME=VALUE):"] + ["  " + r for r in _param_rows(spec.param_space)]
         out.append((f"Problem {name}", rows, 30))
     return out
@@ -273,4 +275,11 @@ def _eval_help():
 @click.version_option(package_name="attncheck")
 @_limits
 def main():
-    """attncheck: check the derivations of two ICLR 2026 attention-theory papers."""
+    """attncheck: check the derivations of attention-theory papers (SymPy derivations against
+    independent simulations), print their LaTeX, draw their figures.
+
+    \b
+    A tour:  attncheck list                            attncheck verify A.thm3 -v
+             attncheck report B -o b.html -o b.pdf     attncheck figure A.fig1 -o fig1.png
+
+    Each command's --help has examples and its defaults."""

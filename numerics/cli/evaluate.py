@@ -11,7 +11,8 @@ from numerics.cli.app import (_claims_files, _dumps, _limits, _Listed, _eval_hel
                               dps_option, main, parse_assignments, requested)
 
 
-@main.command("eval", cls=_Listed, lister=_eval_help)
+@main.command("eval", cls=_Listed, lister=_eval_help,
+              short_help="Evaluate a claim's closed form at your parameters, to --dps digits.")
 @click.argument("claim_id")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable); unset ones take their default")
 @dps_option
@@ -28,7 +29,9 @@ def eval_cmd(claim_id, params, dps, as_json, certify, list_params):
     attncheck eval A.thm3.q2_cosine --list-params      # its parameters, ranges, defaults
     attncheck eval A.thm3.q2_cosine --param alpha0=2 --dps 50
     attncheck eval A.thm3.q2_cosine --certify --dps 40  # rigorous intervals
-    attncheck eval B.rate.exponent --param beta=2 --param M=1e6 --json"""
+    attncheck eval B.rate.exponent --param beta=2 --param M=1e6 --json
+
+    Defaults: every parameter at its default (--list-params), 30 digits, text output."""
     with requested():
         claim = Q.claim(claim_id)
     if certify:
@@ -99,11 +102,13 @@ def _solve_value_text(result: dict, key: str, dps: int) -> str:
     return str(v)
 
 
-@main.command(cls=_Listed, lister=_problems_help)
+@main.command(cls=_Listed, lister=_problems_help,
+              short_help="Solve a problem's equations (e.g. sparse-token) at your parameters.")
 @click.argument("problem")
-@click.option("--model", default=None, help="the problem's model (listed below)")
-@click.option("--loss", default=None, help="the problem's loss (listed below)")
-@click.option("--branch", default=None, help="the problem's branch (listed below)")
+@click.option("--model", default=None, help="the problem's model (listed below; sparse-token: default attention)")
+@click.option("--loss", default=None, help="the problem's loss (listed below; sparse-token: default logistic)")
+@click.option("--branch", default=None, help="the problem's branch (listed below; positional-semantic: "
+                                             "default semantic)")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="a parameter (repeatable; listed below)")
 @dps_option
 @click.option("--json", "as_json", is_flag=True)
@@ -113,7 +118,10 @@ def solve(problem, model, loss, branch, params, dps, as_json):
 
     \b
     attncheck solve sparse-token --model attention --loss logistic --param alpha1=2
-    attncheck solve sparse-token --model pool --loss square --param lam=0.01 --json"""
+    attncheck solve sparse-token --model pool --loss square --param lam=0.01 --json
+
+    Defaults: each option its first choice below (sparse-token: --model attention --loss
+    logistic), every parameter its listed default, 30 digits."""
     with requested():
         res = Q.solve(problem, {"model": model, "loss": loss, "branch": branch}, parse_assignments(params), dps,
                       spell=Q.option_name,

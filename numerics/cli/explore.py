@@ -31,7 +31,8 @@ def _point_text(point: dict) -> str:
     return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in point.items())
 
 
-@main.command(cls=_Listed, lister=point_help)
+@main.command(cls=_Listed, lister=point_help,
+              short_help="Property-based search for a failing parameter point of a claim.")
 @click.argument("ids", nargs=-1)
 @click.option("--examples", type=int, default=3, show_default=True, help="points drawn per claim")
 @click.option("--shrinks", type=int, default=8, show_default=True,
@@ -52,7 +53,9 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
 
     \b
     attncheck explore A.thm3.q2_cosine --examples 3
-    attncheck explore A.thm3 --examples 5 --seed 7 --json"""
+    attncheck explore A.thm3 --examples 5 --seed 7 --json
+
+    Defaults: every claim that takes a point, 3 examples, 8 shrinks, quick sizes, seed 20260429."""
     from numerics import explore as X
 
     with requested():

@@ -12,9 +12,10 @@ from numerics.cli.app import (_bench_help, _check_cost, _check_output, _claims_f
 from numerics.core.params import ParameterError
 
 
-@main.command()
+@main.command(short_help="The LaTeX of the claims' derivations, each step once.")
 @click.argument("ids", nargs=-1)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="the .tex file (default: standard output)")
 @click.option("--body", is_flag=True, help="only the sections, for \\input into your own document")
 @click.option("--snippets", "snippets", type=click.Path(file_okay=False), default=None,
               help="write one file per claim into this folder (ID.tex)")
@@ -30,7 +31,9 @@ def latex(ids, output, body, snippets, certified):
     attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
     attncheck latex B --body -o paper_b_body.tex
     attncheck latex --snippets eqs/
-    attncheck latex A.thm3.q2_cosine --certified -o cos.tex"""
+    attncheck latex A.thm3.q2_cosine --certified -o cos.tex
+
+    Defaults: every claim, a standalone document on standard output, no certified digits."""
     import os
 
     if output:
@@ -62,58 +65,85 @@ def latex(ids, output, body, snippets, certified):
         click.echo(text, nl=False)
 
 
-@main.command()
+def _claim_progress(total: int, label: str):
+    """Per-claim progress on stderr: a bar on a terminal, else one plain line per claim
+    (``report [3/12] B.kl.bound (cached)``), so a log or a pipe shows how far it got."""
+    import contextlib
+
+    if sys.stderr.isatty():
+        @contextlib.contextmanager
+        def bar_progress():
+            with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+                yield lambda claim, cached=False: bar.update(1)
+        return bar_progress()
+    done = [0]
+
+    def line(claim, cached=False):
+        done[0] += 1
+        click.echo(f"{label} [{done[0]}/{total}] {claim.id}{' (cached)' if cached else ''}", err=True)
+    return contextlib.nullcontext(line)
+
+
+@main.command(short_help="A verification report: HTML and/or PDF from one computation.")
 @click.argument("ids", nargs=-1)
-@click.option("-o", "--output", required=True, help="the report file, .html (or .pdf)")
-@click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF (next to the .html, same name)")
+@click.option("-o", "--output", "outputs", multiple=True, required=True,
+              help="a report file, .html or .pdf; repeatable: every format from one computation")
+@click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF next to the .html, same name")
 @click.option("--pdf-engine", type=click.Choice(["latex", "chromium"]), default="latex", show_default=True,
               help="typeset the PDF with pdflatex, or print the HTML with headless Chromium")
 @mode_options
 @seed_option
-@click.option("--no-power", is_flag=True, help="leave out the structural-mutant runs")
-@click.option("--no-figures", is_flag=True, help="leave out the figures")
-@click.option("--no-cache", is_flag=True, help="recompute every claim")
+@click.option("--no-power", is_flag=True, help="leave out the structural-mutant runs (default: run them)")
+@click.option("--no-figures", is_flag=True, help="leave out the figures (default: draw them)")
+@click.option("--no-cache", is_flag=True, help="recompute every claim, mutant and figure (default: reuse the "
+                                                "verdict cache)")
 @_claims_files
-def report(ids, output, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, no_cache):
-    """A self-contained HTML verification report (works offline; math as MathML), or its PDF.
+def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, no_cache):
+    """A self-contained HTML verification report (works offline; math as MathML), and/or its PDF.
 
     \b
-    attncheck report B -o paper_b.html
-    attncheck report B -o paper_b.html --pdf     # paper_b.html and paper_b.pdf
+    attncheck report B -o paper_b.html -o paper_b.pdf   # both from one computation
+    attncheck report B -o paper_b.html --pdf            # the same: paper_b.pdf next to it
     attncheck report A.thm3 --no-figures -o thm3.pdf
 
+    Defaults: every claim, quick sizes, seed 20260429, mutation power and figures included, the
+    verdict cache read and written (a report of cached verdicts, mutants and figures takes
+    seconds), PDF typeset by pdflatex.
+
     Per claim: statement, status, equations, the verdict table, the mutation power, its
-    figure, and the provenance of the run. The PDF is the same content typeset by pdflatex
-    (Debian packages texlive-latex-base, texlive-latex-recommended, texlive-fonts-recommended),
-    or with --pdf-engine chromium the HTML printed by headless Chromium (Debian package
-    chromium; run without network access, in a fresh profile)."""
+    figure (each figure once), and the provenance of the run as a table. The PDF is the same
+    content typeset by pdflatex (Debian packages texlive-latex-base, texlive-latex-recommended,
+    texlive-fonts-recommended), or with --pdf-engine chromium the HTML printed by headless
+    Chromium (Debian package chromium; run without network access, in a fresh profile)."""
     import os
 
     from numerics import report as R
 
-    _check_output(output, (".html", ".htm", ".pdf"))
-    pdf_only = output.lower().endswith(".pdf")
-    pdf = output if pdf_only else (os.path.splitext(output)[0] + ".pdf" if as_pdf else None)
-    if pdf and pdf_engine == "chromium" and R.chromium() is None:
+    for path in outputs:
+        _check_output(path, (".html", ".htm", ".pdf"))
+    htmls = [p for p in outputs if not p.lower().endswith(".pdf")]
+    pdfs = [p for p in outputs if p.lower().endswith(".pdf")]
+    if as_pdf:
+        pdfs += [os.path.splitext(h)[0] + ".pdf" for h in htmls if os.path.splitext(h)[0] + ".pdf" not in pdfs]
+    if pdfs and pdf_engine == "chromium" and R.chromium() is None:
         _fail("a PDF report needs headless Chromium: apt-get install chromium")
-    if pdf and pdf_engine == "latex" and R.pdflatex() is None:
+    if pdfs and pdf_engine == "latex" and R.pdflatex() is None:
         _fail("a PDF report needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
               "texlive-fonts-recommended (or --pdf-engine chromium)")
-    for path in (output, pdf):
-        if path:
-            _probe_write(path)
+    for path in htmls + pdfs:
+        _probe_write(path)
     with requested():
         settings = Q.settings(_mode(quick, full), seed)
     chosen = _select(ids)
-    with click.progressbar(length=len(chosen), label="report", file=sys.stderr) as bar:
+    with _claim_progress(len(chosen), "report") as progress:
         entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
-                                  use_cache=not no_cache, progress=lambda c: bar.update(1))
+                                  use_cache=not no_cache, progress=progress)
     text = R.html_page(entries, prov, settings)
-    if not pdf_only:
-        with open(output, "w", encoding="utf-8") as fh:
+    for path in htmls:
+        with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
-        click.echo(f"wrote {output}", err=True)
-    if pdf:
+        click.echo(f"wrote {path}", err=True)
+    for pdf in pdfs:
         try:
             if pdf_engine == "latex":
                 R.to_latex_pdf(entries, prov, settings, pdf)
@@ -125,7 +155,7 @@ def report(ids, output, as_pdf, pdf_engine, quick, full, seed, no_power, no_figu
         click.echo(f"wrote {pdf}", err=True)
 
 
-@main.command()
+@main.command(short_help="A claim's theory values or a problem's solve over a grid.")
 @click.argument("target")
 @click.option("--grid", "grid_items", multiple=True, required=True,
               help="name=start:stop:num or name=v1,v2,... (repeatable: the Cartesian product)")
@@ -148,7 +178,7 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
     attncheck figure --from sweeps/cos -o cos.png
 
     Points are content-addressed files written atomically: a killed sweep, restarted, computes
-    only the missing points."""
+    only the missing points. Defaults: 30 digits, one worker, in process, parquet."""
     import os
 
     from numerics import sweep as SW
@@ -174,9 +204,10 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
                f"to {os.path.join(out_dir, prov['table'])}", err=True)
 
 
-@main.command(cls=_Listed, lister=_figures_help)
+@main.command(cls=_Listed, lister=_figures_help, short_help="Reproduce a paper's figure (theory lines and simulations).")
 @click.argument("figure_id", required=False)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), required=True,
+              help="the image file: .png, .pdf or .svg")
 @click.option("--from", "from_dir", type=click.Path(file_okay=False), default=None,
               help="draw a finished sweep (attncheck sweep --out DIR) instead of a paper figure")
 @mode_options
@@ -188,7 +219,12 @@ def figure(figure_id, output, from_dir, quick, full, seed):
     \b
     attncheck figure A.thm3.fig -o alignment.png
     attncheck figure A.fig1 --full -o fig1.pdf
-    attncheck figure --from sweeps/cos -o cos.png"""
+    attncheck figure --from sweeps/cos -o cos.png
+
+    Defaults: quick sizes, seed 20260429. Error bars are ±2 se of the simulation mean in every
+    figure (B.fig1: the interquartile range over seeds, as its caption says)."""
+    if not figure_id and not from_dir:
+        _fail(f"figure: give a FIGURE_ID or --from DIR; figures: {', '.join(registry.figures())}")
     _check_output(output, (".png", ".pdf", ".svg"))
     _probe_write(output)
     if from_dir:
@@ -214,16 +250,18 @@ def figure(figure_id, output, from_dir, quick, full, seed):
     click.echo(f"wrote {output}", err=True)
 
 
-@main.command(cls=_Listed, lister=_bench_help)
+@main.command(cls=_Listed, lister=_bench_help, short_help="Benchmarks: ratios against a baseline in the same run.")
 @click.argument("names", nargs=-1)
 @click.option("--quick", is_flag=True, help="smaller problem sizes")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="one JSON record per benchmark")
 def bench(names, quick, as_json):
     """Benchmarks (ratios against a baseline run in the same process); all of them without NAMES.
 
     \b
     attncheck bench --quick
-    attncheck bench eval.dps start.cheap --json"""
+    attncheck bench eval.dps start.cheap --json
+
+    Defaults: every benchmark, the papers' sizes, a table on standard output."""
     table = registry.benchmarks()
     for n in names:
         if n not in table:

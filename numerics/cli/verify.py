@@ -10,7 +10,7 @@ from numerics.cli.app import (_Listed, _claims_files, _check_cost, _dumps, _fail
                               judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
 
 
-@main.command("list")
+@main.command("list", short_help="List the claims (id, status, mutants, statement).")
 @click.option("--json", "as_json", is_flag=True, help="one JSON record per claim")
 @_claims_files
 def list_cmd(as_json):
@@ -68,15 +68,16 @@ def _row_text(r) -> str:
     )
 
 
-@main.command(cls=_Listed, lister=lambda: __import__("numerics.cli.explore", fromlist=["x"]).point_help())
+@main.command(cls=_Listed, lister=lambda: __import__("numerics.cli.explore", fromlist=["x"]).point_help(),
+              short_help="Run claims: theory against simulation, exit 0 iff all pass.")
 @click.argument("ids", nargs=-1)
 @mode_options
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
 @seed_option
-@click.option("--mutate", type=float, default=0.0, help="multiply every theory value by (1+REL)")
+@click.option("--mutate", type=float, default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
 @dps_option
 @click.option("--power", "show_power", is_flag=True,
-              help="run every structural mutant of each claim's derivation and the ±5%% scaling "
+              help="run every structural mutant of each claim's derivation and the ±5 % scaling "
                    "of its outputs; exit 0 iff every one is killed")
 @click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
               help="claims run in a pool of this many processes (same records for any N)")
@@ -92,7 +93,8 @@ def _row_text(r) -> str:
 def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
            params):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
-    every structural mutant and the ±5%% output scaling of every claim is rejected).
+    every structural mutant and the ±5 % output scaling of every claim is rejected).
+    Defaults: every claim, quick sizes, seed 20260429, one worker, the verdict cache used.
 
     \b
     attncheck verify --quick
@@ -209,7 +211,7 @@ def _power(chosen, settings, as_json) -> int:
     return 0 if ok_all else 1
 
 
-@main.group("cache")
+@main.group("cache", short_help="The verdict cache: where it is, clear it.")
 def cache_group():
     """The verdict cache (recorded evidence keyed by the content of its code and derivations).
 
@@ -222,7 +224,10 @@ def cache_group():
 @cache_group.command("info")
 @click.option("--json", "as_json", is_flag=True)
 def cache_info(as_json):
-    """Where the cache is, how many records it holds."""
+    """Where the cache is, how many records it holds (text, or --json).
+
+    \b
+    attncheck cache info --json"""
     from numerics.core import cache
 
     d = cache.info()
@@ -234,7 +239,10 @@ def cache_info(as_json):
 
 @cache_group.command("clear")
 def cache_clear():
-    """Delete every record."""
+    """Delete every record (evidence, and the mutation power and figures derived from it).
+
+    \b
+    attncheck cache clear"""
     from numerics.core import cache
 
     click.echo(f"removed {cache.clear()} records from {cache.cache_dir()}")

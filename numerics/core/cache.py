@@ -229,6 +229,35 @@ def store(claim, settings, evidence) -> None:
         print(f"warning: verdict cache not written ({e})", file=sys.stderr)
 
 
+# --- artifacts derived from recorded evidence (a report's mutation power, a rendered figure) ---
+def module_key(module: str, *parts) -> str:
+    """A content key like :func:`key` for anything computed by ``module``: the source of every
+    project module it imports (transitively), the package versions, and ``parts``."""
+    h = hashlib.sha256()
+    h.update(repr((FORMAT, sorted(versions().items()), _module_digest(module), parts)).encode())
+    return h.hexdigest()
+
+
+def _artifact_path(kind: str, k: str) -> Path:
+    return cache_dir() / "artifacts" / kind / f"{k}.bin"
+
+
+def load_artifact(kind: str, k: str) -> bytes | None:
+    """The bytes recorded under ``kind``/``k`` (see :func:`store_artifact`), or None."""
+    try:
+        return _artifact_path(kind, k).read_bytes()
+    except OSError:
+        return None
+
+
+def store_artifact(kind: str, k: str, data: bytes) -> None:
+    """Record ``data`` atomically; a read-only cache is not an error."""
+    try:
+        write_atomic(_artifact_path(kind, k), data)
+    except OSError:
+        pass
+
+
 def info() -> dict:
     root = cache_dir()
     files = list((root / "evidence").rglob("*.pickle")) if root.exists() else []
@@ -247,6 +276,9 @@ def clear() -> int:
                 pass
         for f in root.rglob(".tmp-*"):  # left by a process killed while writing
             f.unlink(missing_ok=True)
+    import shutil
+
+    shutil.rmtree(cache_dir() / "artifacts", ignore_errors=True)  # derived from the evidence
     return n
 
 

@@ -1,10 +1,12 @@
 """Figure 1 of Paper A: step-4 test error vs alpha1 for attention, pooled and vectorised models.
 
 Theory lines: the ERM self-consistent equations (numerics.theory.paper_a.erm_equations,
-continuation along alpha1).  Points: finite-d ridge ERM, mean ± se over trials.  ``--full``: L = 10, R = 1,
+continuation along alpha1).  Points: finite-d ridge ERM, mean ±2 se over trials (the figures'
+convention, numerics/figures/style.py).  ``--full``: L = 10, R = 1,
 pi = 0.5, theta = 5, lambda = 1e-5, d = 1000, 8 trials (the paper's setting); ``--quick``:
-lambda = 1e-2, d = 200, 3 trials, 6 alpha1 on the lines and 3 points.  The attention query is the fixed q of the
-claims (||q|| = 2, s_q = 0.5, beta = 1): under our conventions the protocol's own q^(2) with
+lambda = 1e-2, d = 200, 3 trials, 3 points; the theory lines at 25 alpha1 (pooled, vectorised)
+and 9 (attention: ~2 s a solve), each drawn as the shape-preserving cubic through its points
+(``smooth_line``).  The attention query is the fixed q of the claims (||q|| = 2, s_q = 0.5, beta = 1): under our conventions the protocol's own q^(2) with
 eta = 0.5 has ||q^(2)|| ~ 0.02 (docs/paper_a_after_training.md §7).  ``A.fig1.trained``
 (below) draws the same setting after the whole protocol, at the protocol's own q^(2)
 (docs/paper_a_protocol.md).
@@ -13,7 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.figures.style import log_ticks, save
+from numerics.figures.style import (COLUMN_WIDTH, SE_LABEL, errorbars, fine_grid, legend_below, log_ticks, save,
+                                    smooth_line)
+
+#: points on each theory line (geometric in alpha1), quick and full: the linear models' lines
+#: are cheap; the attention line's solve is ~2 s a point, so it has fewer, and every line is the
+#: shape-preserving cubic through its points (``smooth_line``: no corner that is not in the theory)
+FINE_QUICK, FINE_FULL = 25, 49
+ATT_QUICK, ATT_FULL = 9, 33
+#: each model's colour, line style and marker (told apart without colour too)
+LOOK = {"attention": ("C0", "-", "o"), "pool": ("C1", "--", "s"), "vec": ("C2", "-.", "^")}
 
 
 def figure1(path, settings, progress):
@@ -32,7 +43,6 @@ def figure1(path, settings, progress):
     pick = settings.pick
     lam = pick(1e-2, 1e-5)
     d, trials = pick((200, 3), (1000, 8))
-    a_line = np.geomspace(0.25, 8.0, pick(6, 24))
     a_pts = np.array(pick([0.5, 2.0, 6.0], [0.5, 1.0, 2.0, 4.0, 8.0]))
     laws = {
         mo.name: (SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
@@ -43,14 +53,16 @@ def figure1(path, settings, progress):
     }
     rng = np.random.default_rng(settings.seed_sequence("A.fig1"))
     sim = SparseTokenModel(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], d)
-    fig, ax = plt.subplots(figsize=(8.5, 4.2))
-    colors = dict(zip(laws, ("C0", "C1", "C2")))
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 4.4))
+    look = {m: LOOK.get(m, (f"C{k}", "-", "o")) for k, m in enumerate(laws)}
     names = {mo.name: mo.title for mo in M.MODELS}
     for model in progress(list(laws), "theory lines"):
+        a_line = fine_grid(0.25, 8.0, pick(ATT_QUICK, ATT_FULL) if M.model(model).sees_q else pick(FINE_QUICK, FINE_FULL))
         res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
         ok = np.array([r.ok for r in res][::-1])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res][::-1])
-        ax.plot(a_line[ok], err[ok], "-", color=colors[model], label=f"{names[model]} (theory)")
+        colour, ls, _ = look[model]
+        smooth_line(ax, a_line[ok], err[ok], ls, color=colour, label=f"{names[model]} (theory)")
     jobs = [(m, a) for m in laws for a in a_pts]
     pts = {m: [] for m in laws}
     for model, al in progress(jobs, "simulations"):
@@ -63,10 +75,10 @@ def figure1(path, settings, progress):
         pts[model].append((al, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(trials)))
     for model, rows in pts.items():
         a, m, s = map(np.array, zip(*rows))
-        ax.errorbar(a, m, yerr=s, fmt="o", color=colors[model], ms=4, capsize=2,
-                    label=f"{names[model]} (ERM, $d = {d}$, {trials} trials, $\\pm 1$ se)")
+        colour, _, marker = look[model]
+        errorbars(ax, a, m, s, fmt=marker, color=colour, label=f"{names[model]} (ERM, $d = {d}$, {trials} trials, {SE_LABEL})")
     ax.set_xscale("log")
-    ax.set_xlim(a_line[0], a_line[-1])
+    ax.set_xlim(0.25, 8.0)
     log_ticks(ax, "x")
     ax.set_xlabel(r"$\alpha_1 = n_1/d$")
     ax.set_ylabel("test error")
@@ -75,8 +87,8 @@ def figure1(path, settings, progress):
     handles, labels = ax.get_legend_handles_labels()  # theory and simulation of a model side by side
     rank = {names[m]: k for k, m in enumerate(laws)}
     order = sorted(range(len(labels)), key=lambda i: (rank[labels[i].split(" (")[0]], i))
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper center",
+              bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=7, frameon=False)
     fig.tight_layout()
     save(fig, path)
     plt.close(fig)
@@ -96,18 +108,19 @@ def _both_formats(fig, path) -> None:
     from pathlib import Path
 
     p = Path(path)
-    fig.savefig(p, dpi=130)
+    save(fig, str(p), dpi=130)
     other = {".png": ".pdf", ".pdf": ".png"}.get(p.suffix.lower())
     if other:
-        fig.savefig(p.with_suffix(other), dpi=130)
+        save(fig, str(p.with_suffix(other)), dpi=130)
 
 
 def figure1_trained(path, settings, progress):
-    """Test error vs alpha1 after the whole protocol (steps 1-3 on D0 at alpha0 = 2, step 4 on
-    D1): the curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
+    """Test error vs alpha1 after the whole protocol (steps 1-3 on D0 at alpha0 = 2, step 4 on D1).
+
+    The curves of the claim A.fig1.trained (attention at the q^(2) of steps 1-3 with
     eta_q beta = 50, solid, and at the paper's eta = 0.5, dashed; pooled and vectorised).
     Lines: ``protocol_curve`` (Theorem-3 limits -> step-4 equations, continuation in alpha1);
-    points: the claim's simulated protocol (``numerics.experiments.paper_a.protocol``), mean ± se
+    points: the claim's simulated protocol (``numerics.experiments.paper_a.protocol``), mean ±2 se
     over trials.  ``--full``: the paper's lambda = 1e-5, d = 1000, 8 trials; ``--quick``:
     lambda = 1e-2, d = 200, 4 trials (the claim's sizes)."""
     import matplotlib
@@ -121,18 +134,18 @@ def figure1_trained(path, settings, progress):
 
     cfg = settings.pick(**C.SIZES)
     lam, d, trials, a_pts = cfg["lam"], cfg["d"], cfg["trials"], cfg["alphas"]
-    a_line = np.geomspace(0.25, 8.0, settings.pick(8, 24))
+    a_line = fine_grid(0.25, 8.0, settings.pick(8, 24))  # the protocol's solves are costly: smooth_line
     B = C._base()
-    style = dict(zip(C.CURVES, (("C0", "-"), ("C3", "--"), ("C1", "-"), ("C2", "-"))))
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    style = dict(zip(C.CURVES, (("C0", "-", "o"), ("C3", ":", "D"), ("C1", "--", "s"), ("C2", "-.", "^"))))
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 4.4))
     for label, (model, eta_q) in progress(list(C.CURVES.items()), "theory lines"):
         res = protocol_curve(a_line[::-1], lam=lam, loss=C.LOSS, model=model, eta_q=eta_q, L=B["L"], R=B["R"],
                              pi=B["pi"], theta=B["theta"], seed=settings.seed, log2_points=cfg["log2_points"],
                              n_scrambles=cfg["n_scrambles"], **C.STEPS)[::-1]
         ok = np.array([r.ok for r in res])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res])
-        colour, ls = style[label]
-        ax.plot(a_line[ok], err[ok], ls, color=colour, label=f"{label} (theory)")
+        colour, ls, _ = style[label]
+        smooth_line(ax, a_line[ok], err[ok], ls, color=colour, label=f"{label} (theory)")
     sims = {al: C.simulate(settings, al, d, trials, cfg["n_test"], cfg["labels"])
             for al in progress(list(a_pts), "simulations")}
     for label, (model, eta_q) in C.CURVES.items():
@@ -140,9 +153,8 @@ def figure1_trained(path, settings, progress):
         vals = [sims[al][key]["test_error"] for al in a_pts]
         m = np.array([v.mean() for v in vals])
         s = np.array([v.std(ddof=1) / np.sqrt(len(v)) for v in vals])
-        ax.errorbar(a_pts, m, yerr=s, fmt="o", color=style[label][0], ms=4, capsize=2)
-    ax.errorbar([], [], yerr=[], fmt="o", color="0.4", ms=4, capsize=2,
-                label=f"simulated protocol (points, mean $\\pm$ se), $d = {d}$, {trials} trials")
+        errorbars(ax, a_pts, m, s, fmt=style[label][2], color=style[label][0],
+                  label=f"{label} (simulated protocol, $d = {d}$, {trials} trials, {SE_LABEL})")
     ax.set_xscale("log")
     ax.set_xticks([0.25, 0.5, 1.0, 2.0, 4.0, 8.0])
     ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -152,7 +164,7 @@ def figure1_trained(path, settings, progress):
     lam_tex = rf"10^{{{int(round(np.log10(lam)))}}}"
     ax.set_title(rf"Paper A Fig. 1 as trained (logistic, $\alpha_0 = {C.STEPS['alpha0']:g}$, $\lambda = {lam_tex}$)",
                  fontsize=10)
-    ax.legend(fontsize=7)
+    legend_below(ax, ncol=2, fontsize=7)
     fig.tight_layout()
     _both_formats(fig, path)
     plt.close(fig)
