@@ -130,17 +130,11 @@ def point_settings(chosen, base, params: Mapping, spell: Callable = python_name)
 
 
 def explore_request(ids, examples, max_shrinks, spell: Callable = python_name) -> list:
-    """``explore``: the chosen claims must each take a parameter point (``point_space``), and
-    the budget is bounded; returns the claims."""
-    chosen = select(ids) if ids else [c for c in registry.claims().values()
-                                      if getattr(c, "point_space", None) is not None]
+    """``explore``: the chosen claims (all for none; a claim without a ``point_space`` runs its
+    design), and the budget is bounded; returns the claims."""
+    chosen = select(ids)
     integer("examples", examples, 1, 1000, spell)
     integer("shrinks", max_shrinks, 0, 1000, spell)
-    for c in chosen:
-        if getattr(c, "point_space", None) is None:
-            takers = [x.id for x in registry.claims().values() if getattr(x, "point_space", None) is not None]
-            raise ParameterError(f"claim {c.id} runs at its built-in design only: nothing to explore "
-                                 f"(claims that take a point: {', '.join(takers) or 'none'})")
     return chosen
 
 

@@ -93,14 +93,28 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
         if as_json:
             click.echo(_dumps(e.to_json()))
             continue
-        if e.passed:
+        if e.design_only:
+            word = "PASS" if not e.failed else "FAIL" if e.runs[0].verdict == "failed" else "ERROR"
+            click.echo(f"{word} {e.claim_id:34s} its design only (it takes no point: {e.design_only})")
+            if e.failed:
+                click.echo(f"    failing rows: {', '.join(e.failing_rows) or e.runs[0].screen['error']}")
+        elif not e.failed:
             click.echo(f"PASS {e.claim_id:34s} {len(e.runs)} points, no confirmed failure")
         else:
-            click.echo(f"FAIL {e.claim_id:34s} confirmed at {_point_text(e.minimal)}")
+            word = "COUNTEREXAMPLE" if e.counterexamples else "FAIL"
+            click.echo(f"{word} {e.claim_id:34s} confirmed at {_point_text(e.minimal)}")
             click.echo(f"    failing rows: {', '.join(e.failing_rows)}")
             click.echo(f"    reproduce: {e.command}")
+            if e.counterexamples:
+                click.echo(f"    (expected: the statement as written has counterexamples: {e.counterexamples})")
     if not as_json and found:
-        click.echo(f"{'no' if ok else 'a'} confirmed failure in {sum(len(e.runs) for e in found)} points of "
-                   f"{len(found)} claims (run-wide false-alarm rate <= {found[0].family_alpha:g}, Bonferroni over "
-                   f"at most {found[0].confirm_runs_bound} confirm runs x rows)")
+        points = [e for e in found if not e.design_only]
+        design = len(found) - len(points)
+        bad = sum(e.failed and not e.counterexamples for e in points)
+        text = (f"{bad or 'no'} confirmed failure{'s' if bad > 1 else ''} in {sum(len(e.runs) for e in points)} points "
+                f"of {len(points)} claims (run-wide false-alarm rate <= {found[0].family_alpha:g}, Bonferroni over at "
+                f"most {found[0].confirm_runs_bound} confirm runs x rows)")
+        if design:
+            text += f"; {design} claims at their design only, {sum(e.failed for e in found if e.design_only)} failed"
+        click.echo(text)
     sys.exit(0 if ok else 1)
