@@ -140,9 +140,11 @@ def _design(claim, *, seed: int, mode: str, dps: int, workers: int, use_cache: b
 
 
 def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", dps: int = 30, workers: int = 1,
-                  max_shrinks: int = 8, confirm_bound: int | None = None, on_point=None) -> Exploration:
+                  max_shrinks: int = 8, confirm_bound: int | None = None, on_point=None,
+                  within: dict | None = None) -> Exploration:
     """Explore one claim (validated by :func:`numerics.requests.explore_request`); a claim
-    without a ``point_space`` runs its design (:func:`_design`)."""
+    without a ``point_space`` runs its design (:func:`_design`).  ``within`` pins some of the
+    parameters (validated values): the points are drawn in that slice of the domain."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings as hsettings
 
     from derivations.core import active_mutants
@@ -201,7 +203,7 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
                phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
                verbosity=Verbosity.quiet, print_blob=False)
     @hseed(seed)
-    @given(claim.point_space.draw(prefer_simple=True))
+    @given(claim.point_space.draw(prefer_simple=True, fixed=within))
     def prop(point):
         if check(point):
             state["last"] = dict(point)
@@ -222,10 +224,11 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
 
 
 def explore(chosen, *, examples: int, seed: int, mode: str, dps: int = 30, workers: int = 1, max_shrinks: int = 8,
-            on_point=None) -> list:
+            on_point=None, within: dict | None = None) -> list:
     """Explore each claim of ``chosen`` (validated); the confirm level is split over the claims
     that take a point (a design-only claim runs its design, judged as ``verify`` judges it)."""
     takers = sum(getattr(c, "point_space", None) is not None for c in chosen)
     bound = max(1, takers) * (examples + max_shrinks)
     return [explore_claim(c, examples=examples, seed=seed, mode=mode, dps=dps, workers=workers,
-                          max_shrinks=max_shrinks, confirm_bound=bound, on_point=on_point) for c in chosen]
+                          max_shrinks=max_shrinks, confirm_bound=bound, on_point=on_point, within=within)
+            for c in chosen]

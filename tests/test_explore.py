@@ -144,3 +144,36 @@ def test_a_mutant_of_the_step4_equations_is_found(claim, mutant):
     with mutated(all_mutants()[mutant]):
         e, = attncheck.explore(claim, examples=1, seed=SEED, shrinks=0)
     assert not e.passed and e.failing_rows
+
+
+def test_conjecture1_as_written_has_a_counterexample_that_reproduces():
+    """Paper A's Conjecture 1 stated at every theta, s_q, gamma: explore finds a point where the
+    ordering fails by itself (the defaults, the paper's setting, pass), confirms it at full size,
+    shrinks it toward the defaults, and the printed command fails as printed."""
+    import shlex
+
+    out = CliRunner().invoke(main, ["explore", "A.capacity.conjecture1", "--examples", "3", "--shrinks", "2",
+                                    "--seed", "1"])
+    assert out.exit_code == 0, out.output  # a declared counterexample is a finding, not a defect
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("COUNTEREXAMPLE A.capacity.conjecture1") and "confirmed at theta=" in lines[0]
+    assert "Conjecture 1 " in lines[1]
+    command = lines[2].split("reproduce: ", 1)[1]
+    assert command.startswith("attncheck verify A.capacity.conjecture1 --full --seed ")
+    assert "generate A.capacity.conjecture1 at theta=5, s_q=0.9, gamma=1: passed" in out.stderr
+    again = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert again.exit_code == 1 and again.stdout.startswith("FAIL A.capacity.conjecture1"), again.output
+
+
+def test_explore_kills_a_mutant_that_the_design_does_not():
+    """Evaluating the (b) equation's integrand at the leave-one-out field instead of the
+    proximal point (``A.erm.integrand_b:cavity``) moves the pooled test error by ~2e-3 at the
+    design's rows (pi = 1/2 and 0.3, alpha1 = 2): the design passes under it.  Away from the
+    design (alpha1 = 0.5, pi = 0.2) it fails, at the screen and at the confirm run."""
+    claim = "A.thm5.pool_test_error"
+    with mutated(all_mutants()["A.erm.integrand_b:cavity"]):
+        v, = attncheck.verify(claim, cache=False)
+        assert v.passed, [r for r in v.rows if not r.passed]
+        e, = attncheck.explore(claim, examples=1, seed=SEED, shrinks=0, within={"alpha1": 0.5, "pi": 0.2})
+    assert not e.passed and e.minimal["alpha1"] == 0.5 and e.minimal["pi"] == 0.2, e.runs
+    assert e.runs[0].confirm["mode"] == "full" and e.failing_rows

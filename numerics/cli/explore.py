@@ -36,6 +36,8 @@ def _point_text(point: dict) -> str:
 @click.option("--examples", type=int, default=3, show_default=True, help="points drawn per claim")
 @click.option("--shrinks", type=int, default=8, show_default=True,
               help="at most this many new points tried while shrinking a confirmed failure")
+@click.option("--param", "params", multiple=True, metavar="K=V",
+              help="pin a parameter (repeatable): the points are drawn with the others free")
 @seed_option
 @mode_options
 @click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
@@ -43,7 +45,7 @@ def _point_text(point: dict) -> str:
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one record per point (params, verdict, seed paths), one summary per claim")
 @_limits
-def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
+def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json):
     """Draw points from each claim's parameter domain (hypothesis, seeded by --seed) and run the
     claim's verify at each; a failing point is re-run at full size with a fresh seed and only a
     confirmed failure counts (run-wide false-alarm rate <= 1e-3, Bonferroni over the confirm
@@ -52,11 +54,17 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
 
     \b
     attncheck explore A.thm3.q2_cosine --examples 3
-    attncheck explore A.thm3 --examples 5 --seed 7 --json"""
+    attncheck explore A.thm3 --examples 5 --seed 7 --json
+    attncheck explore A.thm5.pool_test_error --param pi=0.2 --examples 2"""
     from numerics import explore as X
 
     with requested():
-        chosen = Q.explore_request(list(ids), examples, shrinks, Q.option_name)
+        chosen, pinned = Q.explore_request(list(ids), examples, shrinks, Q.option_name), None
+        if params:
+            from numerics.core.params import parse_assignments
+
+            chosen, pinned = Q.explore_request(list(ids), examples, shrinks, Q.option_name,
+                                               within=parse_assignments(params))
         settings = Q.settings(_mode(quick, full), seed)
 
     def shown(run):
@@ -86,7 +94,7 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
                             what=f"explore of {len(chosen)} claims at {examples} points"))
     with requested(), reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
         found = X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
-                          workers=workers, max_shrinks=shrinks, on_point=shown)
+                          workers=workers, max_shrinks=shrinks, on_point=shown, within=pinned)
     ok = True
     for e in found:
         ok &= e.passed
