@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 import attncheck
+from numerics import registry
 from derivations.core import all_mutants, mutated
 from numerics.cli import main
 from numerics.core.params import ParameterError
@@ -50,7 +51,8 @@ def test_explore_json_records_and_the_bound():
 
 
 @pytest.mark.parametrize("args, text", [
-    (["A.cor1.alignment_rate"], "built-in design only"),
+    (["A.cor1.alignment_rate", "--param", "L=4"], "built-in design only"),
+    (["A.thm3.q2_cosine", "--param", "nope=1"], "unknown parameter(s) nope"),
     (["A.thm3.q2_cosine", "--examples", "0"], "--examples must be an integer in [1, 1000]"),
     (["nope"], "unknown claim id"),
 ])
@@ -58,7 +60,11 @@ def test_bad_requests_are_one_line(args, text):
     out = CliRunner().invoke(main, ["explore", *args])
     assert out.exit_code == 2 and text in out.output and len(out.output.strip().splitlines()) == 1
     with pytest.raises(ParameterError):
-        attncheck.explore(args[0], examples=int(args[2]) if len(args) > 2 else 1)
+        if args[1:2] == ["--param"]:
+            k, v = args[2].split("=")
+            attncheck.explore(args[0], examples=1, within={k: v})
+        else:
+            attncheck.explore(args[0], examples=int(args[2]) if len(args) > 2 else 1)
 
 
 def test_help_lists_free_and_fixed_parameters():
@@ -177,3 +183,37 @@ def test_explore_kills_a_mutant_that_the_design_does_not():
         e, = attncheck.explore(claim, examples=1, seed=SEED, shrinks=0, within={"alpha1": 0.5, "pi": 0.2})
     assert not e.passed and e.minimal["alpha1"] == 0.5 and e.minimal["pi"] == 0.2, e.runs
     assert e.runs[0].confirm["mode"] == "full" and e.failing_rows
+
+
+def test_a_design_only_claim_runs_its_design_and_says_why():
+    out = CliRunner().invoke(main, ["explore", "B.kl.bound", "--examples", "5"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.startswith("PASS B.kl.bound") and "its design only (it takes no point: " in out.stdout
+    assert "1 claims at their design only, 0 failed" in out.stdout
+
+
+POINT_CLAIMS = [c for c in registry.claims().values() if c.point_space is not None]
+
+
+def _explored_at(claim, examples):
+    e, = attncheck.explore(claim.id, examples=examples, seed=SEED, shrinks=0)
+    assert e.passed, [(r.params, r.verdict, r.screen["failing_rows"], r.confirm) for r in e.runs]
+    if not claim.counterexamples:  # a statement with declared counterexamples may show one
+        assert not e.failed and len(e.runs) == examples
+    assert e.runs[0].params == claim.point_space.defaults()
+    return e
+
+
+@pytest.mark.parametrize("claim", POINT_CLAIMS, ids=[c.id for c in POINT_CLAIMS])
+def test_every_claim_that_takes_a_point_at_two_points(claim):
+    """The default suite's exploration: two points per claim (the defaults and one draw),
+    seeded (the points are the same on every run); the four A.thm3 claims share one
+    simulation per point, the training-loss claims the test-error claims' ones."""
+    _explored_at(claim, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", POINT_CLAIMS, ids=[c.id for c in POINT_CLAIMS])
+def test_every_claim_that_takes_a_point_at_more_points(claim):
+    """The slow profile: ten points per claim."""
+    _explored_at(claim, 10)
