@@ -285,7 +285,7 @@ CLAIMS.append(Claim(
                    r"\alpha^*_{\mathrm{pool}}$ at every $\theta$, $s_q$ and $\beta\|q\|$ ($L = 10$, $R = 1$, "
                    r"$\pi_{+} = 1/2$). At the design point ($\theta = 5$, $s_q = 0.9$, $\beta\|q\| = 1$) the three "
                    r"thresholds match the exact-LP crossings and are ordered; at any other point the derived "
-                   r"thresholds are checked for the ordering. \texttt{attncheck explore} finds where it fails."),
+                   r"thresholds are checked for the ordering. Exploring the domain finds where it fails."),
     statement="Conjecture 1 as written: alpha*_vec >= alpha*_A >= alpha*_pool at every theta, s_q, "
               "gamma = beta|q| (L = 10, R = 1, pi = 1/2); at the design point the thresholds match the "
               "exact-LP crossings and are ordered, at any other point the derived thresholds are checked "
