@@ -22,6 +22,13 @@ On a confirmed failure hypothesis shrinks toward a minimal failing point (the de
 round values are its simplest draws), each candidate screened and confirmed the same way, within
 ``max_shrinks`` new points; the minimal point, its failing rows and the command that reproduces
 the confirm run are reported.
+
+A claim without a ``point_space`` runs its design, judged as ``verify`` judges it (its own
+``FAMILY_ALPHA``, outside the run-wide bound above), and is reported with the reason it takes no
+point.  A claim that declares ``counterexamples`` (its statement as written is known false away
+from its design, e.g. Paper A's Conjecture 1 in general) is explored the same way; a confirmed
+failure is the counterexample it exists to find and does not count against the run.
+``within`` pins parameters (``explore --param``): the points are drawn in that slice.
 """
 from __future__ import annotations
 
