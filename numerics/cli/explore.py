@@ -122,6 +122,9 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
         text = (f"{bad or 'no'} confirmed failure{'s' if bad > 1 else ''} in {sum(len(e.runs) for e in points)} points "
                 f"of {len(points)} claims (run-wide false-alarm rate <= {found[0].family_alpha:g}, Bonferroni over at "
                 f"most {found[0].confirm_runs_bound} confirm runs x rows)")
+        found_cx = sum(e.failed and bool(e.counterexamples) for e in points)
+        if found_cx:
+            text += f"; {found_cx} counterexample{'s' if found_cx > 1 else ''} found (statements declared to have them)"
         if design:
             text += f"; {design} claims at their design only, {sum(e.failed for e in found if e.design_only)} failed"
         click.echo(text)

@@ -9,6 +9,10 @@ just outside that setting (status "beyond"; docs/paper_a_capacity.md §7).
 * lower inequality: at the Figure-1 setting (theta = 5) a misaligned query (s_q = 0, gamma = 2)
   gives alpha*_A (~2.14) < alpha*_pool (= 2.95), again in theory and in simulation.
 
+A.capacity.conjecture1 states the conjecture as written, at every theta, s_q, gamma (a point
+space; the design is A.capacity.ordering's first query): ``attncheck explore`` finds its
+counterexamples (docs/paper_a_capacity.md §7.2).
+
 Everything is reused from the capacity claims (numerics/claims/paper_a/capacity.py): the theory
 (numerics.theory.paper_a.capacity: closed forms to dps digits, RQMC for attention with its
 standard error), the memoised simulated crossings (exact critical size n_c per trial), the
@@ -21,6 +25,7 @@ re-measured by the slow test tests/test_paper_a_conjecture1.py::test_finite_size
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import mpmath
 
@@ -31,7 +36,6 @@ from numerics.claims.base import Claim, Comparison, z_critical
 DESIGN_ONLY = "it reuses the capacity claims' settings, whose finite-size correction delta was measured by a separate study; a new point has none"
 from numerics.claims.paper_a import capacity as cap
 from numerics.core.params import ParamSpace
-from dataclasses import replace
 from numerics.core.results import SolveError
 from numerics.core.seeding import seed_sequence
 from numerics.theory.paper_a import capacity as ncap
