@@ -7,7 +7,8 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import _Listed, _dumps, _limits, _mode, main, mode_options, requested, seed_option
+from numerics.cli.app import (_Listed, _claims_files, _dumps, _limits, _mode, main, mode_options, requested,
+                              seed_option)
 from numerics import registry
 
 
@@ -33,6 +34,7 @@ def _point_text(point: dict) -> str:
 
 @main.command(cls=_Listed, lister=point_help)
 @click.argument("ids", nargs=-1)
+@_claims_files
 @click.option("--examples", type=int, default=3, show_default=True, help="points drawn per claim")
 @click.option("--shrinks", type=int, default=8, show_default=True,
               help="at most this many new points tried while shrinking a confirmed failure")
