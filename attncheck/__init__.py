@@ -91,21 +91,26 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
 
 
 def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str = "quick", workers: int = 1,
-            shrinks: int = 8) -> list:
+            shrinks: int = 8, within: dict | None = None) -> list:
     """``attncheck explore``: for each claim that takes a parameter point (all such if None),
     hypothesis draws ``examples`` points of its domain (seeded by ``seed``); each point runs the
     claim's verify, a failing one is confirmed at full size with a fresh seed, and a confirmed
     failure is shrunk to a minimal point (``numerics.explore``).  Returns one
     :class:`numerics.explore.Exploration` per claim (``.passed``, ``.minimal``, ``.command``,
-    ``.runs`` with every point's verdict and seed paths)."""
+    ``.runs`` with every point's verdict and seed paths).  A claim that takes no point runs its
+    design.  ``within`` pins some parameters (``{name: value}``, as ``explore --param``): the
+    points are drawn in that slice of the domain."""
     from numerics import explore as X
     from numerics import requests as Q
 
     chosen = Q.explore_request(ids, examples, shrinks)
+    pinned = None
+    if within:
+        chosen, pinned = Q.explore_request(ids, examples, shrinks, within=dict(within))
     settings = Q.settings(mode, seed)
     Q.workers(workers)
     return X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
-                     workers=workers, max_shrinks=shrinks)
+                     workers=workers, max_shrinks=shrinks, within=pinned)
 
 
 def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps: int = 30):

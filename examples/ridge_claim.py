@@ -72,6 +72,12 @@ SPACE = ParamSpace((
 ))
 
 POINTS = ({"gamma": 0.5, "lam": 0.1}, {"gamma": 2.0, "lam": 0.5}, {"gamma": 1.0, "lam": 1.0})
+#: the points the experiment runs at (``verify --param``; ``explore`` draws from it): n = d/gamma
+#: samples at most 10 d, and the signal energy and noise of the simulation fixed
+POINT_SPACE = ParamSpace((
+    Param("gamma", float, 0.1, 4.0, doc="d/n, in [0.1, 4]", default=0.5),
+    Param("lam", float, 0.1, 2.0, doc="ridge penalty, in [0.1, 2]", default=0.1),
+), fixed=(("r2, sigma2", "the simulation's ||beta||^2 = 1 and noise variance 0.25"),))
 R2, SIGMA2 = 1.0, 0.25
 
 
@@ -99,9 +105,11 @@ def simulate(rng: np.random.Generator, d: int, point: dict, trials: int) -> np.n
 def experiment(settings, claim):
     d, trials = settings.pick((400, 40), (1000, 100))
     rows = []
-    for i, point in enumerate(POINTS):
-        errs = memo(settings, (claim.id, i, d, trials),
-                    lambda: simulate(claim.rng(settings, "point", i), d, point, trials))
+    points = {f"gamma={settings.point['gamma']!r}, lam={settings.point['lam']!r}": settings.point} \
+        if settings.point else dict(enumerate(POINTS))  # a user's point, or the design
+    for key, point in points.items():
+        errs = memo(settings, (claim.id, key, d, trials),
+                    lambda: simulate(claim.rng(settings, "point", key), d, point, trials))
         mean, se = mean_se(errs)
         # finite-size bias of the ridge risk is O(1/d) relative; allowance 2/d of the mean
         # (the measured mean, not the theory under test)
@@ -129,6 +137,7 @@ CLAIMS = [
                   "+ sigma2 gamma (m - lam m') with m the Marchenko-Pastur Stieltjes transform",
         statement_eq=statement_eq,
         experiment=experiment, equations=equations, evaluate=evaluate, param_space=SPACE,
+        point_space=POINT_SPACE,
         allowance_note="se over trials; finite-size allowance 2/d of the simulated mean",
         mutants=("X.ridge.stieltjes:sign", "X.ridge.variance:no-gamma", "X.ridge.bias:lam",
                  "X.ridge.m2:sign", "X.ridge.variance:x2"),

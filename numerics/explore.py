@@ -22,6 +22,13 @@ On a confirmed failure hypothesis shrinks toward a minimal failing point (the de
 round values are its simplest draws), each candidate screened and confirmed the same way, within
 ``max_shrinks`` new points; the minimal point, its failing rows and the command that reproduces
 the confirm run are reported.
+
+A claim without a ``point_space`` runs its design, judged as ``verify`` judges it (its own
+``FAMILY_ALPHA``, outside the run-wide bound above), and is reported with the reason it takes no
+point.  A claim that declares ``counterexamples`` (its statement as written is known false away
+from its design, e.g. Paper A's Conjecture 1 in general) is explored the same way; a confirmed
+failure is the counterexample it exists to find and does not count against the run.
+``within`` pins parameters (``explore --param``): the points are drawn in that slice.
 """
 from __future__ import annotations
 
@@ -63,17 +70,33 @@ class Exploration:
     command: str = ""
     family_alpha: float = FAMILY_ALPHA
     confirm_runs_bound: int = 0
+    #: non-empty: the claim takes no point (why); its design was run, as ``verify`` runs it
+    design_only: str = ""
+    #: non-empty: the statement as written is known to fail away from its design
+    #: (``Claim.counterexamples``); a confirmed failure is the counterexample found, as expected
+    counterexamples: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """A confirmed failure (or, for a design-only claim, its design failed)."""
+        if self.design_only:
+            return bool(self.runs) and self.runs[0].verdict != "passed"
+        return self.minimal is not None
 
     @property
     def passed(self) -> bool:
-        return self.minimal is None
+        """No confirmed failure, or the counterexample of a statement known to have one."""
+        return not self.failed or bool(self.counterexamples)
 
     def __repr__(self) -> str:
-        what = "no confirmed failure" if self.passed else f"FAILS at {self.minimal}"
+        if self.design_only:
+            return f"Exploration({self.claim_id!r}, design only, {'FAILS' if self.failed else 'passes'})"
+        what = "no confirmed failure" if not self.failed else f"FAILS at {self.minimal}"
         return f"Exploration({self.claim_id!r}, {len(self.runs)} points, {what})"
 
     def to_json(self) -> dict:
         return {"schema": SUMMARY_SCHEMA, "claim": self.claim_id, "points": len(self.runs), "passed": self.passed,
+                "failed": self.failed, "design_only": self.design_only, "counterexamples": self.counterexamples,
                 "minimal": self.minimal, "failing_rows": self.failing_rows, "command": self.command,
                 "family_alpha": self.family_alpha, "confirm_runs_bound": self.confirm_runs_bound,
                 "bound": f"P(any confirmed failure | every claim holds) <= {self.family_alpha:g} (Bonferroni over "
@@ -106,17 +129,40 @@ def _failing(evidence, z: float) -> list:
     return [c.label for c in evidence.comparisons if abs(c.mean - c.theory) > z * c.se + c.allowance]
 
 
+def _design(claim, *, seed: int, mode: str, dps: int, workers: int, use_cache: bool, on_point=None) -> Exploration:
+    """A claim that takes no point: its design, run and judged as ``verify`` runs it (same seed,
+    so the same cache entry), reported with the reason it takes no point."""
+    from numerics.claims.base import judge
+
+    ev, _ = _run(claim, {}, mode, seed, dps, workers, use_cache)
+    v = judge(ev, 0.0, claim)
+    run = PointRun(claim.id, "design", {}, v.status,
+                   {"mode": mode, "seed": seed, "seed_path": [seed], "z": v.z_crit,
+                    "failing_rows": [r.label for r in v.rows if not r.passed], "error": v.error})
+    if on_point:
+        on_point(run)
+    return Exploration(claim.id, runs=[run], failing_rows=run.screen["failing_rows"],
+                       design_only=claim.design_only or "(no reason declared)",
+                       counterexamples=getattr(claim, "counterexamples", ""))
+
+
 def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", dps: int = 30, workers: int = 1,
-                  max_shrinks: int = 8, confirm_bound: int | None = None, on_point=None) -> Exploration:
-    """Explore one claim (validated by :func:`numerics.requests.explore_request`)."""
+                  max_shrinks: int = 8, confirm_bound: int | None = None, on_point=None,
+                  within: dict | None = None) -> Exploration:
+    """Explore one claim (validated by :func:`numerics.requests.explore_request`); a claim
+    without a ``point_space`` runs its design (:func:`_design`).  ``within`` pins some of the
+    parameters (validated values): the points are drawn in that slice of the domain."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings as hsettings
 
     from derivations.core import active_mutants
     from numerics.claims.base import judge
 
     use_cache = not active_mutants()  # the cache holds the true derivation's theory values
+    if getattr(claim, "point_space", None) is None:
+        return _design(claim, seed=seed, mode=mode, dps=dps, workers=workers, use_cache=use_cache,
+                       on_point=on_point)
     bound = confirm_bound or (examples + max_shrinks)
-    out = Exploration(claim.id, confirm_runs_bound=bound)
+    out = Exploration(claim.id, confirm_runs_bound=bound, counterexamples=getattr(claim, "counterexamples", ""))
     outcomes: dict = {}
     state = {"last": None, "found": False}
     confirm_mode = "full"
@@ -164,7 +210,7 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
                phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
                verbosity=Verbosity.quiet, print_blob=False)
     @hseed(seed)
-    @given(claim.point_space.draw(prefer_simple=True))
+    @given(claim.point_space.draw(prefer_simple=True, fixed=within))
     def prop(point):
         if check(point):
             state["last"] = dict(point)
@@ -185,8 +231,11 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
 
 
 def explore(chosen, *, examples: int, seed: int, mode: str, dps: int = 30, workers: int = 1, max_shrinks: int = 8,
-            on_point=None) -> list:
-    """Explore each claim of ``chosen`` (validated); the confirm level is split over all of them."""
-    bound = len(chosen) * (examples + max_shrinks)
+            on_point=None, within: dict | None = None) -> list:
+    """Explore each claim of ``chosen`` (validated); the confirm level is split over the claims
+    that take a point (a design-only claim runs its design, judged as ``verify`` judges it)."""
+    takers = sum(getattr(c, "point_space", None) is not None for c in chosen)
+    bound = max(1, takers) * (examples + max_shrinks)
     return [explore_claim(c, examples=examples, seed=seed, mode=mode, dps=dps, workers=workers,
-                          max_shrinks=max_shrinks, confirm_bound=bound, on_point=on_point) for c in chosen]
+                          max_shrinks=max_shrinks, confirm_bound=bound, on_point=on_point, within=within)
+            for c in chosen]

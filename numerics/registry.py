@@ -182,7 +182,7 @@ def _index_key() -> str:
     from importlib.metadata import entry_points
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]  # the repository (numerics/registry.py)
     h = hashlib.sha256()
     for folder in ("numerics/claims", "numerics/core", "numerics/theory", "derivations"):
         for f in sorted((root / folder).rglob("*.py")):

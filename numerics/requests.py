@@ -129,19 +129,29 @@ def point_settings(chosen, base, params: Mapping, spell: Callable = python_name)
     return replace(base, params=tuple(sorted(point.items())))
 
 
-def explore_request(ids, examples, max_shrinks, spell: Callable = python_name) -> list:
-    """``explore``: the chosen claims must each take a parameter point (``point_space``), and
-    the budget is bounded; returns the claims."""
-    chosen = select(ids) if ids else [c for c in registry.claims().values()
-                                      if getattr(c, "point_space", None) is not None]
+def explore_request(ids, examples, max_shrinks, spell: Callable = python_name, within: Mapping | None = None):
+    """``explore``: the chosen claims (all for none; a claim without a ``point_space`` runs its
+    design), and the budget is bounded; returns the claims.  ``within`` (parameters pinned,
+    ``explore --param``): each chosen claim must take every one of them; returns ``(claims,
+    pinned values)`` then."""
+    chosen = select(ids)
     integer("examples", examples, 1, 1000, spell)
     integer("shrinks", max_shrinks, 0, 1000, spell)
+    if within is None:
+        return chosen
+    pinned = {}
     for c in chosen:
-        if getattr(c, "point_space", None) is None:
-            takers = [x.id for x in registry.claims().values() if getattr(x, "point_space", None) is not None]
-            raise ParameterError(f"claim {c.id} runs at its built-in design only: nothing to explore "
-                                 f"(claims that take a point: {', '.join(takers) or 'none'})")
-    return chosen
+        space = getattr(c, "point_space", None)
+        if space is None:
+            raise ParameterError(f"claim {c.id} runs at its built-in design only and takes no {spell('param')}")
+        unknown = sorted(set(within) - set(space.names))
+        if unknown:
+            raise ParameterError(f"claim {c.id}: unknown parameter(s) {', '.join(unknown)}; valid: "
+                                 f"{', '.join(space.names)}")
+        values = {n: space[n].parse(v) for n, v in within.items()}
+        space.validate(values)  # with the defaults for the others: dependent endpoints, constraints
+        pinned = pinned or values
+    return chosen, pinned
 
 
 # --- what is asked for --------------------------------------------------------------------------

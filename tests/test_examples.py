@@ -70,3 +70,15 @@ def test_entry_point_plugins_are_discovered(monkeypatch):
     finally:
         monkeypatch.undo()
         registry.claims.cache_clear()
+
+
+def test_the_worked_example_is_explored_from_its_point_space(with_example):
+    """`explore --claims examples/ridge_claim.py`: points from the example's declaration."""
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    out = CliRunner().invoke(main, ["explore", "--claims", EXAMPLE, "X.ridge.test_error", "--examples", "2",
+                                    "--shrinks", "0", "--seed", "4"])
+    assert out.exit_code == 0 and out.stdout.startswith("PASS X.ridge.test_error") and "2 points" in out.stdout, \
+        out.output

@@ -192,3 +192,19 @@ def test_above_the_threshold_the_outlier_leaves_the_bulk(plugin, gamma, excess):
     assert top > edge and 0 < overlap < 1
     balls = theory.evaluator("S.bbp.outlier").under(ArbContext(30), point)
     assert ball(balls["top_eigenvalue"], 30).contains(top)
+
+
+def test_explore_comes_free_from_the_parameter_declaration(plugin):
+    """The plugin's claims declare a ``point_space`` and nothing else for explore: points are
+    drawn from it (the defaults first), each run and judged as verify judges it."""
+    import attncheck
+
+    e, = attncheck.explore("S.bbp.outlier", examples=2, seed=3, shrinks=0)
+    assert e.passed and not e.failed and len(e.runs) == 2, e.runs
+    space = registry_claim(plugin, "S.bbp.outlier").point_space
+    assert e.runs[0].params == space.defaults() and all(space.validate(r.params) == r.params for r in e.runs)
+
+
+def registry_claim(plugin, cid):
+    registry, _ = plugin
+    return registry.claims()[cid]

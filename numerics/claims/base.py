@@ -324,6 +324,9 @@ class Claim:
     point_space: object | None = None
     #: a claim without a ``point_space``: why it runs at its built-in design only (``verify --help``)
     design_only: str = ""
+    #: non-empty: the statement as written is known to fail away from its design (where that is
+    #: shown); ``explore`` reports its confirmed failures as found counterexamples, not defects
+    counterexamples: str = ""
     max_dps: int = MAX_DPS
     uses_dps: bool = True
     #: ``cost(params) -> numerics.core.resources.Estimate`` (optional): memory and time of

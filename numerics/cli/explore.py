@@ -7,7 +7,8 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import _Listed, _dumps, _limits, _mode, main, mode_options, requested, seed_option
+from numerics.cli.app import (_Listed, _claims_files, _dumps, _limits, _mode, main, mode_options, requested,
+                              seed_option)
 from numerics import registry
 
 
@@ -34,9 +35,12 @@ def _point_text(point: dict) -> str:
 @main.command(cls=_Listed, lister=point_help,
               short_help="Property-based search for a failing parameter point of a claim.")
 @click.argument("ids", nargs=-1)
+@_claims_files
 @click.option("--examples", type=int, default=3, show_default=True, help="points drawn per claim")
 @click.option("--shrinks", type=int, default=8, show_default=True,
               help="at most this many new points tried while shrinking a confirmed failure")
+@click.option("--param", "params", multiple=True, metavar="K=V",
+              help="pin a parameter (repeatable): the points are drawn with the others free")
 @seed_option
 @mode_options
 @click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
@@ -44,7 +48,7 @@ def _point_text(point: dict) -> str:
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one record per point (params, verdict, seed paths), one summary per claim")
 @_limits
-def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
+def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json):
     """Draw points from each claim's parameter domain (hypothesis, seeded by --seed) and run the
     claim's verify at each; a failing point is re-run at full size with a fresh seed and only a
     confirmed failure counts (run-wide false-alarm rate <= 1e-3, Bonferroni over the confirm
@@ -54,12 +58,18 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
     \b
     attncheck explore A.thm3.q2_cosine --examples 3
     attncheck explore A.thm3 --examples 5 --seed 7 --json
+    attncheck explore A.thm5.pool_test_error --param pi=0.2 --examples 2
 
     Defaults: every claim that takes a point, 3 examples, 8 shrinks, quick sizes, seed 20260429."""
     from numerics import explore as X
 
     with requested():
-        chosen = Q.explore_request(list(ids), examples, shrinks, Q.option_name)
+        chosen, pinned = Q.explore_request(list(ids), examples, shrinks, Q.option_name), None
+        if params:
+            from numerics.core.params import parse_assignments
+
+            chosen, pinned = Q.explore_request(list(ids), examples, shrinks, Q.option_name,
+                                               within=parse_assignments(params))
         settings = Q.settings(_mode(quick, full), seed)
 
     def shown(run):
@@ -89,21 +99,38 @@ def explore(ids, examples, shrinks, seed, quick, full, workers, as_json):
                             what=f"explore of {len(chosen)} claims at {examples} points"))
     with requested(), reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
         found = X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
-                          workers=workers, max_shrinks=shrinks, on_point=shown)
+                          workers=workers, max_shrinks=shrinks, on_point=shown, within=pinned)
     ok = True
     for e in found:
         ok &= e.passed
         if as_json:
             click.echo(_dumps(e.to_json()))
             continue
-        if e.passed:
+        if e.design_only:
+            word = "PASS" if not e.failed else "FAIL" if e.runs[0].verdict == "failed" else "ERROR"
+            click.echo(f"{word} {e.claim_id:34s} its design only (it takes no point: {e.design_only})")
+            if e.failed:
+                click.echo(f"    failing rows: {', '.join(e.failing_rows) or e.runs[0].screen['error']}")
+        elif not e.failed:
             click.echo(f"PASS {e.claim_id:34s} {len(e.runs)} points, no confirmed failure")
         else:
-            click.echo(f"FAIL {e.claim_id:34s} confirmed at {_point_text(e.minimal)}")
+            word = "COUNTEREXAMPLE" if e.counterexamples else "FAIL"
+            click.echo(f"{word} {e.claim_id:34s} confirmed at {_point_text(e.minimal)}")
             click.echo(f"    failing rows: {', '.join(e.failing_rows)}")
             click.echo(f"    reproduce: {e.command}")
+            if e.counterexamples:
+                click.echo(f"    (expected: the statement as written has counterexamples: {e.counterexamples})")
     if not as_json and found:
-        click.echo(f"{'no' if ok else 'a'} confirmed failure in {sum(len(e.runs) for e in found)} points of "
-                   f"{len(found)} claims (run-wide false-alarm rate <= {found[0].family_alpha:g}, Bonferroni over "
-                   f"at most {found[0].confirm_runs_bound} confirm runs x rows)")
+        points = [e for e in found if not e.design_only]
+        design = len(found) - len(points)
+        bad = sum(e.failed and not e.counterexamples for e in points)
+        text = (f"{bad or 'no'} confirmed failure{'s' if bad > 1 else ''} in {sum(len(e.runs) for e in points)} points "
+                f"of {len(points)} claims (run-wide false-alarm rate <= {found[0].family_alpha:g}, Bonferroni over at "
+                f"most {found[0].confirm_runs_bound} confirm runs x rows)")
+        found_cx = sum(e.failed and bool(e.counterexamples) for e in points)
+        if found_cx:
+            text += f"; {found_cx} counterexample{'s' if found_cx > 1 else ''} found (statements declared to have them)"
+        if design:
+            text += f"; {design} claims at their design only, {sum(e.failed for e in found if e.design_only)} failed"
+        click.echo(text)
     sys.exit(0 if ok else 1)

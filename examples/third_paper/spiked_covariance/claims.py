@@ -111,10 +111,13 @@ def _below(values: dict) -> str | None:
     return None
 
 
-GAMMA = Param("gamma", float, 0.0, 20.0, lo_open=True, doc="aspect ratio p/n, in (0, 20]", default=0.5)
-SPIKED = ParamSpace((GAMMA, Param("ell", float, 0.0, 1e6, lo_open=True, doc="spike strength, above the threshold",
+#: the domain the experiment runs at: p/n in [0.05, 20] (the matrices are d x d/gamma or
+#: d gamma x d, at most 20 d on a side) and a spike of at most 1000 (the eigenvalues stay
+#: within float64's comfortable range); ``explore`` draws from exactly this
+GAMMA = Param("gamma", float, 0.05, 20.0, doc="aspect ratio p/n, in [0.05, 20]", default=0.5)
+SPIKED = ParamSpace((GAMMA, Param("ell", float, 0.0, 1e3, lo_open=True, doc="spike strength, above the threshold",
                                   default=2.0)), (_above,), source="the first point of the design")
-BULK = ParamSpace((GAMMA, Param("ell", float, 0.0, 1e6, doc="spike strength, below the threshold", default=0.2)),
+BULK = ParamSpace((GAMMA, Param("ell", float, 0.0, 1e3, doc="spike strength, below the threshold", default=0.2)),
                   (_below,), source="the first point of the design")
 EDGE_SPACE = ParamSpace((GAMMA,), source="the first point of the design")
 

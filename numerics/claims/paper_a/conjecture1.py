@@ -9,6 +9,10 @@ just outside that setting (status "beyond"; docs/paper_a_capacity.md §7).
 * lower inequality: at the Figure-1 setting (theta = 5) a misaligned query (s_q = 0, gamma = 2)
   gives alpha*_A (~2.14) < alpha*_pool (= 2.95), again in theory and in simulation.
 
+A.capacity.conjecture1 states the conjecture as written, at every theta, s_q, gamma (a point
+space; the design is A.capacity.ordering's first query): ``attncheck explore`` finds its
+counterexamples (docs/paper_a_capacity.md §7.2).
+
 Everything is reused from the capacity claims (numerics/claims/paper_a/capacity.py): the theory
 (numerics.theory.paper_a.capacity: closed forms to dps digits, RQMC for attention with its
 standard error), the memoised simulated crossings (exact critical size n_c per trial), the
@@ -21,6 +25,7 @@ re-measured by the slow test tests/test_paper_a_conjecture1.py::test_finite_size
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import mpmath
 
@@ -211,3 +216,97 @@ CLAIMS = [
         outputs=("A.capacity.alpha",),
     ),
 ]
+
+
+# ---- A.capacity.conjecture1: the conjecture as written, at every theta, s_q, gamma ---------------
+#: the points of the statement as written: every signal strength and fixed query at the
+#: experiments' model size (drawn by ``explore``; ``verify --param``)
+GENERAL_SPACE = ParamSpace(
+    (replace(ncap.ATTENTION_SPACE["theta"], typical=(0.0, 8.0)).with_default(cap.FIG1["theta"]),
+     ncap.ATTENTION_SPACE["s_q"].with_default(cap.QUERIES[0][0]),
+     replace(ncap.ATTENTION_SPACE["gamma"], typical=(0.0, 4.0)).with_default(cap.QUERIES[0][1])),
+    source="Paper A, Conjecture 1, at the Figure-1 model (L = 10, R = 1, pi = 1/2)",
+    fixed=(("L, R, pi", "the conjecture is stated across the signal and the query at the experiments' "
+                        "L = 10, R = 1, pi = 1/2"),),
+)
+#: (log2 points per scrambling, scramblings) of alpha*_A at a drawn point; the confirm run
+#: (--full) has 8 times the points and twice the scramblings of the screen
+POINT_RQMC = {"quick": (10, 16), "full": (12, 32)}
+#: the float64 maximiser's accepted relative accuracy (closed_form_capacity's own check)
+MAX_REL_ERROR = 1e-6
+
+
+def _ordering_rows(vec, att, pool, n):
+    """The two inequalities of Conjecture 1 as rows: the negative part of each gap is 0.  The se
+    is the RQMC se of alpha*_A, the allowance the maximisers' accepted accuracy."""
+    allow = MAX_REL_ERROR * max(float(vec), float(att.alpha), float(pool))
+    return [Comparison("Conjecture 1 upper: min(alpha*_vec - alpha*_A, 0) = 0", 0.0,
+                       min(float(vec) - att.alpha, 0.0), att.se, allow, n),
+            Comparison("Conjecture 1 lower: min(alpha*_A - alpha*_pool, 0) = 0", 0.0,
+                       min(att.alpha - float(pool), 0.0), att.se, allow, n)]
+
+
+def _general_experiment(settings, claim):
+    point = settings.point
+    setting = {**cap.FIG1, **{k: point[k] for k in ("theta",) if k in point}}
+    s_q, gamma = (point["s_q"], point["gamma"]) if point else cap.QUERIES[0]
+    pool = cap.closed_form("pool", setting, settings.dps).alpha
+    vec = cap.closed_form("vec", setting, settings.dps).alpha
+    if point:  # the derived thresholds at the point: no simulation has a measured delta there
+        m, reps = settings.pick(POINT_RQMC["quick"], POINT_RQMC["full"])
+        att = ncap.attention_capacity(setting["L"], setting["R"], setting["pi"], setting["theta"], s_q, gamma,
+                                      log2_points=m, n_rep=reps, ss=settings.seed_sequence(claim.id, "rqmc"))
+        rows = _ordering_rows(vec, att, pool, reps)
+        details = {"setting": {**setting, "s_q": s_q, "gamma": gamma}, "alpha_pool": mpmath.nstr(pool, 12),
+                   "alpha_vec": mpmath.nstr(vec, 12), "alpha_A": att.alpha, "alpha_A_rqmc_se": att.se,
+                   "rqmc (log2 points, scramblings)": (m, reps), "argmax": att.argmax}
+        return rows, {"rqmc (log2 points, scramblings)": (m, reps)}, details
+    # the design: the thresholds against the exact-LP crossings (as A.capacity.ordering's first
+    # query, whose crossings it shares), then the ordering
+    att = cap.attention(settings, claim, setting, s_q, gamma)
+    cp = cap.crossing(settings, "pool", setting["L"], setting["R"], setting["pi"], setting["theta"])
+    cv = cap.crossing(settings, "vec", setting["L"], setting["R"], setting["pi"], setting["theta"])
+    ca = cap.crossing(settings, "attention", setting["L"], setting["R"], setting["pi"], setting["theta"], s_q, gamma)
+    rows = [cap.row("alpha*_pool", "pool", pool, cp), cap.row("alpha*_vec", "vec", vec, cv),
+            cap.row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", att.alpha, ca, att.se, (s_q, gamma))]
+    rows += _ordering_rows(vec, att, pool, int(ca.n_c.size))
+    sizes = {"pool": (cp.d, int(cp.n_c.size)), "vec": (cv.d, int(cv.n_c.size)),
+             "attention": (ca.d, int(ca.n_c.size))}
+    details = {"setting": {**setting, "s_q": s_q, "gamma": gamma}, "pool": cap.crossing_details(cp, "pool"),
+               "vec": cap.crossing_details(cv, "vec"), "attention": cap.crossing_details(ca, "attention", (s_q, gamma)),
+               "alpha_A": att.alpha, "alpha_A_rqmc_se": att.se}
+    return rows, sizes, details
+
+
+CLAIMS.append(Claim(
+    id="A.capacity.conjecture1",
+    statement_eq=r"\alpha^*_{\mathrm{vec}} \ge \alpha^*_{A} \ge \alpha^*_{\mathrm{pool}} \quad \text{for every } \theta \ge 0,\ s_q \in [-1, 1],\ \beta\|q\| \ge 0 \qquad (L = 10,\ R = 1,\ \pi_{+} = 1/2)",
+    paper="A",
+    reference="Paper A, Conjecture 1 as written (the ordering at every theta, s_q, gamma); "
+              "docs/paper_a_capacity.md §7.2",
+    title="Conjecture 1 as written: the capacity ordering at every signal strength and query",
+    statement_tex=(r"Conjecture~1 as the paper writes it, in general: $\alpha^*_{\mathrm{vec}} \ge \alpha^*_{A} \ge "
+                   r"\alpha^*_{\mathrm{pool}}$ at every $\theta$, $s_q$ and $\beta\|q\|$ ($L = 10$, $R = 1$, "
+                   r"$\pi_{+} = 1/2$). At the design point ($\theta = 5$, $s_q = 0.9$, $\beta\|q\| = 1$) the three "
+                   r"thresholds match the exact-LP crossings and are ordered; at any other point the derived "
+                   r"thresholds are checked for the ordering. Exploring the domain finds where it fails."),
+    statement="Conjecture 1 as written: alpha*_vec >= alpha*_A >= alpha*_pool at every theta, s_q, "
+              "gamma = beta|q| (L = 10, R = 1, pi = 1/2); at the design point the thresholds match the "
+              "exact-LP crossings and are ordered, at any other point the derived thresholds are checked "
+              "for the ordering (explore finds where it fails)",
+    experiment=_general_experiment,
+    equations=dcap.equations,
+    point_space=GENERAL_SPACE,
+    status="paper",
+    allowance_note=(
+        "Design point: the threshold rows as A.capacity.ordering (finite-size shift delta from the capacity "
+        "claims' theory-free study; allowance alpha_hat u/(D + 1 + delta)). Ordering rows: the negative part of "
+        "each gap, theory 0 (the conjecture), se the RQMC se of alpha*_A, allowance 1e-6 x the largest "
+        "threshold (the float64 maximisers' accepted relative accuracy). At a drawn point only the ordering "
+        "rows (RQMC 2^10 x 16 quick, 2^12 x 32 full)."),
+    doc="docs/paper_a_capacity.md",
+    mutants=cap.F_MUTANTS + cap.ATTENTION_MUTANTS + ("A.law.pool.mu:sqrt", "A.law.vec.mu:over_L"),
+    outputs=("A.capacity.alpha",),
+    counterexamples=("the ordering fails outside the experimental setting, both ways "
+                     "(A.capacity.conjecture1_fails shows two counterexamples against simulation)"),
+))

@@ -61,8 +61,16 @@ def theory_slope(P: int, dps: int = 30) -> float:
 def _grid(P: int):
     if P == 3:  # M = (n/3)^5: 1024 .. 32768 (1.5 decades)
         return dict(n_values=(12, 14, 16, 18, 20, 24), c=3.0)
-    # P = 8: M = 1000 (n/11)^15: 1000 .. 37 300 (1.57 decades)
-    return dict(n_values=(11, 12, 13, 14), c=11.0 / 1000 ** (1.0 / 15.0))
+    if P == 8:  # M = 1000 (n/11)^15: 1000 .. 37 300 (1.57 decades)
+        return dict(n_values=(11, 12, 13, 14), c=11.0 / 1000 ** (1.0 / 15.0))
+    # any other degree (a point of POINT_SPACE): M = 1000 (n/n_lo)^(2P - 1) from 1000 to about
+    # 37 000 (1.57 decades, as P = 8), the smallest fit with P + 6 basis functions (6 pieces),
+    # at most six spline dimensions spread evenly in log n
+    e = 2 * P - 1
+    n_lo = P + 6
+    n_hi = int(n_lo * 37.0 ** (1.0 / e))
+    n_values = tuple(int(v) for v in np.unique(np.round(np.geomspace(n_lo, n_hi, 6))))
+    return dict(n_values=n_values, c=n_lo / 1000 ** (1.0 / e))
 
 
 def setup_for(P: int, d: int, settings, oracle: bool = True) -> RateSetup:
@@ -231,6 +239,10 @@ def _d_experiment(settings, claim):
 # --- B.rate.smoothness -----------------------------------------------------------------------
 def _p_experiment(settings, claim):
     rows, details = [], {}
+    if settings.point:  # one slope at the point's degree and token dimension, as at the design
+        P, d = settings.point["P"], settings.point["d"]
+        pair, info = _rows(settings, P, d, f"P={P}, d={d}")
+        return pair, {"seeds": info["seeds"], "N": 4, "d": d}, {f"P={P}, d={d}": info}
     for P in (3, 8):
         pair, info = _rows(settings, P, 5, f"P={P}")
         rows.extend(pair)
@@ -247,6 +259,16 @@ def _p_experiment(settings, claim):
 P_PARAM = Param("P", int, 2, 50, doc="spline degree of phi* and of the estimator; beta = P - 1")
 M_PARAM = Param("M", float, 1.0, None, lo_open=True, doc="sample size at which to evaluate the log-M slope corrections, > 1")
 RATE_SPACE = ParamSpace((P_PARAM.with_default(3), M_PARAM.with_default(1e4)))
+#: the points B.rate.smoothness runs at (verify --param, explore): the spline degree (beta = P - 1)
+#: and the token dimension; the slope over the M grid of that degree (_grid), as at the design
+POINT_SPACE = ParamSpace(
+    (Param("P", int, 2, 7, doc="spline degree of phi* and of the estimator; beta = P - 1", default=3),
+     Param("d", int, 1, 10, doc="token dimension", default=5)),
+    source="Paper B, Figure 1(b) (P = 3, d = 5)",
+    fixed=(("N, sigma, M", "the figure's N = 4 tokens, noise sigma = 0.5, and the M grid of the degree "
+                           "(1000 to ~37 000; the design's own for P = 3)"),
+           ("P > 7", "the M grid of a larger degree has too few spline dimensions (P = 8: four)")),
+)
 
 
 def _evaluate(params, dps):
@@ -303,7 +325,7 @@ CLAIMS = [
         doc="docs/paper_b.md#rate-experiments",
     ),
     Claim(
-        design_only=DESIGN_ONLY,
+        point_space=POINT_SPACE,
         id="B.rate.smoothness",
         statement_eq=r"\frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M} = -\frac{2\beta}{2\beta + 1} = -0.8 \ (P = 3), \quad -\frac{14}{15} \ (P = 8), \qquad \beta = P - 1",
         paper="B",
