@@ -50,7 +50,7 @@ converge).
 from __future__ import annotations
 
 __all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
-           "simulate", "solve", "sweep", "verify"]
+           "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -182,14 +182,39 @@ def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_
     before it runs when it is estimated above ``max_memory``/``max_time``."""
     from numerics import requests as Q
 
-    spec = Q.problem(problem)
-    opts = {k: params.pop(k) for k in list(params) if k in spec.options}
-    out = Q.solve(problem, opts, params, dps, max_memory=max_memory, max_time=max_time)
+    opts, params = _solve_split(problem, params)
+    out = Q.solve(problem, opts, params, dps, max_memory=max_memory, max_time=max_time, announce=_announce)
     if not out.ok:
         from numerics.core.results import SolveError
 
         raise SolveError(out)
     return out
+
+
+def solve_estimate(problem: str = "sparse-token", **params):
+    """The up-front estimate of ``solve(problem, **params)`` (a ``numerics.core.resources.Estimate``:
+    ``bytes``, ``seconds``, ``knobs``), the one ``attncheck solve`` prints and checks against
+    the limits; nothing is computed."""
+    from numerics import requests as Q
+
+    opts, params = _solve_split(problem, params)
+    return Q.solve_request(problem, opts, params)[3]
+
+
+def _solve_split(problem: str, params: dict) -> tuple[dict, dict]:
+    """A problem's options (``model=``, ``loss=``) apart from its parameters."""
+    from numerics import requests as Q
+
+    spec = Q.problem(problem)
+    return {k: v for k, v in params.items() if k in spec.options}, {k: v for k, v in params.items()
+                                                                    if k not in spec.options}
+
+
+def _announce(text: str) -> None:
+    """A long request is announced on stderr before it runs, as on the command line."""
+    import sys
+
+    print(text, file=sys.stderr)
 
 
 def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers: int = 1, scheduler=None,

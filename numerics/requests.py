@@ -361,20 +361,28 @@ def _as_number(v, digits: int):
     return v if isinstance(v, (numbers.Real, mpmath.mpf)) else None
 
 
+def solve_request(name, given_options: Mapping, params: Mapping, spell: Callable = python_name):
+    """``(spec, options, validated params, Estimate)`` of a solve: the one place where a solve's
+    options and parameters get their defaults and its cost is priced, for the command line and
+    the Python API alike (``attncheck.solve_estimate``); nothing is computed."""
+    from numerics.core import resources
+
+    spec = problem(name)
+    opts = options(spec, given_options, spell)
+    values = spec.param_space.validate(params)
+    return spec, opts, values, resources.priced(spec.cost, opts, values, what=f"solve of {name}")
+
+
 def solve(name, given_options: Mapping, params: Mapping, dps_=DPS.default, *, spell: Callable = python_name,
           announce=None, max_memory=None, max_time=None) -> SolveResult:
     """Validate, price and solve.  The result is returned whether or not it converged (the
     caller decides: the API raises SolveError, the CLI prints the status and exits 1); a
     non-converged result has no values."""
-    from numerics.core import resources
     from numerics.core import value as V
 
-    spec = problem(name)
-    opts = options(spec, given_options, spell)
+    spec, opts, values, estimate = solve_request(name, given_options, params, spell)
     digits = dps(dps_, None, spell)
-    values = spec.param_space.validate(params)
-    check_cost(resources.priced(spec.cost, opts, values, what=f"solve of {name}"), announce=announce,
-               max_memory=max_memory, max_time=max_time)
+    check_cost(estimate, announce=announce, max_memory=max_memory, max_time=max_time)
     out = spec.solve(opts, values, digits)
     ok = bool(out.get("converged", False))
     numbers_, stats = {}, {}

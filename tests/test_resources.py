@@ -140,3 +140,31 @@ def test_api_honours_the_memory_limit_without_a_cost_model():
     with pytest.raises(resources.ResourceError, match="max_memory="):
         attncheck.solve("sparse-token", model="pool", alpha1=2, lam=0.01, max_memory="1K")
     assert attncheck.evaluate("B.rate.exponent", max_memory="4G")
+
+
+@pytest.mark.parametrize("request_", [
+    {"model": "attention", "loss": "logistic", "alpha1": 2},  # the defaults of both entry points
+    {"model": "attention", "loss": "square", "alpha1": 2, "log2_points": 9, "n_scrambles": 4, "L": 5},
+    {"model": "pool", "loss": "square", "lam": 0.01},
+])
+def test_the_api_solve_is_estimated_and_refused_as_the_cli_solve(request_):
+    """One request layer: the API's estimate of a solve equals the command line's for the same
+    request (same defaults, same cost model), and both refuse it above a limit with the same
+    estimate in the message (nothing is computed)."""
+    from numerics import requests as Q
+    from numerics.core.params import parse_assignments
+
+    opts = {k: v for k, v in request_.items() if k in ("model", "loss")}
+    params = [f"{k}={v}" for k, v in request_.items() if k not in opts]
+    cli = Q.solve_request("sparse-token", opts, parse_assignments(params), Q.option_name)
+    api = attncheck.solve_estimate("sparse-token", **request_)
+    assert api == cli[3]
+    if api.seconds == 0:
+        return
+    args = ["solve", "sparse-token", *[x for k, v in opts.items() for x in (f"--{k}", v)],
+            *[x for p in params for x in ("--param", p)], "--max-time", "1s"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2
+    with pytest.raises(resources.ResourceError) as err:
+        attncheck.solve("sparse-token", max_time="1s", **request_)
+    assert str(err.value).replace("max_time=", "--max-time") == res.stderr.strip().removeprefix("error: ")

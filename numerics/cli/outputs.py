@@ -269,11 +269,14 @@ def bench(names, quick, as_json):
     import platform
 
     machine = {"platform": platform.platform(), "cpus": __import__("os").cpu_count(),
-               "python": platform.python_version()}
+               "python": platform.python_version(),
+               # the ratios are of one run; the load says how shared the machine was while it ran
+               "load_average": [round(x, 1) for x in __import__("os").getloadavg()]}
     settings = Q.settings("quick" if quick else "full")
     for name in names or table:
+        machine["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
         if not as_json:
-            click.echo(f"running benchmark {name} ...", err=True)
+            click.echo(f"running benchmark {name} (load average {machine['load_average'][0]}) ...", err=True)
         report = table[name](settings)
         if as_json:
             click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
