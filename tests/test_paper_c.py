@@ -176,6 +176,7 @@ def test_branch_claims_quick_pass(quick_evidence, claim_id):
     if claim_id == "C.transition":
         sides = [(c["theory side"], c["sim side"]) for c in ev.details["cells"] if "theory side" in c]
         assert [t for t, _ in sides] == ["positional lower", "semantic lower"]
+        assert [s for _, s in sides] == ["positional lower", "semantic lower"]
     # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
 
 

@@ -165,14 +165,15 @@ def transition_experiment(settings, claim):
         cells += [(a, "semantic Phi", sem["Phi"], esem["Phi"]), (a, "positional Phi", pos["Phi"], epos["Phi"]),
                   (a, "loss gap", pos["Phi"] - sem["Phi"], esem["Phi"] + epos["Phi"])]
     rows, table = _cells(settings, cells)
-    for r, entry in zip(rows, table):
-        if not r.label.startswith("loss gap"):
-            continue
-        tol = z_critical(len(rows)) * r.se + r.allowance
-        # the side of the transition is confirmed when the gap's sign is resolved by both
-        entry["theory side"] = "semantic lower" if r.theory < 0 else "positional lower"
-        entry["sim side"] = ("semantic lower" if r.mean < -tol else "positional lower" if r.mean > tol
-                             else "unresolved")
+    gaps = [e for e in table if e["row"].startswith("loss gap")]
+    zc = z_critical(len(gaps))
+    for entry in gaps:
+        # the side: the sign of the paired gap at d, resolved when it is beyond z se_d and the
+        # gap at d/2 has the same sign (a sign needs no bias correction when both sizes give it)
+        entry["theory side"] = "semantic lower" if entry["theory"] < 0 else "positional lower"
+        md, mh = entry["mean_d"], entry["mean_d_half"]
+        entry["sim side"] = ("unresolved" if abs(md) <= zc * entry["se_d"] or md * mh <= 0
+                             else "semantic lower" if md < 0 else "positional lower")
     return rows, sizes(settings), {"cells": table}
 
 
