@@ -171,3 +171,31 @@ def test_polish_keeps_the_float64_root_of_a_rule():
     v = sol.value
     assert sol.residual < 1e-25 and v["digits"] >= 12
     assert abs(float(v["x"][1]) - 0.2490778428506710) < 1e-12
+
+
+@pytest.mark.parametrize("claim_id", ["C.sim.semantic", "C.transition"])
+def test_branch_claims_quick_pass(quick_evidence, claim_id):
+    """Both branches against ERM from both starts (one shared simulation); the transition's gap
+    rows carry the side each initialisation's training loss is on."""
+    from numerics import registry
+    from numerics.claims.base import judge
+
+    claim = registry.claims()[claim_id]
+    ev = quick_evidence(claim)
+    verdict = judge(ev, 0.0, claim)
+    assert verdict.passed, verdict
+    if claim_id == "C.transition":
+        sides = [(c["theory side"], c["sim side"]) for c in ev.details["cells"] if "theory side" in c]
+        assert [t for t, _ in sides] == ["positional lower", "semantic lower", "semantic lower"]
+        assert [s for _, s in sides] == ["positional lower", "semantic lower", "semantic lower"]
+    # its mutants and the ±5 % scaling: tests/test_mutation_catalogue.py (default suite)
+
+
+def test_simulator_teacher_on_the_sphere():
+    from numerics.experiments.paper_c.simulate import run
+
+    out = run(np.random.default_rng(np.random.SeedSequence([2, 8])), 30, 0.5, n_test=200, linear=False,
+              branches=("semantic",), teacher="sphere")
+    assert out["semantic"]["converged"] and out["semantic"]["objective"] > 0
+    with pytest.raises(ValueError, match="teacher"):
+        run(np.random.default_rng(0), 30, 0.5, teacher="uniform")

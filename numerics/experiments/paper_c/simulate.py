@@ -12,7 +12,7 @@ L-BFGS with the exact gradient (backpropagated by hand below) from
 
 Reported per run: the test error mean |yhat - y|^2 / d on fresh samples, m = 1.Q/d,
 theta = sigma^2 Q*.Q/d, q = sigma^2 |Q|^2/d, the training risk per sample (without the
-penalty) and the linear positional baseline yhat = B x fitted in closed form (least squares
+penalty), the minimised objective per dimension (with the penalty; the theory's -Phi) and the linear positional baseline yhat = B x fitted in closed form (least squares
 over the n d token columns) with its test error.
 """
 from __future__ import annotations
@@ -63,11 +63,17 @@ BRANCHES = ("semantic", "positional")
 
 
 def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10, branches=BRANCHES,
-        linear=True):
+        linear=True, teacher="gaussian"):
     """One instance: the initialisations ``branches`` (default both) and, if ``linear``, the
-    linear baseline, all on the same data."""
+    linear baseline, all on the same data.  ``teacher``: "gaussian" draws Q* ~ N(0, I_d) (the
+    model); "sphere" rescales that draw to |Q*|^2 = d exactly, which has the same d -> inf limit
+    (|Q*|^2/d -> 1) and removes the O(d^-1/2) instance-to-instance fluctuation of |Q*|^2/d."""
+    if teacher not in ("gaussian", "sphere"):
+        raise ValueError(f"teacher must be 'gaussian' or 'sphere', got {teacher!r}")
     n = max(1, int(round(alpha * d)))
     Qs = rng.standard_normal(d)
+    if teacher == "sphere":
+        Qs *= np.sqrt(d) / np.linalg.norm(Qs)
     x, y = sample(rng, n, d, sigma, omega, Qs)
     xt, yt = sample(rng, n_test, d, sigma, omega, Qs)
     out = {}
@@ -81,7 +87,8 @@ def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10
         out[name] = {
             "mse": float(np.sum((yhat - yt) ** 2) / (n_test * d)),
             "m": float(np.sum(Q) / d), "theta": float(sigma**2 * Qs @ Q / d), "q": float(sigma**2 * Q @ Q / d),
-            "train": float((res.fun - 0.5 * lam * Q @ Q) / n), "converged": bool(res.success),
+            "train": float((res.fun - 0.5 * lam * Q @ Q) / n), "objective": float(res.fun / d),
+            "converged": bool(res.success),
         }
     if not linear:
         return out
