@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import functools
 import re
 from contextlib import contextmanager
@@ -57,6 +58,13 @@ class Equation:
     def _repr_latex_(self) -> str:  # notebooks render the equation
         return f"$\\displaystyle {self.latex()}$"
 
+    def written(self, rhs, uses: dict) -> "Equation":
+        """This step as the derivation writes it: ``rhs`` in the symbols of earlier named steps,
+        ``uses`` mapping each such symbol to the :class:`Equation` it names.  The LaTeX chain
+        prints ``rhs``; ``rhs.xreplace({s: e.rhs for s, e in uses.items()})`` must be the
+        computed ``self.rhs`` (``tests/test_latex_roundtrip.py`` checks it)."""
+        return dataclasses.replace(self, extra={**self.extra, "printed": (rhs, dict(uses))})
+
     def as_eq(self) -> sp.Eq:
         return sp.Eq(self.lhs, self.rhs, evaluate=False)
 
@@ -71,6 +79,8 @@ Phi = sp.Function("Phi")
 
 #: the names of the prior P(y = +1) (printed pi_+, never the constant pi)
 PRIOR_NAMES = ("pi", "pi_+", "pi_plus")
+#: the names of a variance sigma^2 written as one symbol (printed sigma^2, never sigma_2)
+LATENT_VARIANCE_NAMES = ("sigma2",)
 
 
 def notation(expr):
@@ -99,6 +109,8 @@ class AttnLatexPrinter(LatexPrinter):
         name = expr.name
         if name in PRIOR_NAMES:
             return r"\pi_{+}"
+        if name in LATENT_VARIANCE_NAMES:
+            return r"\sigma^{2}"
         if _MOMENT.fullmatch(name):
             m = _MOMENT.fullmatch(name)
             return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}"
@@ -108,6 +120,8 @@ class AttnLatexPrinter(LatexPrinter):
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
+        if isinstance(expr.base, sp.Symbol) and expr.base.name in LATENT_VARIANCE_NAMES and expr.exp == sp.S.Half:
+            return r"\sigma"
         if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:
             text = self._print(expr.base)
             if text.endswith((r"\|", r"\rangle")):
@@ -117,6 +131,10 @@ class AttnLatexPrinter(LatexPrinter):
     def _print_Integral(self, expr):
         """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
         return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
+    def _print_softplus(self, expr):
+        """softplus(x) as the paper writes the logistic loss: ``\\log(1 + e^{x})``."""
+        return r"\log\left(1 + e^{%s}\right)" % self._print(expr.args[0])
 
     def _print_Transpose(self, expr):
         text = super()._print_Transpose(expr)

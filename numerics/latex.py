@@ -211,6 +211,12 @@ def _chain(equations: tuple) -> tuple:
     known: dict = {}  # lhs symbol -> the step defining it (the latest)
     out = []
     for eq in equations:
+        printed = eq.extra.get("printed") if eq.extra else None
+        if printed is not None:  # the derivation's own form, in the symbols of its named steps
+            out.append(Link(eq, printed[0], dict(printed[1])))
+            if _nameable(eq):
+                known[eq.lhs] = eq
+            continue
         rhs, uses = eq.rhs, {}
         if isinstance(rhs, sp.Expr) and not rhs.has(sp.MatrixSymbol) and known:
             taken = {x.name for x in rhs.free_symbols}
