@@ -64,6 +64,8 @@ def width(expr) -> float:
         if expr.exp.is_negative:
             return max(width(expr.base ** -expr.exp), 1.0) + 1.0
         return width(expr.base) + 0.6 * width(expr.exp) + (1.2 if isinstance(expr.base, (sp.Add, sp.Mul)) else 0)
+    if isinstance(expr, sp.Sum):  # the limits are small, under and over the sign
+        return width(expr.function) + 3.0
     if isinstance(expr, sp.Function) or expr.args:
         inner = sum(width(a) for a in expr.args) + 1.0 * (len(expr.args) - 1)
         return inner + len(type(expr).__name__) * 0.8 + 1.5
@@ -334,6 +336,7 @@ class Document:
 
     def __init__(self):
         self.printed: dict = {}  # (lhs, rhs) -> label of the printed step
+        self.bodies: dict = {}  # printed text of an equation -> its label (one text, one block)
         self.names = _symbols()
         self.labels: set = set()
 
@@ -348,6 +351,12 @@ class Document:
             label = _label(claim_id, eq.name)
         self.labels.add(label)
         return label
+
+
+def _body(text: str) -> str:
+    """The printed formula of an equation block, without its label."""
+    m = re.search(r"\\begin\{(equation|multline)\}(?:\\label\{[^}]*\})?\n(.*?)\\end\{\1\}", text, re.S)
+    return m.group(2).strip() if m else text
 
 
 def _ref(doc: Document, step) -> str | None:
@@ -390,6 +399,7 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
     stated = statement_latex(claim)
     if stated:
         parts.append(stated)
+        doc.bodies.setdefault(_body(stated), _label(claim.id, "statement"))
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
                  f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
     if certified and certificate is None:
@@ -419,10 +429,17 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
         if key in doc.printed:
             earlier.append(f"${latex(eq.lhs)}$ {_ref(doc, eq)}")
             continue
+        text = equation_latex(eq, "@", rhs=link.rhs, names=doc.names)
+        same = doc.bodies.get(_body(text))
+        if same is not None:  # the same formula in this variant's symbols: printed once
+            doc.printed[key] = same
+            earlier.append(f"${latex(eq.lhs)}$ as {_ref(doc, eq)}")
+            continue
         flush()
         label = doc.label(claim.id, eq)
-        parts.append(head + equation_latex(eq, label, rhs=link.rhs, names=doc.names) + _uses_line(doc, link))
+        parts.append(head + text.replace("\\label{@}", f"\\label{{{label}}}", 1) + _uses_line(doc, link))
         doc.printed[key] = label
+        doc.bodies[_body(text)] = label
     flush()
     return "\n\n".join(parts) + "\n"
 
