@@ -180,7 +180,14 @@ class Link:
     def expanded(self):
         """The printed right-hand side with every step symbol replaced by the step it names:
         equal to the computed ``eq.rhs`` (``tests/test_latex_roundtrip.py``)."""
-        return self.rhs.xreplace({s: e.rhs for s, e in self.uses.items()})
+        out, sub = self.rhs, {s: e.rhs for s, e in self.uses.items()}
+        for _ in range(len(sub) + 1):  # a step may be written in the symbols of others
+            new = out.xreplace(sub)
+            new = new.doit() if new.has(sp.Subs) else new
+            if new == out:
+                break
+            out = new
+        return out
 
 
 def _nameable(eq) -> bool:
