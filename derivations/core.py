@@ -83,6 +83,17 @@ PRIOR_NAMES = ("pi", "pi_+", "pi_plus")
 LATENT_VARIANCE_NAMES = ("sigma2",)
 
 
+class GaussianMean(sp.Function):
+    """``GaussianMean(f, z)``: the mean of ``f`` over ``z ~ N(0, 1)``, as the papers write a
+    Gaussian integral, 𝔼_{z∼𝒩(0,1)}[f].  Only printed; :meth:`integral` is its value."""
+
+    nargs = 2
+
+    def integral(self):
+        f, z = self.args
+        return sp.Integral(f * sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi), (z, -sp.oo, sp.oo))
+
+
 def notation(expr):
     """``expr`` rewritten, exactly, in the papers' notation before printing: each
     ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``)."""
@@ -97,7 +108,7 @@ def unnotation(expr):
 
 
 _EXPECTATION = re.compile(r"(?<![A-Za-z\\])E(?=\[|\||\(|\\langle)")
-_MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)")
+_MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)(?:\^(inf))?")
 
 
 class AttnLatexPrinter(LatexPrinter):
@@ -113,7 +124,10 @@ class AttnLatexPrinter(LatexPrinter):
             return r"\sigma^{2}"
         if _MOMENT.fullmatch(name):
             m = _MOMENT.fullmatch(name)
-            return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}"
+            sup = "^{\\infty}" if m.group(4) else ""
+            return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}{sup}"
+        if "||" in name and "\\" not in name:
+            return name.replace("||", r"\|")
         if "\\" in name or "{" in name or "[" in name or "|" in name:
             return _EXPECTATION.sub(r"\\mathbb{E}", name.replace(r"\mathbb{1}", r"\mathbf{1}"))
         return super()._print_Symbol(expr, style=style)
@@ -131,6 +145,10 @@ class AttnLatexPrinter(LatexPrinter):
     def _print_Integral(self, expr):
         """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
         return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
+    def _print_GaussianMean(self, expr):
+        f, z = expr.args
+        return r"\mathbb{E}_{%s \sim \mathcal{N}(0,1)}\left[%s\right]" % (self._print(z), self._print(f))
 
     def _print_softplus(self, expr):
         """softplus(x) as the paper writes the logistic loss: ``\\log(1 + e^{x})``."""

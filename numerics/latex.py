@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
+from derivations.core import GaussianMean
 from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)
@@ -184,6 +185,7 @@ class Link:
         for _ in range(len(sub) + 1):  # a step may be written in the symbols of others
             new = out.xreplace(sub)
             new = new.doit() if new.has(sp.Subs) else new
+            new = new.replace(lambda e: isinstance(e, GaussianMean), lambda e: e.integral())
             if new == out:
                 break
             out = new

@@ -35,7 +35,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.paper_a import losses as LS
-from derivations.core import Equation, derivation, flip_sign, mutant, step, times
+from derivations.core import GaussianMean, Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly
 from derivations.paper_a.gradient import beta, eta_b, eta_q, eta_w, loss_derivative, yhat
 
@@ -245,7 +245,13 @@ def equations(loss: str) -> list[Equation]:
         qx**2 + pref2 * m**2 * h1b**2 * (wn**2 - wx**2)
         + pref2 * (theta**2 * r * pi_ * h2p * wx**2 + m * h2b * wn**2) / alpha0,
         {qx: by["q2_overlap"], wx: by["omega"], wn: by["w1_norm"], h1b: by["h1bar"], h2b: by["h2bar"]})
+    mus = {"p": by["mu_p"], "m": by["mu_m"]}
+    s_sym, s2_eq = sp.Symbol("s", positive=True), by["s2"]
+    s_step = Equation(s2_eq.name, s_sym, sp.sqrt(s2_eq.rhs), REF, PARAMS)  # the root of s^2
+    ints = integrands(loss, *(e.lhs for e in mus.values()), s_sym**2)
     for k in H_KEYS:
+        f, mu, s = ints[k]
         eqs.append(Equation(f"A.thm3.{k}.{loss}", H[k[:2] + "_" + k[2]], lim["h"][k], REF, PARAMS,
-                            tag + "h-moment: 1-D Gaussian expectation"))
+                            tag + "h-moment: 1-D Gaussian expectation").written(
+            GaussianMean(f.subs(yhat, mu + s_sym * zeta), zeta), {mu: mus[k[2]], s_sym: s_step}))
     return eqs
