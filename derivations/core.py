@@ -52,8 +52,10 @@ class Equation:
             )
 
     def latex(self) -> str:
-        """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document."""
-        return f"{latex(self.lhs)} = {latex(self.rhs)}"
+        """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document: in
+        the derivation's own form (:meth:`written`) where it has one."""
+        printed = self.extra.get("printed") if self.extra else None
+        return f"{latex(self.lhs)} = {latex(self.rhs if printed is None else printed[0])}"
 
     def _repr_latex_(self) -> str:  # notebooks render the equation
         return f"$\\displaystyle {self.latex()}$"
@@ -94,17 +96,40 @@ class GaussianMean(sp.Function):
         return sp.Integral(f * sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi), (z, -sp.oo, sp.oo))
 
 
+#: phi, the standard normal density, in printed steps (so that the constant pi is not printed)
+phi = sp.Function("phi")
+
+
+def _is_density(e) -> bool:
+    """A product holding ``exp(A)`` and ``1/sqrt(pi)``: a normal density in disguise."""
+    return (isinstance(e, sp.Mul) and any(isinstance(f, sp.exp) for f in e.args)
+            and any(f == 1 / sp.sqrt(sp.pi) for f in e.args))
+
+
+def _as_density(e):
+    """``exp(A)/sqrt(pi)`` in ``e`` as ``sqrt(2) phi(sqrt(-2 A))`` (phi(z) = exp(-z^2/2)/sqrt(2 pi))."""
+    ex = next(f for f in e.args if isinstance(f, sp.exp))
+    z = sp.sqrt(sp.factor(-2 * ex.args[0]))
+    return e / (ex / sp.sqrt(sp.pi)) * sp.sqrt(2) * phi(z)
+
+
 def notation(expr):
     """``expr`` rewritten, exactly, in the papers' notation before printing: each
-    ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``)."""
+    ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``), and a
+    Gaussian factor ``exp(-z^2/2)/sqrt(2 pi)`` as the density ``phi(z)``."""
     if isinstance(expr, sp.Basic) and expr.has(sp.erfc):
         expr = expr.replace(sp.erfc, lambda z: 2 * Phi(-sp.sqrt(2) * z))
+    if isinstance(expr, sp.Basic) and expr.has(sp.pi) and expr.has(sp.exp) and not expr.has(sp.Integral):
+        expr = expr.replace(_is_density, _as_density)
     return expr
 
 
 def unnotation(expr):
-    """The inverse of :func:`notation`: Phi(x) as erfc(-x/sqrt 2)/2."""
-    return expr.replace(Phi, lambda x: sp.erfc(-x / sp.sqrt(2)) / 2) if isinstance(expr, sp.Basic) else expr
+    """The inverse of :func:`notation`: Phi(x) as erfc(-x/sqrt 2)/2, phi(x) as the density."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    expr = expr.replace(phi, lambda x: sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi))
+    return expr.replace(Phi, lambda x: sp.erfc(-x / sp.sqrt(2)) / 2)
 
 
 _EXPECTATION = re.compile(r"(?<![A-Za-z\\])E(?=\[|\||\(|\\langle)")
@@ -145,6 +170,13 @@ class AttnLatexPrinter(LatexPrinter):
     def _print_Integral(self, expr):
         """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
         return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
+    def _print_Function(self, expr, exp=None):
+        """The normal density ``phi`` as ``\\varphi`` (SymPy prints an undefined function by name)."""
+        if expr.func == phi:
+            text = r"\varphi\left(%s\right)" % self._print(expr.args[0])
+            return text if exp is None else f"{text}^{{{exp}}}"
+        return super()._print_Function(expr, exp)
 
     def _print_GaussianMean(self, expr):
         f, z = expr.args
