@@ -58,6 +58,9 @@ def _math(tex: str, display: str = "block") -> str | None:
         from latex2mathml.converter import convert
     except ImportError:  # pragma: no cover - a declared dependency
         return None
+    import re
+
+    tex = re.sub(r"\\[bB]igg?[lr]?(?![A-Za-z])", "", tex)  # delimiter sizes: MathML stretches them itself
     try:
         # HTML needs no namespace on <math> (and the file names no address)
         return convert(tex, display=display).replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
