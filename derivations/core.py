@@ -186,6 +186,10 @@ class AttnLatexPrinter(LatexPrinter):
         """softplus(x) as the paper writes the logistic loss: ``\\log(1 + e^{x})``."""
         return r"\log\left(1 + e^{%s}\right)" % self._print(expr.args[0])
 
+    def _print_Identity(self, expr):
+        """The identity matrix as the papers write it: ``I``."""
+        return "I"
+
     def _print_Transpose(self, expr):
         text = super()._print_Transpose(expr)
         return text[:-len("^{T}")] + "^{\\top}" if text.endswith("^{T}") else text

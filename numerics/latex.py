@@ -9,9 +9,10 @@ is written in the symbols of the steps before it (``s^2 = \\|w^{(1)}\\|^2/L``), 
 saying where each symbol is defined (``\\eqref``).  In one document each step is printed once,
 under a stable label (its name); a later claim that uses it refers to it by ``\\eqref``.
 
-An equation wider than the line is broken: long sums over several lines (``multline``), and
-sub-expressions that are still too wide are named ``u_1, u_2, …`` in a "where" list printed
-right after the equation; the names run on through the document, so none is defined twice.
+An equation wider than the line is broken at its top-level sum (``multline``).  A derivation
+that needs a shorter form names the piece as a step of its own (:meth:`Equation.written`); the
+printer keeps a last-resort "where" list of names ``u_1, u_2, …`` for an outside claim file, and
+the document test fails if any project claim needs it.
 
 ``tests/test_latex.py`` compiles the document of every claim with pdflatex and fails on a LaTeX
 error, an overfull or underfull box or a multiply-defined label; snapshot tests pin the emitted
@@ -305,6 +306,52 @@ UNICODE_TEXT = {
 }
 
 
+_GREEK_WORDS = {"alpha", "beta", "gamma", "delta", "epsilon", "eta", "theta", "kappa", "lambda", "mu", "nu",
+                "xi", "rho", "sigma", "tau", "phi", "psi", "omega", "zeta", "Phi", "Sigma", "Delta"}
+_NOTE_TOKEN = re.compile(r"[A-Za-z]+\d*(?:_\{?[A-Za-z0-9+\-]+\}?)?(?:\^\{?[A-Za-z0-9+\-*]+\}?)?|->|>=|<=|!=|.", re.S)
+_NOTE_OPS = {"->": r"\to", ">=": r"\ge", "<=": r"\le", "!=": r"\ne"}
+
+
+def _note_atom(word: str) -> str:
+    if word in ("pi", "pi_+"):
+        return r"\pi_{+}"
+    if word in ("inf", "oo"):
+        return r"\infty"
+    return f"\\{word}" if word in _GREEK_WORDS else word
+
+
+def note_tex(text: str) -> str:
+    """A step's one-line note (plain text with ASCII math: ``alpha_1 -> inf``, ``pi``,
+    ``sigma^2``) as LaTeX prose with inline math (``$\\alpha_{1} \\to \\infty$``): Greek names,
+    the prior, sub- and superscripts and the relations ``-> >= <= !=`` become math; the rest
+    is text, escaped."""
+    out = []
+    for tok in _NOTE_TOKEN.findall(text):
+        m = re.fullmatch(r"([A-Za-z]+\d*)(?:_\{?([A-Za-z0-9+\-]+)\}?)?(?:\^\{?([A-Za-z0-9+\-*]+)\}?)?", tok)
+        if tok in _NOTE_OPS:
+            out.append(f"${_NOTE_OPS[tok]}$")
+        elif m and (m.group(2) or m.group(3) or m.group(1) in _GREEK_WORDS | {"pi", "inf", "oo"}):
+            base, sub, sup = m.groups()
+            moment = re.fullmatch(r"([A-Za-z])(\d+)", base)
+            if base == "pi" and sub == "+":
+                sub = None
+            if moment and sub:  # an h-moment h1_p: h_{1p}
+                atom, sub = moment.group(1), moment.group(2) + sub
+            elif base in ("inf", "sup", "min", "max") and sub:
+                atom = f"\\{base}"
+            else:
+                atom = _note_atom(base)
+            if len(base) > 1 and not atom.startswith("\\") and not moment:
+                atom = f"\\mathrm{{{base}}}"
+            sub = _note_atom(sub) if sub else sub
+            sub_t = f"_{{{sub}}}" if sub else ""
+            sup_t = f"^{{{sup}}}" if sup else ""
+            out.append(f"${atom}{sub_t}{sup_t}$")
+        else:
+            out.append(_tex_text(tok))
+    return re.sub(r"\$\s*\$", " ", "".join(out)).replace("$ $", " ")
+
+
 def _label(claim_id: str, name: str) -> str:
     return f"{claim_id}:{re.sub(r'[^A-Za-z0-9.:+-]', '-', name)}"
 
@@ -432,7 +479,7 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
 
     for link in chain(eqs):
         eq = link.eq
-        note = f" ({_tex_text(eq.note)})" if eq.note else ""
+        note = f" ({note_tex(eq.note)})" if eq.note else ""
         head = f"\\paragraph{{\\texttt{{{_tex_text(eq.name)}}}}}{note}\n"
         key = Document.key(eq)
         if key in doc.printed:
