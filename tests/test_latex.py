@@ -52,7 +52,9 @@ def test_snapshot_of_the_example_claim(with_example):
 @pytest.mark.skipif(PDFLATEX is None, reason="needs pdflatex: apt-get install texlive-latex-base "
                                              "texlive-latex-recommended texlive-fonts-recommended")
 def test_the_whole_document_compiles_cleanly(tmp_path):
-    doc = L.claims_latex(list(registry.claims().values()), standalone=True, certified=True)
+    # the project's claims (an outside claim file, such as the example, may still need "where" names)
+    claims = [c for c in registry.claims().values() if not c.id.startswith("X.")]
+    doc = L.claims_latex(claims, standalone=True, certified=True)
     assert doc.count("\\textbf{Certified}") >= 8  # the certifiable claims' digits compile too
     labels = re.findall(r"\\label\{([^}]*)\}", doc)
     assert len(labels) == len(set(labels)) > 100
