@@ -357,6 +357,8 @@ def test_a_chained_step_expands_to_the_computed_one(cid, link):
         mean = link.rhs.replace(lambda e: isinstance(e, GaussianMean), lambda e: gaussian_expectation(*e.args))
         link = printer.Link(link.eq, mean, link.uses)
     expanded = link.expanded()
+    if expanded == link.eq.rhs:  # the very expression (a finite sum with symbolic bounds has no cheap value)
+        return
     free = sorted(link.eq.rhs.free_symbols | expanded.free_symbols, key=sp.default_sort_key)
     assert _agree(expanded, link.eq.rhs, free), f"{cid}: {link.eq.name}"
 
