@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import functools
 import re
 from contextlib import contextmanager
@@ -51,11 +52,20 @@ class Equation:
             )
 
     def latex(self) -> str:
-        """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document."""
-        return f"{latex(self.lhs)} = {latex(self.rhs)}"
+        """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document: in
+        the derivation's own form (:meth:`written`) where it has one."""
+        printed = self.extra.get("printed") if self.extra else None
+        return f"{latex(self.lhs)} = {latex(self.rhs if printed is None else printed[0])}"
 
     def _repr_latex_(self) -> str:  # notebooks render the equation
         return f"$\\displaystyle {self.latex()}$"
+
+    def written(self, rhs, uses: dict) -> "Equation":
+        """This step as the derivation writes it: ``rhs`` in the symbols of earlier named steps,
+        ``uses`` mapping each such symbol to the :class:`Equation` it names.  The LaTeX chain
+        prints ``rhs``; ``rhs.xreplace({s: e.rhs for s, e in uses.items()})`` must be the
+        computed ``self.rhs`` (``tests/test_latex_roundtrip.py`` checks it)."""
+        return dataclasses.replace(self, extra={**self.extra, "printed": (rhs, dict(uses))})
 
     def as_eq(self) -> sp.Eq:
         return sp.Eq(self.lhs, self.rhs, evaluate=False)
@@ -71,23 +81,59 @@ Phi = sp.Function("Phi")
 
 #: the names of the prior P(y = +1) (printed pi_+, never the constant pi)
 PRIOR_NAMES = ("pi", "pi_+", "pi_plus")
+#: the names of a variance sigma^2 written as one symbol (printed sigma^2, never sigma_2)
+LATENT_VARIANCE_NAMES = ("sigma2",)
+
+
+class GaussianMean(sp.Function):
+    """``GaussianMean(f, z)``: the mean of ``f`` over ``z ~ N(0, 1)``, as the papers write a
+    Gaussian integral, 𝔼_{z∼𝒩(0,1)}[f].  Only printed; :meth:`integral` is its value."""
+
+    nargs = 2
+
+    def integral(self):
+        f, z = self.args
+        return sp.Integral(f * sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi), (z, -sp.oo, sp.oo))
+
+
+#: phi, the standard normal density, in printed steps (so that the constant pi is not printed)
+phi = sp.Function("phi")
+
+
+def _is_density(e) -> bool:
+    """A product holding ``exp(A)`` and ``1/sqrt(pi)``: a normal density in disguise."""
+    return (isinstance(e, sp.Mul) and any(isinstance(f, sp.exp) for f in e.args)
+            and any(f == 1 / sp.sqrt(sp.pi) for f in e.args))
+
+
+def _as_density(e):
+    """``exp(A)/sqrt(pi)`` in ``e`` as ``sqrt(2) phi(sqrt(-2 A))`` (phi(z) = exp(-z^2/2)/sqrt(2 pi))."""
+    ex = next(f for f in e.args if isinstance(f, sp.exp))
+    z = sp.sqrt(sp.factor(-2 * ex.args[0]))
+    return e / (ex / sp.sqrt(sp.pi)) * sp.sqrt(2) * phi(z)
 
 
 def notation(expr):
     """``expr`` rewritten, exactly, in the papers' notation before printing: each
-    ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``)."""
+    ``erfc(z)`` as ``2 Phi(-sqrt(2) z)`` (so ``erfc(x/sqrt 2)/2`` prints as ``Phi(-x)``), and a
+    Gaussian factor ``exp(-z^2/2)/sqrt(2 pi)`` as the density ``phi(z)``."""
     if isinstance(expr, sp.Basic) and expr.has(sp.erfc):
         expr = expr.replace(sp.erfc, lambda z: 2 * Phi(-sp.sqrt(2) * z))
+    if isinstance(expr, sp.Basic) and expr.has(sp.pi) and expr.has(sp.exp) and not expr.has(sp.Integral):
+        expr = expr.replace(_is_density, _as_density)
     return expr
 
 
 def unnotation(expr):
-    """The inverse of :func:`notation`: Phi(x) as erfc(-x/sqrt 2)/2."""
-    return expr.replace(Phi, lambda x: sp.erfc(-x / sp.sqrt(2)) / 2) if isinstance(expr, sp.Basic) else expr
+    """The inverse of :func:`notation`: Phi(x) as erfc(-x/sqrt 2)/2, phi(x) as the density."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    expr = expr.replace(phi, lambda x: sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi))
+    return expr.replace(Phi, lambda x: sp.erfc(-x / sp.sqrt(2)) / 2)
 
 
 _EXPECTATION = re.compile(r"(?<![A-Za-z\\])E(?=\[|\||\(|\\langle)")
-_MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)")
+_MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)(?:\^(inf))?")
 
 
 class AttnLatexPrinter(LatexPrinter):
@@ -99,15 +145,22 @@ class AttnLatexPrinter(LatexPrinter):
         name = expr.name
         if name in PRIOR_NAMES:
             return r"\pi_{+}"
+        if name in LATENT_VARIANCE_NAMES:
+            return r"\sigma^{2}"
         if _MOMENT.fullmatch(name):
             m = _MOMENT.fullmatch(name)
-            return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}"
+            sup = "^{\\infty}" if m.group(4) else ""
+            return f"{m.group(1)}_{{{m.group(2)}{m.group(3)}}}{sup}"
+        if "||" in name and "\\" not in name:
+            return name.replace("||", r"\|")
         if "\\" in name or "{" in name or "[" in name or "|" in name:
             return _EXPECTATION.sub(r"\\mathbb{E}", name.replace(r"\mathbb{1}", r"\mathbf{1}"))
         return super()._print_Symbol(expr, style=style)
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
+        if isinstance(expr.base, sp.Symbol) and expr.base.name in LATENT_VARIANCE_NAMES and expr.exp == sp.S.Half:
+            return r"\sigma"
         if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:
             text = self._print(expr.base)
             if text.endswith((r"\|", r"\rangle")):
@@ -117,6 +170,25 @@ class AttnLatexPrinter(LatexPrinter):
     def _print_Integral(self, expr):
         """The measure with an upright d: ``\\, \\mathrm{d}\\zeta``."""
         return re.sub(r"\\, d(?=[\\A-Za-z])", r"\\, \\mathrm{d}", super()._print_Integral(expr))
+
+    def _print_Function(self, expr, exp=None):
+        """The normal density ``phi`` as ``\\varphi`` (SymPy prints an undefined function by name)."""
+        if expr.func == phi:
+            text = r"\varphi\left(%s\right)" % self._print(expr.args[0])
+            return text if exp is None else f"{text}^{{{exp}}}"
+        return super()._print_Function(expr, exp)
+
+    def _print_GaussianMean(self, expr):
+        f, z = expr.args
+        return r"\mathbb{E}_{%s \sim \mathcal{N}(0,1)}\left[%s\right]" % (self._print(z), self._print(f))
+
+    def _print_softplus(self, expr):
+        """softplus(x) as the paper writes the logistic loss: ``\\log(1 + e^{x})``."""
+        return r"\log\left(1 + e^{%s}\right)" % self._print(expr.args[0])
+
+    def _print_Identity(self, expr):
+        """The identity matrix as the papers write it: ``I``."""
+        return "I"
 
     def _print_Transpose(self, expr):
         text = super()._print_Transpose(expr)

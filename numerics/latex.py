@@ -9,9 +9,10 @@ is written in the symbols of the steps before it (``s^2 = \\|w^{(1)}\\|^2/L``), 
 saying where each symbol is defined (``\\eqref``).  In one document each step is printed once,
 under a stable label (its name); a later claim that uses it refers to it by ``\\eqref``.
 
-An equation wider than the line is broken: long sums over several lines (``multline``), and
-sub-expressions that are still too wide are named ``u_1, u_2, …`` in a "where" list printed
-right after the equation; the names run on through the document, so none is defined twice.
+An equation wider than the line is broken at its top-level sum (``multline``).  A derivation
+that needs a shorter form names the piece as a step of its own (:meth:`Equation.written`); the
+printer keeps a last-resort "where" list of names ``u_1, u_2, …`` for an outside claim file, and
+the document test fails if any project claim needs it.
 
 ``tests/test_latex.py`` compiles the document of every claim with pdflatex and fails on a LaTeX
 error, an overfull or underfull box or a multiply-defined label; snapshot tests pin the emitted
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
+from derivations.core import GaussianMean
+from numerics.latex_text import UNICODE_TEXT, _tex_text, note_tex  # noqa: F401  (text in documents)
 from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)
@@ -64,6 +67,8 @@ def width(expr) -> float:
         if expr.exp.is_negative:
             return max(width(expr.base ** -expr.exp), 1.0) + 1.0
         return width(expr.base) + 0.6 * width(expr.exp) + (1.2 if isinstance(expr.base, (sp.Add, sp.Mul)) else 0)
+    if isinstance(expr, sp.Sum):  # the limits are small, under and over the sign
+        return width(expr.function) + 3.0
     if isinstance(expr, sp.Function) or expr.args:
         inner = sum(width(a) for a in expr.args) + 1.0 * (len(expr.args) - 1)
         return inner + len(type(expr).__name__) * 0.8 + 1.5
@@ -178,7 +183,15 @@ class Link:
     def expanded(self):
         """The printed right-hand side with every step symbol replaced by the step it names:
         equal to the computed ``eq.rhs`` (``tests/test_latex_roundtrip.py``)."""
-        return self.rhs.xreplace({s: e.rhs for s, e in self.uses.items()})
+        out, sub = self.rhs, {s: e.rhs for s, e in self.uses.items()}
+        for _ in range(len(sub) + 1):  # a step may be written in the symbols of others
+            new = out.xreplace(sub)
+            new = new.doit() if new.has(sp.Subs) else new
+            new = new.replace(lambda e: isinstance(e, GaussianMean), lambda e: e.integral())
+            if new == out:
+                break
+            out = new
+        return out
 
 
 def _nameable(eq) -> bool:
@@ -211,6 +224,12 @@ def _chain(equations: tuple) -> tuple:
     known: dict = {}  # lhs symbol -> the step defining it (the latest)
     out = []
     for eq in equations:
+        printed = eq.extra.get("printed") if eq.extra else None
+        if printed is not None:  # the derivation's own form, in the symbols of its named steps
+            out.append(Link(eq, printed[0], dict(printed[1])))
+            if _nameable(eq):
+                known[eq.lhs] = eq
+            continue
         rhs, uses = eq.rhs, {}
         if isinstance(rhs, sp.Expr) and not rhs.has(sp.MatrixSymbol) and known:
             taken = {x.name for x in rhs.free_symbols}
@@ -259,35 +278,6 @@ class _Root:
         return self.step.name
 
 
-def _tex_text(text: str) -> str:
-    """Plain text (statements, references) escaped for LaTeX."""
-    repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "|": r"$|$", "<": r"$<$", ">": r"$>$"}
-    out = []
-    for ch in text:
-        if ch in repl:
-            out.append(repl[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append(UNICODE_TEXT.get(ch, "?"))
-    return "".join(out)
-
-
-#: the non-ASCII characters statements use, as LaTeX (text mode)
-UNICODE_TEXT = {
-    "≤": r"$\le$", "≥": r"$\ge$", "≈": r"$\approx$", "→": r"$\to$", "×": r"$\times$", "±": r"$\pm$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "·": r"$\cdot$", "∞": r"$\infty$", "√": r"$\surd$",
-    "‖": r"$\|$", "⟂": r"$\perp$", "²": r"$^2$", "³": r"$^3$", "≍": r"$\asymp$", "∝": r"$\propto$",
-    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
-    "η": r"$\eta$", "θ": r"$\theta$", "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "ν": r"$\nu$",
-    "ξ": r"$\xi$", "π": r"$\pi$", "ρ": r"$\rho$", "σ": r"$\sigma$", "φ": r"$\phi$", "ψ": r"$\psi$",
-    "ö": r"\"o", "é": r"\'e", "ω": r"$\omega$", "Φ": r"$\Phi$", "Σ": r"$\Sigma$", "Δ": r"$\Delta$", "∈": r"$\in$", "≠": r"$\ne$",
-    "§": r"\S{}", "⁻": r"$^-$", "¹": r"$^1$", "⁰": r"$^0$", "′": "'", "“": "``", "”": "''", "’": "'",
-}
-
-
 def _label(claim_id: str, name: str) -> str:
     return f"{claim_id}:{re.sub(r'[^A-Za-z0-9.:+-]', '-', name)}"
 
@@ -328,6 +318,7 @@ class Document:
 
     def __init__(self):
         self.printed: dict = {}  # (lhs, rhs) -> label of the printed step
+        self.bodies: dict = {}  # printed text of an equation -> its label (one text, one block)
         self.names = _symbols()
         self.labels: set = set()
 
@@ -342,6 +333,12 @@ class Document:
             label = _label(claim_id, eq.name)
         self.labels.add(label)
         return label
+
+
+def _body(text: str) -> str:
+    """The printed formula of an equation block, without its label."""
+    m = re.search(r"\\begin\{(equation|multline)\}(?:\\label\{[^}]*\})?\n(.*?)\\end\{\1\}", text, re.S)
+    return m.group(2).strip() if m else text
 
 
 def _ref(doc: Document, step) -> str | None:
@@ -384,6 +381,7 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
     stated = statement_latex(claim)
     if stated:
         parts.append(stated)
+        doc.bodies.setdefault(_body(stated), _label(claim.id, "statement"))
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
                  f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
     if certified and certificate is None:
@@ -407,16 +405,23 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
 
     for link in chain(eqs):
         eq = link.eq
-        note = f" ({_tex_text(eq.note)})" if eq.note else ""
+        note = f" ({note_tex(eq.note)})" if eq.note else ""
         head = f"\\paragraph{{\\texttt{{{_tex_text(eq.name)}}}}}{note}\n"
         key = Document.key(eq)
         if key in doc.printed:
             earlier.append(f"${latex(eq.lhs)}$ {_ref(doc, eq)}")
             continue
+        text = equation_latex(eq, "@", rhs=link.rhs, names=doc.names)
+        same = doc.bodies.get(_body(text))
+        if same is not None:  # the same formula in this variant's symbols: printed once
+            doc.printed[key] = same
+            earlier.append(f"${latex(eq.lhs)}$ as {_ref(doc, eq)}")
+            continue
         flush()
         label = doc.label(claim.id, eq)
-        parts.append(head + equation_latex(eq, label, rhs=link.rhs, names=doc.names) + _uses_line(doc, link))
+        parts.append(head + text.replace("\\label{@}", f"\\label{{{label}}}", 1) + _uses_line(doc, link))
         doc.printed[key] = label
+        doc.bodies[_body(text)] = label
     flush()
     return "\n\n".join(parts) + "\n"
 

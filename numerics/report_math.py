@@ -58,6 +58,9 @@ def _math(tex: str, display: str = "block") -> str | None:
         from latex2mathml.converter import convert
     except ImportError:  # pragma: no cover - a declared dependency
         return None
+    import re
+
+    tex = re.sub(r"\\[bB]igg?[lr]?(?![A-Za-z])", "", tex)  # delimiter sizes: MathML stretches them itself
     try:
         # HTML needs no namespace on <math> (and the file names no address)
         return convert(tex, display=display).replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
@@ -86,7 +89,8 @@ def _equation_html(eq, rhs=None, names=None) -> str:
 #: the LaTeX text-mode markup a ``statement_tex`` may use outside its math, as HTML text
 _PROSE = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("~", "\u00a0"),
           ("\\%", "%"), ("\\&", "&"), ("\\#", "#"), ("\\S{}", "\u00a7"), ("\\S ", "\u00a7"), ('\\"o', "\u00f6"),
-          ("\\'e", "\u00e9"), ("\\ldots{}", "\u2026"))
+          ("\\'e", "\u00e9"), ("\\ldots{}", "\u2026"), ("\\_", "_"), ("\\textasciicircum{}", "^"),
+          ("\\textasciitilde{}", "~"), ("\\surd", "\u221a"))
 
 
 def prose_html(tex: str) -> str | None:
@@ -141,6 +145,13 @@ def _statement_html(claim) -> str:
     return "<div class='eq statement'>" + "\n".join(out) + "</div>"
 
 
+def _note_html(note: str) -> str:
+    """A step's note with its ASCII math as inline MathML (:func:`numerics.latex.note_tex`)."""
+    from numerics.latex import note_tex
+
+    return prose_html(note_tex(note)) or html.escape(note)
+
+
 def _equations_html(claim, doc) -> list[str]:
     """The claim's derivation as the chain of its named steps (:func:`numerics.latex.chain`),
     each step shown once per page: a later claim links to it."""
@@ -166,7 +177,7 @@ def _equations_html(claim, doc) -> list[str]:
             if ref:
                 uses.append(f"{_math(latex(s), display='inline') or html.escape(str(s))} from "
                             f"<a href='#{html.escape(ref)}'>{html.escape(ref)}</a>")
-        note = f" — {html.escape(eq.note)}" if eq.note else ""
+        note = f" — {_note_html(eq.note)}" if eq.note else ""
         out.append(f"<div class='eq' id='{html.escape(label)}' title='{html.escape(eq.name)}'>"
                    f"<p class='note'><code>{html.escape(eq.name)}</code>{note}</p>"
                    f"{_equation_html(eq, link.rhs, doc.names)}"

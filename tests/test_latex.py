@@ -52,7 +52,9 @@ def test_snapshot_of_the_example_claim(with_example):
 @pytest.mark.skipif(PDFLATEX is None, reason="needs pdflatex: apt-get install texlive-latex-base "
                                              "texlive-latex-recommended texlive-fonts-recommended")
 def test_the_whole_document_compiles_cleanly(tmp_path):
-    doc = L.claims_latex(list(registry.claims().values()), standalone=True, certified=True)
+    # the project's claims (an outside claim file, such as the example, may still need "where" names)
+    claims = [c for c in registry.claims().values() if not c.id.startswith("X.")]
+    doc = L.claims_latex(claims, standalone=True, certified=True)
     assert doc.count("\\textbf{Certified}") >= 8  # the certifiable claims' digits compile too
     labels = re.findall(r"\\label\{([^}]*)\}", doc)
     assert len(labels) == len(set(labels)) > 100
@@ -67,10 +69,10 @@ def test_the_whole_document_compiles_cleanly(tmp_path):
     assert (tmp_path / "all.pdf").stat().st_size > 10_000
     blocks = re.findall(r"\\begin\{(equation|multline)\}\\label\{[^}]*\}\n(.*?)\\end\{\1\}", doc, re.S)
     bodies = [b for _, b in blocks]
-    assert len(set(bodies)) >= 0.95 * len(bodies), "a step is printed more than once in one document"
+    assert len(set(bodies)) == len(bodies), "a formula is printed more than once in one document"
     assert not [b for k, b in blocks if k == "multline" and "\\\\" not in b], "a one-line multline"
-    where = re.findall(r"^(u_\{\d+\}) &=", doc, re.M)
-    assert len(where) == len(set(where)), "a 'where' name is defined twice in one document"
+    cse = sorted(set(re.findall(r"\b[ux]_\{\d+\}", doc)))
+    assert not cse and "where\n\\begin{align*}" not in doc, f"common-subexpression names in the document: {cse[:5]}"
 
 
 def test_every_claim_has_its_statement_as_the_first_equation():

@@ -27,6 +27,7 @@ from sympy.core.function import AppliedUndef
 lark = pytest.importorskip("lark", reason="the LaTeX parser's lark backend (pip install lark)")
 from sympy.parsing.latex import parse_latex  # noqa: E402
 
+from derivations.core import GaussianMean  # noqa: E402
 from derivations.paper_a.gradient import SampleSum  # noqa: E402
 from numerics import registry  # noqa: E402
 import numerics.latex as printer  # noqa: E402
@@ -42,6 +43,9 @@ EXEMPT_KINDS = {
     "sum": "finite sums with symbolic bounds built from Min/Max: the lark grammar reads no \\min/\\max bound",
     "lambertw": "the Lambert W function: printed as W, which the parser reads as a symbol",
     "sample_sum": "a sum over the samples of a data set (\\sum_{i \\in D_0}): the grammar reads only index ranges",
+    "gaussian_mean": "a Gaussian mean E_{zeta ~ N(0,1)}[f]: the grammar has no subscripted expectation "
+                     "(its expansion into the computed integral is checked by the chain test)",
+    "subs": "an evaluation bar |_{h = w}: the grammar has no substitution (its expansion is checked by the chain test)",
 }
 
 #: equations whose printed text the lark grammar reads in several ways (an ``\\left(`` after a
@@ -83,7 +87,16 @@ def _kind(expr) -> str | None:
         return "lambertw"
     if any(isinstance(a, SampleSum) for a in sp.preorder_traversal(expr)):
         return "sample_sum"
+    if expr.has(GaussianMean):
+        return "gaussian_mean"
+    if expr.has(sp.Subs):
+        return "subs"
     return None
+
+
+def _checked(eq):
+    """What an equation states: its right side, or its left side for a relation ``F = 0``."""
+    return eq.lhs if eq.rhs == 0 and not isinstance(eq.lhs, sp.Symbol) else eq.rhs
 
 
 class _Renamed:
@@ -211,8 +224,13 @@ def _integral_fingerprint(integral: sp.Integral) -> sp.Expr:
     return out
 
 
+def _elementary(expr: sp.Expr) -> sp.Expr:
+    """The logistic loss's softplus and sigmoid in exp and log (they have no numeric evaluation)."""
+    return expr.replace(lambda e: type(e).__name__ in ("softplus", "sigmoid"), lambda e: e.rewrite(sp.exp))
+
+
 def _agree(a: sp.Expr, b: sp.Expr, symbols) -> bool:
-    a, b = _concrete(a), _concrete(b)
+    a, b = _elementary(_concrete(a)), _elementary(_concrete(b))
     rng = random.Random(20260)
     checked = 0
     for _ in range(12):
@@ -233,13 +251,13 @@ def _agree(a: sp.Expr, b: sp.Expr, symbols) -> bool:
 
 
 EQUATIONS = _distinct_equations()
-COVERED = [(cid, eq) for cid, eq in EQUATIONS if _kind(eq.rhs) is None and eq.name not in AMBIGUOUS]
+COVERED = [(cid, eq) for cid, eq in EQUATIONS if _kind(_checked(eq)) is None and eq.name not in AMBIGUOUS]
 
 
 def test_coverage_and_exemptions_are_stated():
     kinds = {}
     for _, eq in EQUATIONS:
-        k = _kind(eq.rhs)
+        k = _kind(_checked(eq))
         if k is not None:
             kinds.setdefault(k, []).append(eq.name)
     assert set(kinds) <= set(EXEMPT_KINDS), f"unlisted exemption kinds: {set(kinds) - set(EXEMPT_KINDS)}"
@@ -254,21 +272,23 @@ def test_the_ambiguous_list_is_honest(name):
     found = [eq for _, eq in EQUATIONS if eq.name == name]
     assert found, f"{name} is listed as ambiguous but no claim prints it"
     with pytest.raises(Ambiguous):
-        _printed_back(_Renamed(found[0].rhs))
+        _printed_back(_Renamed(_checked(found[0])))
 
 
 @pytest.mark.parametrize("cid,eq", COVERED, ids=[f"{c}:{e.name}" for c, e in COVERED])
 def test_printed_equation_parses_back_to_the_computed_one(cid, eq):
-    renamed = _Renamed(eq.rhs)
+    stated = _elementary(_checked(eq))  # the stand-ins of softplus, sigmoid would be odd or even
+    renamed = _Renamed(stated)
     back = renamed.back(_printed_back(renamed))
-    free = sorted(eq.rhs.free_symbols, key=sp.default_sort_key)
-    assert _agree(back, eq.rhs, free), (
+    free = sorted(stated.free_symbols, key=sp.default_sort_key)
+    assert _agree(back, stated, free), (
         f"{cid}: {eq.name} prints as something else\n printed: {latex(eq.rhs)}\n parsed:  {back}")
 
 
 #: symbols of one paper that print the same because they are one quantity under two names
 SAME_QUANTITY = {
     frozenset({"pi", "pi_+"}): "Paper A's prior P(y = +1): named pi_+ where lambdify would shadow the constant",
+    frozenset({"sigma2", "sigma^2"}): "Paper A's variance of the latent law's bulk, sigma^2",
 }
 
 
@@ -320,21 +340,34 @@ def test_the_chain_names_steps():
     assert {"A.thm3.s2.logistic", "A.thm3.q2_norm_sq.logistic", "A.thm3.h1p.logistic"} <= names
     s2 = next(ln for _, ln in LINKS if ln.eq.name == "A.thm3.s2.logistic")
     assert latex(s2.rhs) == r"\frac{\|w^{(1)}\|^{2}}{L}"
-    assert len(COVERED_LINKS) >= COVERAGE * len(LINKS)
+    # every chained step is parsed back, or is of a listed exempt kind (its expansion into the
+    # computed expression is then checked by test_a_chained_step_expands_to_the_computed_one)
+    assert all(_kind(ln.rhs) in EXEMPT_KINDS for _, ln in LINKS if (_, ln) not in COVERED_LINKS
+               and ln.eq.name not in AMBIGUOUS)
+    assert len(COVERED_LINKS) >= 0.75 * len(LINKS)
 
 
 @pytest.mark.parametrize("cid,link", LINKS, ids=[f"{c}:{ln.eq.name}" for c, ln in LINKS])
 def test_a_chained_step_expands_to_the_computed_one(cid, link):
     """Every step symbol replaced by the step it names gives the computed expression back."""
-    free = sorted(link.eq.rhs.free_symbols, key=sp.default_sort_key)
-    assert _agree(link.expanded(), link.eq.rhs, free), f"{cid}: {link.eq.name}"
+    if link.rhs.has(GaussianMean) and not link.eq.rhs.has(sp.Integral):
+        # a Gaussian mean printed for a closed form (a polynomial): its exact Gaussian moments
+        from derivations.paper_a.erm_equations import gaussian_expectation
+
+        mean = link.rhs.replace(lambda e: isinstance(e, GaussianMean), lambda e: gaussian_expectation(*e.args))
+        link = printer.Link(link.eq, mean, link.uses)
+    expanded = link.expanded()
+    if expanded == link.eq.rhs:  # the very expression (a finite sum with symbolic bounds has no cheap value)
+        return
+    free = sorted(link.eq.rhs.free_symbols | expanded.free_symbols, key=sp.default_sort_key)
+    assert _agree(expanded, link.eq.rhs, free), f"{cid}: {link.eq.name}"
 
 
 @pytest.mark.parametrize("cid,link", COVERED_LINKS, ids=[f"{c}:{ln.eq.name}" for c, ln in COVERED_LINKS])
 def test_printed_chained_step_parses_back_to_the_computed_one(cid, link):
     """What the document prints for a chained step, parsed back, with each step symbol
     replaced by its step, is the computed expression."""
-    renamed = _Renamed(link.rhs)
+    renamed = _Renamed(_elementary(link.rhs))
     back = renamed.back(_printed_back(renamed)).xreplace({s: st.rhs for s, st in link.uses.items()})
     free = sorted(link.eq.rhs.free_symbols, key=sp.default_sort_key)
     assert _agree(back, link.eq.rhs, free), (

@@ -35,7 +35,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.paper_a import losses as LS
-from derivations.core import Equation, derivation, flip_sign, mutant, step, times
+from derivations.core import GaussianMean, Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly
 from derivations.paper_a.gradient import beta, eta_b, eta_q, eta_w, loss_derivative, yhat
 
@@ -200,7 +200,7 @@ def compact(loss: str) -> dict:
     K = theta**2 * r * pi_ * h1p + m * Eh
     pref = eta_q * beta / L
     return dict(
-        K=K,
+        K=K, Eh=Eh, Eh2=Eh2,
         q2_overlap=-pref * K * omega,
         q2_norm_sq=pref**2 * (K**2 * omega**2 + m**2 * Eh**2 * wn2
                               + (theta**2 * r * pi_ * h2p * omega**2 + m * Eh2 * (omega**2 + wn2)) / alpha0),
@@ -226,12 +226,32 @@ def equations(loss: str) -> list[Equation]:
                  tag + "mean step-2 prediction on a negative D0 sample, with self-interaction shift"),
         Equation(f"A.thm3.s2.{loss}", sp.Symbol(r"s^2"), lim["step2"]["s2"], REF, PARAMS,
                  tag + "variance of the step-2 prediction"),
+        Equation(f"A.thm3.h1bar.{loss}", sp.Symbol(r"\bar{h}_{1}"), cmp_["Eh"], REF, hp,
+                 tag + "mean of the first h-moment over the label (ours)"),
+        Equation(f"A.thm3.h2bar.{loss}", sp.Symbol(r"\bar{h}_{2}"), cmp_["Eh2"], REF, hp,
+                 tag + "mean of the second h-moment over the label (ours)"),
+        Equation(f"A.thm3.K.{loss}", sp.Symbol("K"), cmp_["K"], REF, hp,
+                 tag + "the signal coefficient of the trained query, m = tr P = L - 1, r = v^T P v (ours)"),
         Equation(f"A.thm3.q2_overlap.{loss}", sp.Symbol(r"\langle q^{(2)},\xi\rangle"), cmp_["q2_overlap"], REF, hp,
                  tag + "h1_p = E[l'(yhat;+1)|y=+1] etc. (ours; the paper states existence)"),
         Equation(f"A.thm3.q2_norm_sq.{loss}", sp.Symbol(r"\|q^{(2)}\|^2"), cmp_["q2_norm_sq"], REF, hp,
                  tag + "includes the 1/alpha0 fluctuation term (ours)"),
     ]
+    by = {e.name.rsplit(".", 1)[0].split(".", 2)[2]: e for e in eqs}
+    qx, wx, wn, h1b, h2b = (by[k].lhs for k in ("q2_overlap", "omega", "w1_norm", "h1bar", "h2bar"))
+    m, r = L - 1, R * (L - R) / L
+    pref2 = (eta_q * beta / L) ** 2
+    eqs[-1] = eqs[-1].written(  # the overlap squared, the readout noise, the fluctuation
+        qx**2 + pref2 * m**2 * h1b**2 * (wn**2 - wx**2)
+        + pref2 * (theta**2 * r * pi_ * h2p * wx**2 + m * h2b * wn**2) / alpha0,
+        {qx: by["q2_overlap"], wx: by["omega"], wn: by["w1_norm"], h1b: by["h1bar"], h2b: by["h2bar"]})
+    mus = {"p": by["mu_p"], "m": by["mu_m"]}
+    s_sym, s2_eq = sp.Symbol("s", positive=True), by["s2"]
+    s_step = Equation(s2_eq.name, s_sym, sp.sqrt(s2_eq.rhs), REF, PARAMS)  # the root of s^2
+    ints = integrands(loss, *(e.lhs for e in mus.values()), s_sym**2)
     for k in H_KEYS:
+        f, mu, s = ints[k]
         eqs.append(Equation(f"A.thm3.{k}.{loss}", H[k[:2] + "_" + k[2]], lim["h"][k], REF, PARAMS,
-                            tag + "h-moment: 1-D Gaussian expectation"))
+                            tag + "h-moment: 1-D Gaussian expectation").written(
+            GaussianMean(f.subs(yhat, mu + s_sym * zeta), zeta), {mu: mus[k[2]], s_sym: s_step}))
     return eqs

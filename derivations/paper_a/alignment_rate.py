@@ -91,7 +91,7 @@ mutant("A.cor1.wn_term:dropped", "A.cor1.wn_term",
 mutant("A.cor1.C_w:no_L", "A.cor1.C_w", "C_w without its factor L", lambda e: e / A.L)
 
 
-def compact_C(loss: str) -> sp.Expr:
+def compact_C(loss: str, *, parts: bool = False):
     """C in the readable grouped form [m E h^2 + r theta^2 pi h2_+ + m^2 (E h)^2 E[g^2] L /
     (theta^2 R^2 pi^2 g_+^2)] / (2 K^2), K = theta^2 r pi h_+ + m E h (h at alpha0 = inf).
     Equal to ``rate_constants(loss)["C"]`` (tests/test_paper_a_alignment.py)."""
@@ -101,15 +101,27 @@ def compact_C(loss: str) -> sp.Expr:
     Eh = A.pi_ * h1p + (1 - A.pi_) * h1m
     Eh2 = A.pi_ * h2p + (1 - A.pi_) * h2m
     K = A.theta**2 * r * A.pi_ * h1p + m * Eh
-    return (m * Eh2 + r * A.theta**2 * A.pi_ * h2p
-            + m**2 * Eh**2 * s1["Eg2"] * A.L / (A.theta**2 * A.R**2 * A.pi_**2 * s1["g_p"] ** 2)) / (2 * K**2)
+    def C(K, Eh, Eh2):
+        return (m * Eh2 + r * A.theta**2 * A.pi_ * h2p
+                + m**2 * Eh**2 * s1["Eg2"] * A.L / (A.theta**2 * A.R**2 * A.pi_**2 * s1["g_p"] ** 2)) / (2 * K**2)
+    if parts:  # the named pieces and C in their symbols, for the printed chain
+        return {"Eh": Eh, "Eh2": Eh2, "K": K, "C": C}
+    return C(K, Eh, Eh2)
 
 
 def equations(loss: str) -> list[Equation]:
     rc = rate_constants(loss)
+    pc, tag, hp = compact_C(loss, parts=True), f"[{loss}] ", RATE_PARAMS + H_INF
+    h1b, h2b, K = sp.symbols(r"\bar{h}_{1}^{\infty} \bar{h}_{2}^{\infty} K^{\infty}", real=True)
+    e1 = Equation(f"A.cor1.h1bar.{loss}", h1b, pc["Eh"], REF, hp, tag + "label mean of the first h-moment at alpha0 = inf")
+    e2 = Equation(f"A.cor1.h2bar.{loss}", h2b, pc["Eh2"], REF, hp, tag + "label mean of the second h-moment at alpha0 = inf")
+    eK = Equation(f"A.cor1.K.{loss}", K, pc["K"], REF, hp, tag + "the signal coefficient K at alpha0 = inf").written(
+        pc["K"].xreplace({pc["Eh"]: h1b}), {h1b: e1})
     return [
-        Equation(f"A.cor1.C.{loss}", sp.Symbol("C"), compact_C(loss), REF, RATE_PARAMS + H_INF,
-                 f"[{loss}] |s_q| = 1 - C/alpha0 + O(alpha0^-2); h^inf = h-moments at alpha0 = inf (ours)"),
+        e1, e2, eK,
+        Equation(f"A.cor1.C.{loss}", sp.Symbol("C"), compact_C(loss), REF, hp,
+                 f"[{loss}] |s_q| = 1 - C/alpha0 + O(alpha0^-2); h^inf = h-moments at alpha0 = inf (ours)").written(
+            pc["C"](K, h1b, h2b), {h1b: e1, h2b: e2, K: eK}),
         Equation(f"A.cor1.C_w.{loss}", sp.Symbol("C_w"), rc["C_w"], REF, RATE_PARAMS,
                  f"[{loss}] |s_w| = 1 - C_w/alpha0 + O(alpha0^-2) (ours)"),
     ]

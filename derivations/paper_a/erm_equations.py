@@ -328,6 +328,7 @@ def ridgeless_expansion() -> dict:
     C1 = sp.diff(err_Q, Q).subs(Q, Q0) * Q1
     sub = {m: m_inf, b: b_inf}
     return {"E_inf": E_inf.subs(sub), "C1": C1.subs(sub), "Q0": Q0, "Q1": Q1,
+            "E_of_m": E_inf, "dE_dQ": sp.diff(err_Q, Q).subs(Q, Q0),
             "m_inf": m_inf, "b_inf": b_inf, "Q_exact": Q_exact.subs(sub),
             "kappa": kap, "alpha_V_kappa": sp.simplify(alpha * V_sol * kap)}
 
@@ -350,15 +351,54 @@ def ridgeless_limit(model: str) -> dict:
 
 
 def ridgeless_limit_equations():
-    """Equations of Corollary 2 for the linear models (alpha_1 = n/d for both)."""
+    """Equations of Corollary 2 for the linear models (alpha_1 = n/d for both), as a chain per
+    model: the model's two-point law (mu, sigma^2), the population least-squares readout
+    (m_inf, b_inf), the first-order coefficient Q_1 of Q = m^2 + Q_1/alpha + O(alpha^-2), then
+    E_inf and C_1 in these symbols."""
     out = []
     params = (theta, R, L, pi_)
+    exp = ridgeless_expansion()
     for model in LINEAR_MODELS:
-        lim = ridgeless_limit(model)
-        out.append(Equation(f"A.cor2.{model}.E_inf", sp.Symbol(f"E^\\infty_{{{model}}}"), lim["E_inf"],
-                            REFERENCE_C2, params, f"{model}: square loss, ridgeless, alpha_1 -> inf (ours)"))
-        out.append(Equation(f"A.cor2.{model}.C1", sp.Symbol(f"C_{{1,{model}}}"), lim["C1"], REFERENCE_C2,
-                            params, f"{model}: coefficient of 1/alpha_1 (ours, first-order expansion)"))
+        lim, law = ridgeless_limit(model), linear_law(model)
+        tag = f"{model}: "
+        mu_m, s2_m = sp.Symbol(f"mu_{model}", positive=True), sp.Symbol(f"sigma_{model}^2", positive=True)
+        m_m, b_m = sp.Symbol(f"m^\\infty_{{{model}}}", real=True), sp.Symbol(f"b^\\infty_{{{model}}}", real=True)
+        q1_m = sp.Symbol(f"Q_{{1,{model}}}", positive=True)
+        to_model = {mu_s: mu_m, s2: s2_m}
+        e_mu = Equation(f"A.law.{model}.mu", mu_m, law["mu"], REFERENCE_C2, (theta, R, L),
+                        f"{tag}the signal's mean along e_2 in the model's two-point law")
+        e_s2 = Equation(f"A.law.{model}.sigma2", s2_m, law["sigma2"], REFERENCE_C2, (L,),
+                        f"{tag}the bulk variance of the model's two-point law")
+        law_uses = {mu_m: e_mu, s2_m: e_s2}
+        to_law = {mu_s: law["mu"], s2: law["sigma2"]}
+        m_val, b_val = exp["m_inf"].subs(to_law), exp["b_inf"].subs(to_law)
+        e_m = Equation(f"A.cor2.{model}.m_inf", m_m, m_val, REFERENCE_C2, params,
+                       f"{tag}the ridgeless readout overlap as alpha -> inf (population least squares)"
+                       ).written(exp["m_inf"].xreplace(to_model), law_uses)
+        e_b = Equation(f"A.cor2.{model}.b_inf", b_m, b_val, REFERENCE_C2, params,
+                       f"{tag}the ridgeless bias as alpha -> inf").written(exp["b_inf"].xreplace(to_model), law_uses)
+        mb = {**to_model, m: m_m, b: b_m}
+        uses = {**law_uses, m_m: e_m, b_m: e_b}
+        # Q_1 = m^2 + A/sigma^2 with A the mean squared residual of the limit readout
+        resid = two_point_expectation((m * c + b - y) ** 2)
+        if sp.simplify(exp["Q1"] - (m**2 + resid / s2)) != 0:
+            raise ValueError("Q_1 is not m^2 + E[(m c + b - y)^2]/sigma^2")
+        a_m = sp.Symbol(f"A_{{{model}}}", positive=True)
+        e_a = Equation(f"A.cor2.{model}.residual", a_m, resid.subs(to_law).subs({m: m_val, b: b_val}),
+                       REFERENCE_C2, params, f"{tag}mean squared residual of the limit readout, E[(m c + b - y)^2]"
+                       ).written(resid.xreplace(mb), uses)
+        q1_val = exp["Q1"].subs(to_law).subs({m: m_val, b: b_val}) * law["dim"]
+        e_q1 = Equation(f"A.cor2.{model}.Q1", q1_m, q1_val, REFERENCE_C2, params,
+                        f"{tag}Q = m^2 + Q_1/alpha_1 + O(alpha_1^-2)").written(
+            (m_m**2 + a_m / s2_m) * law["dim"], {**uses, a_m: e_a})
+        e_inf = Equation(f"A.cor2.{model}.E_inf", sp.Symbol(f"E^\\infty_{{{model}}}"), lim["E_inf"], REFERENCE_C2,
+                         params, f"{tag}square loss, ridgeless, alpha_1 -> inf (ours)").written(
+            exp["E_of_m"].xreplace(mb), uses)
+        slope = exp["dE_dQ"].xreplace(mb)
+        e_c1 = Equation(f"A.cor2.{model}.C1", sp.Symbol(f"C_{{1,{model}}}"), lim["C1"], REFERENCE_C2,
+                        params, f"{tag}coefficient of 1/alpha_1 (ours, first-order expansion)").written(
+            sp.Add(*[q1_m * t for t in sp.Add.make_args(slope)]), {**uses, q1_m: e_q1})
+        out += [e_mu, e_s2, e_m, e_b, e_a, e_q1, e_inf, e_c1]
     return tuple(out)
 
 
@@ -375,21 +415,48 @@ def ols_sanity_solution() -> sp.Expr:
     return sp.solve(F.subs({lam: 0, s2: 1}), V)[0]
 
 
-def general_equations() -> tuple:
-    """The five equations and the outputs as :class:`Equation` objects (for LaTeX)."""
-    sy = system("logistic")
-    F = sy["equations"]
-    refs = {"b": "bias stationarity", "w1": "qhat component", "V": "susceptibility",
+#: the printed names of the channel's steps (the docs' notation)
+ELL, DELL, D2ELL = sp.symbols(r"\ell(h;y) \ell'(h;y) \ell''(h;y)", real=True)
+FIELD_MEAN = sp.Symbol(r"\bar{\omega}", real=True)  # E[omega | latent] = w_1 a + m c + b
+DPROX = sp.Symbol(r"\partial_{\omega} h", positive=True)
+E_TEST = sp.Symbol(r"E_{\rm test}")
+
+
+def general_equations(loss_name: str = "logistic") -> tuple:
+    """The step-4 system as a chain of named steps (for LaTeX), in the order derived: the loss
+    and its derivatives, the mean field and the leave-one-out field, the prox (it defines the
+    training prediction h) and its slope, the five equations in their averages, the test error.
+    Each step is printed in the symbols of the steps before it (:meth:`Equation.written`)."""
+    lo, ch = loss(loss_name), channel(loss_name)
+    tag = f"[{loss_name}] "
+    mu, omega = ch["mu"], ch["omega"]
+    ell = Equation(f"A.erm.loss.{loss_name}", ELL, lo["ell"], REFERENCE_T4, (h, y), f"{tag}the loss")
+    dl = Equation(f"A.erm.dloss.{loss_name}", DELL, lo["dl"], REFERENCE_T4, (h, y), f"{tag}its slope in h")
+    d2l = Equation(f"A.erm.d2loss.{loss_name}", D2ELL, lo["d2l"], REFERENCE_T4, (h, y), f"{tag}its curvature in h")
+    fld = Equation("A.erm.field", FIELD_MEAN, mu, REFERENCE_T4, (w1, a, m, c, b),
+                   "mean of the field of a fresh sample given its latent variables (ours)")
+    cav = Equation("A.erm.cavity_field", om, omega, REFERENCE_T4, (w1, a, m, c, b, s2, Q, zeta),
+                   "the leave-one-out field, zeta ~ N(0, 1) (ours)").written(
+        FIELD_MEAN + sp.sqrt(s2 * Q) * zeta, {FIELD_MEAN: fld})
+    prox_rhs = h + s2 * V * lo["dl"]
+    prox = Equation("A.erm.prox", om, prox_rhs, REFERENCE_T4, (h, s2, V, y),
+                    f"{tag}the training prediction h is the prox of the leave-one-out field (ours)").written(
+        h + s2 * V * DELL, {DELL: dl})
+    slope = 1 / (1 + s2 * V * lo["d2l"])
+    dprox = Equation("A.erm.dprox", DPROX, slope, REFERENCE_T4, (h, s2, V, y),
+                     f"{tag}slope of the prox in the field (implicit function theorem; ours)").written(
+        1 / (1 + s2 * V * D2ELL), {D2ELL: d2l})
+    refs = {"b": "bias stationarity", "w1": "the q-hat component", "V": "susceptibility",
             "m": "overlap with e_2", "Q": "bulk norm"}
-    out = [Equation(f"A.erm.eq_{n}", sp.Integer(0), Fk, REFERENCE_T4, note=f"{refs[n]} (ours)")
-           for n, Fk in zip(sy["names"], F)]
-    ch = channel("logistic")
-    out.append(Equation("A.erm.prox", sp.Integer(0), ch["G"], REFERENCE_T4,
-                        note="training prediction h = prox of the leave-one-out field (ours)"))
-    out.append(Equation("A.erm.test_error", sp.Symbol(r"E_{\rm test}"),
-                        sp.Symbol(r"\mathbb{E}") * ch["outputs"]["test_error"], REFERENCE_T4,
-                        note="test error (ours; E over the latent law)"))
-    return tuple(out)
+    sy = system(loss_name)
+    eqs = [Equation(f"A.erm.eq_{n}", Fk, sp.Integer(0), REFERENCE_T4,
+                    note=f"{refs[n]}: E over the latent law and zeta, at the prox h (ours)")
+           for n, Fk in zip(sy["names"], sy["equations"])]
+    err = ch["outputs"]["test_error"]
+    test = Equation("A.erm.test_error", E_TEST, sp.Symbol(r"\mathbb{E}") * err, REFERENCE_T4,
+                    note="test error (ours; E over the latent law)").written(
+        sp.Symbol(r"\mathbb{E}") * err.xreplace({mu: FIELD_MEAN}), {FIELD_MEAN: fld})
+    return (ell, dl, d2l, fld, cav, prox, dprox, *eqs, test)
 
 
 # --- structural mutants of these steps ----------------------------------------------------------

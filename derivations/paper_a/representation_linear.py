@@ -253,8 +253,14 @@ def equations() -> tuple:
         Equation("A.thm1.pool_error", sp.Symbol("E^*_{pool}"), P.error_S, REF, (S, pi_),
                  "oracle pooled (= Bayes on the pooled feature) error, any finite L; equals "
                  "(1-pi)Phi(-S/2-kappa/S)+pi Phi(-S/2+kappa/S)"),
+        pmf_eq := Equation("A.thm1.hypergeom_pmf", sp.Symbol("p_m"), K.pmf, REF, (k, L, R, m),
+                           "P(m of the R signal positions fall in K): hypergeometric (uniform positions)"),
+        cond_eq := Equation("A.thm1.vec_ksparse_error", sp.Symbol(r"E_k(c \mid m)"), K.conditional, REF,
+                            (c, pi_, theta, k, m), "error of the k-sparse rule given m: the score is "
+                            "N(theta m/sqrt(k), 1) on a positive sample"),
         Equation("A.thm1.vec_ksparse", sp.Symbol("E_k(c)"), K.error, REF, (c, pi_, theta, k, L, R),
-                 "vectorised rule a = 1_K/sqrt(k) under uniform positions (ours); k = L is pooled"),
+                 "vectorised rule a = 1_K/sqrt(k) under uniform positions (ours); k = L is pooled").written(
+            sp.Sum(pmf_eq.lhs * cond_eq.lhs, (m, *K.support)), {pmf_eq.lhs: pmf_eq, cond_eq.lhs: cond_eq}),
         Equation("A.thm1.vec_mean_rule_snr", sp.Symbol("S_p"), V.snr_mean_rule, REF, (theta, p_norm),
                  "SNR of the mean-direction vectorised rule a = p/||p|| for a position law with marginal p (ours)"),
         Equation("A.thm1.vec_lower_bound", sp.Symbol("E^*_{vec}"), vec_lower_bound().integrand, REF,

@@ -238,11 +238,36 @@ def equations() -> dict[str, Equation]:
                                          v, REFERENCE, note="integrand of the conjugate update (at the prox)")
     for k, v in pr.items():
         eqs[f"C.prior.{k}"] = Equation(f"C.prior.{k}", k, v, REFERENCE, note="overlap update")
+    # the named pieces of the loss: the diagonal attention weights of student and teacher (a row
+    # of either sums to one, so the loss is sigma^2 times the two diagonal errors squared)
+    at, fi = attention(), fields()
+    S11, S22, T11, T22, ELL = sp.symbols(r"S_{11} S_{22} T_{11} T_{22} \ell", real=True)
+    pieces = {S11: ("C.att.S11", at["S"][0, 0], "student attention on its own token (softmax of the scores)"),
+              S22: ("C.att.S22", at["S"][1, 1], "student attention on its own token (softmax of the scores)"),
+              T11: ("C.att.T11", at["T"][0, 0], "teacher attention: (1 - omega) softmax + omega A"),
+              T22: ("C.att.T22", at["T"][1, 1], "teacher attention: (1 - omega) softmax + omega A")}
+    for sym, (name, val, note) in pieces.items():
+        eqs[name] = Equation(name, sym, val, REFERENCE, note=note)
+    att = {sym: eqs[name] for sym, (name, _, _) in pieces.items()}
+    ell_eq = Equation("C.loss.sample", ELL, at["ell"], REFERENCE,
+                      note="the per-sample loss (1/2) tr[(S - T) Sigma (S - T)^T]").written(
+        sigma**2 * ((S11 - T11) ** 2 + (S22 - T22) ** 2), att)
+    eqs["C.loss.sample"] = ell_eq
+    eqs["C.prox.objective"] = eqs["C.prox.objective"].written(
+        ((h1 - w1) ** 2 + (h2 - w2) ** 2) / (2 * V) + ELL, {ELL: ell_eq})
+    fw = {w1: ("C.field.student1", fi["omega"][0], "student cavity field of token 1 (positional embedding +m)"),
+          w2: ("C.field.student2", fi["omega"][1], "student cavity field of token 2 (positional embedding -m)"),
+          s1: ("C.field.teacher1", fi["s"][0], "teacher pre-activation of token 1"),
+          s2: ("C.field.teacher2", fi["s"][1], "teacher pre-activation of token 2")}
+    for sym, (name, val, note) in fw.items():
+        eqs[name] = Equation(name, sym, val, REFERENCE, note=note)
     eqs["C.out.mse"] = Equation("C.out.mse", sp.Symbol(r"\mathrm{mse}\ \mathrm{integrand}"), out["mse"], REFERENCE,
-                                note="test error integrand over (xi, eta)")
+                                note="test error integrand over (xi, eta): twice the loss at the clean field h = w").written(
+        2 * sp.Subs(ELL, (h1, h2), (w1, w2)), {ELL: ell_eq, **{sym: eqs[name] for sym, (name, _, _) in fw.items()}})
     eqs["C.out.phi_rest"] = Equation("C.out.phi_rest", sp.Symbol(r"\Phi + \alpha E\mathcal{M}"), out["phi_rest"],
                                      REFERENCE, note="the non-channel part of the free entropy")
-    return eqs
+    first = ("C.att.S11", "C.att.S22", "C.att.T11", "C.att.T22", "C.loss.sample")
+    return {**{k: eqs[k] for k in first}, **{k: v for k, v in eqs.items() if k not in first}}
 
 
 # --- structural mutants ------------------------------------------------------------------

@@ -175,6 +175,10 @@ class Verdict:
     elapsed_s: float
     reference: str = ""
     statement: str = ""
+    #: the claim's human title (the heading of its section in the documents)
+    title: str = ""
+    #: the statement as LaTeX prose (``$...$`` inline math), rendered by the notebook repr
+    statement_tex: str = ""
     #: Python and the numerical packages of the run (numerics.core.cache.versions)
     versions: dict = field(default_factory=dict)
     #: non-empty: the claim could not be run (its theory or experiment raised); no rows, not passed
@@ -206,11 +210,16 @@ class Verdict:
             f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
             f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
             f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows)
+        from numerics.report_math import prose_html
+
         word = self.word
+        heading = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
         if self.error:
-            return f"<p><b>{word}</b> <code>{html.escape(self.id)}</code>: {html.escape(self.error)}</p>"
-        return (f"<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "
-                f"{html.escape(self.statement)}</p><table>{head}{body}</table>")
+            return (f"{heading}<p><b>{word}</b> <code>{html.escape(self.id)}</code>: "
+                    f"{html.escape(self.error)}</p>")
+        stated = (prose_html(self.statement_tex) if self.statement_tex else None) or html.escape(self.statement)
+        return (f"{heading}<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "
+                f"{stated}</p><table>{head}{body}</table>")
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -218,6 +227,14 @@ class Verdict:
         d["status"] = self.status
         d["seed_paths"] = [list(p) for p in self.seed_paths]
         return d
+
+
+def _titles(claim) -> dict:
+    """The claim's title (its reference if it has none) and its LaTeX statement, for a verdict."""
+    if claim is None:
+        return {}
+    return {"title": getattr(claim, "title", "") or claim.reference,
+            "statement_tex": getattr(claim, "statement_tex", "")}
 
 
 def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None) -> Verdict:
@@ -229,7 +246,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
                        seed_paths=evidence.seed_paths, backend=s.backend, dps=s.dps, mutate=mutate, z_crit=0.0,
                        sizes=evidence.sizes, details=evidence.details, elapsed_s=evidence.elapsed_s,
                        reference=claim.reference if claim else "", statement=claim.statement if claim else "",
-                       versions=dict(_versions()), error=evidence.error)
+                       **_titles(claim), versions=dict(_versions()), error=evidence.error)
     if not evidence.comparisons:
         raise ValueError(f"{evidence.claim_id}: a claim with no comparisons checks nothing")
     zc = z_critical(len(evidence.comparisons))
@@ -259,6 +276,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         elapsed_s=evidence.elapsed_s,
         reference=claim.reference if claim else "",
         statement=claim.statement if claim else "",
+        **_titles(claim),
         versions=dict(_versions()),
     )
 

@@ -32,7 +32,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-import sympy as sp
 
 from derivations.core import _ACTIVE
 from derivations.paper_c import attention_erm as D
@@ -139,7 +138,8 @@ CLAIMS = [
                   "self-consistent equations gives the overlap |m| = |1.Q|/d (full mode also q and the "
                   "test error) of the empirical risk minimiser reached from the positional initialisation "
                   "at finite d",
-        statement_eq=lambda: sp.Eq(D.m, D.prior()[D.m]),
+        statement_eq=(r"\frac{|\mathbf{1}^{\top} Q|}{d} \to |m| \quad (d \to \infty;\ m \text{ of the positional "
+                      r"fixed point } \theta = 0 \text{ of the self-consistent equations})"),
         experiment=experiment,
         equations=lambda: tuple(D.equations().values()),
         allowance_note=ALLOWANCE_NOTE,
