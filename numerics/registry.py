@@ -149,12 +149,14 @@ class ClaimStub:
     module: str
     status: str
     title: str = ""
+    statement_tex: str = ""
 
 
 def stubs(ids) -> list:
     """Index entries of the claims selected by ``ids`` (as :func:`select`), without importing
     the claims."""
-    table = {r["id"]: ClaimStub(r["id"], r["reference"], r["statement"], r["module"], r["status"], r.get("title", ""))
+    table = {r["id"]: ClaimStub(r["id"], r["reference"], r["statement"], r["module"], r["status"], r.get("title", ""),
+                                r.get("statement_tex", ""))
              for r in claim_index()}
     return _choose(table, ids)
 
@@ -215,7 +217,8 @@ def _describe(claim) -> dict:
     return {"id": claim.id, "paper": claim.paper, "reference": claim.reference, "status": claim.status,
             # the heading of the claim's section (numerics.latex.title: the reference if untitled)
             "title": getattr(claim, "title", "") or claim.reference,
-            "statement": claim.statement, "evaluable": claim.evaluate is not None,
+            "statement": claim.statement, "statement_tex": getattr(claim, "statement_tex", ""),
+            "evaluable": claim.evaluate is not None,
             "params": claim.param_space.describe() if claim.param_space else [],
             "mutants": len(claim.mutants), "module": claim.experiment.__module__,
             # the point a run may take (verify --param, explore): the free parameters, the fixed
