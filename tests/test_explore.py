@@ -240,3 +240,14 @@ def test_false_alarm_rate_on_the_unmutated_claims(ids, points):
         print(f"{e.claim_id}: {len(e.runs)} points, {screens} screen failures, "
               f"{sum(r.verdict == 'failed' for r in e.runs)} confirmed")
         assert len(e.runs) == points and not e.failed, [r.params for r in e.runs if r.verdict == "failed"]
+
+
+def test_paper_c_positional_claim_at_a_point_kills_a_mutant():
+    """C.sim.positional at a point of its own (alpha, omega away from the authors' setting): the
+    unmutated claim passes there (test above), and a teacher field without its V* term is found
+    at the first draw, confirmed at full size with a fresh seed."""
+    with mutated(all_mutants()["C.field.teacher:no_vstar"]):
+        e, = attncheck.explore("C.sim.positional", examples=1, seed=SEED, shrinks=0,
+                               within={"alpha": 0.5, "omega": 0.2})
+    assert not e.passed and e.minimal == {"alpha": 0.5, "omega": 0.2}, e.runs
+    assert e.runs[0].confirm["mode"] == "full" and e.failing_rows

@@ -9,6 +9,10 @@ positional initialisation Q = 0.25 * 1; numpy and scipy only, no derivation), ov
 instances (fresh teacher Q*, training and test sets), each seeded by its own path
 (``Settings.seed_sequence``).  m -> -m is a symmetry, so the rows compare |m|.
 
+At a point (``POINT_SPACE``: alpha in [0.3, 1], omega in [0.1, 0.5]; ``verify --param``,
+``explore``) the rows are the mode's, at that one alpha and omega, with the same d, d/2 and
+instances.
+
 Rows (``DESIGN``): quick mode holds |m| only, at alpha = 0.6 and 1 (d = 400, where the
 positional branch is the lower training loss; at alpha = 2 and d = 200 some instances leave
 the positional minimum): m is O(1) and its instance-to-instance spread (sd about 0.011 at
@@ -58,20 +62,54 @@ ALLOWANCE_NOTE = (
 )
 
 
+def _point_space():
+    """The points the claim takes (``verify --param``, ``explore``): alpha and omega, narrowed
+    (from the one declaration of ``attncheck solve positional-semantic``) to where the positional
+    solve converges at the claim's quadrature and every quick instance stays on the positional
+    minimum (alpha <= 1)."""
+    from dataclasses import replace
+
+    from numerics.core.params import ParamSpace
+    from numerics.problems.paper_c.positional_semantic import SPACE
+
+    return ParamSpace(
+        (replace(SPACE["alpha"], lo=0.3, hi=1.0, lo_open=False, default=0.6),
+         replace(SPACE["omega"], lo=0.1, hi=0.5, default=SETTING["omega"])),
+        source="Paper C at the authors' sigma and lambda, alpha <= 1 (the positional minimum)",
+        fixed=(("sigma, lam", f"the authors' setting (sigma = {SETTING['sigma']:g}, lambda = {SETTING['lam']:g})"),
+               ("d, instances", "one alpha at the design's d and d/2 and its number of instances")))
+
+
+POINT_SPACE = _point_space()
+
+
+def design(settings) -> dict:
+    """The mode's design; at a point (``Settings.params``) one alpha at the point's omega, with the
+    mode's d, instances, rows and nodes."""
+    des = dict(settings.pick(**DESIGN), setting=dict(SETTING))
+    p = settings.point
+    if p:
+        des.update(alphas=(float(p["alpha"]),), setting=dict(SETTING, omega=float(p["omega"])))
+    return des
+
+
 def _trial(task) -> dict:
     """One instance (its seed is its path: identical for any number of workers)."""
-    d, alpha, seed = task
+    d, alpha, setting, seed = task
     r = run(np.random.default_rng(seed), d, alpha, branches=(BRANCH,), linear=False, tol=SIM_TOL,
-            **SETTING)[BRANCH]
+            **setting)[BRANCH]
     return {"m": abs(r["m"]), "q": r["q"], "mse": r["mse"], "converged": float(r["converged"])}
 
 
 def _simulate(settings) -> dict:
-    des = settings.pick(**DESIGN)
+    des = design(settings)
+    # the authors' omega keeps the design's seed paths; another omega is part of the path
+    tag = () if des["setting"] == SETTING else (f"omega={des['setting']['omega']:g}",)
     out = {}
     for d in (des["d"], des["d"] // 2):
         for a in des["alphas"]:
-            tasks = [(d, a, settings.seed_sequence(SIM_KEY, "sim", d, f"{a:g}", t)) for t in range(des["trials"])]
+            tasks = [(d, a, des["setting"], settings.seed_sequence(SIM_KEY, "sim", *tag, d, f"{a:g}", t))
+                     for t in range(des["trials"])]
             runs = map_tasks(_trial, tasks, f"positional ERM, d={d}, alpha={a:g}")
             out[(d, a)] = {k: np.array([r[k] for r in runs]) for k in runs[0]}
     return out
@@ -80,7 +118,7 @@ def _simulate(settings) -> dict:
 def simulate(settings) -> dict:
     """{(d, alpha): {quantity: np.array over instances}} for d and d/2 (memoised: never
     recomputed under a mutant)."""
-    return memo(settings, (SIM_KEY, "sim"), lambda: _simulate(settings))
+    return memo(settings, (SIM_KEY, "sim", tuple(sorted(settings.point.items()))), lambda: _simulate(settings))
 
 
 def _solver_key():
@@ -89,17 +127,19 @@ def _solver_key():
 
 
 @lru_cache(maxsize=64)
-def _solve(alpha: float, n: int, _key):
-    return T.solve(BRANCH, alpha, n=n, **SETTING).value  # raises (the claim errors) if not converged
+def _solve(alpha: float, n: int, omega: float, _key):
+    # raises (the claim errors) if not converged
+    return T.solve(BRANCH, alpha, n=n, **dict(SETTING, omega=omega)).value
 
 
-def theory(alpha: float, n: int):
-    """(values, quadrature errors) of the reported outputs at ``alpha`` (active derivation)."""
-    return T.reported(_solve(float(alpha), int(n), _solver_key()))
+def theory(alpha: float, n: int, omega: float = SETTING["omega"]):
+    """(values, quadrature errors) of the reported outputs at ``alpha`` and ``omega`` (active
+    derivation)."""
+    return T.reported(_solve(float(alpha), int(n), float(omega), _solver_key()))
 
 
 def experiment(settings, claim):
-    des = settings.pick(**DESIGN)
+    des = design(settings)
     sims = simulate(settings)
     d, d2 = des["d"], des["d"] // 2
     cells = [(a, k) for a in des["alphas"] for k in des["rows"]]
@@ -107,7 +147,7 @@ def experiment(settings, claim):
     rows, table = [], []
     for a, key in cells:
         x, x2 = sims[(d, a)][key], sims[(d2, a)][key]
-        val, err = theory(a, des["nodes"])
+        val, err = theory(a, des["nodes"], des["setting"]["omega"])
         th = abs(val[key]) if key == "m" else val[key]
         mean, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
         se2 = float(x2.std(ddof=1) / math.sqrt(len(x2)))
@@ -118,7 +158,7 @@ def experiment(settings, claim):
                       "se_d_half": se2, "drift": drift, "finite_size": finite, "quadrature": err[key],
                       "converged": float(sims[(d, a)]["converged"].mean())})
     sizes = {"d": d, "d/2": d2, "instances": des["trials"], "alphas": list(des["alphas"]),
-             "nodes per axis": f"{des['nodes']} (error estimate from {des['nodes'] + 4})", **SETTING}
+             "nodes per axis": f"{des['nodes']} (error estimate from {des['nodes'] + 4})", **des["setting"]}
     return rows, sizes, {"cells": table}
 
 
@@ -126,8 +166,7 @@ CLAIMS = [
     Claim(
         id="C.sim.positional", paper="C", status="paper",
         title="The positional solution against trained attention at finite d (Result 4.2)",
-        design_only="its finite-size allowance is the drift between the design's d and d/2 at the design's "
-                    "alphas (alpha <= 1 at quick size, where every instance stays on the positional minimum)",
+        point_space=POINT_SPACE,
         statement_tex=(r"At $\sigma = 0.5$, $\lambda = 0.01$, $\omega = 0.3$ the positional ($\theta = 0$) "
                        r"solution of the self-consistent equations gives the overlap $|m| = |\mathbf{1}^\top Q|/d$ "
                        r"(full mode also $q$ and the test error) of the empirical risk minimiser reached from the "
