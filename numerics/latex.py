@@ -380,8 +380,12 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
              f"\\noindent\\textbf{{Statement}}: {statement_prose(claim)}\n"]
     stated = statement_latex(claim)
     if stated:
-        parts.append(stated)
-        doc.bodies.setdefault(_body(stated), _label(claim.id, "statement"))
+        earlier_label = doc.bodies.get(_body(stated))
+        if earlier_label is None:
+            parts.append(stated)
+            doc.bodies[_body(stated)] = _label(claim.id, "statement")
+        else:  # the statement's formula was printed before in this document: one text, one block
+            parts.append(f"\\noindent Its formula is \\eqref{{{earlier_label}}}.\n")
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
                  f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
     if certified and certificate is None:

@@ -183,8 +183,8 @@ def transition_experiment(settings, claim):
 
 def _claim(**kw) -> Claim:
     """A claim of this module: Paper C's derivation, its reported outputs scaled by --power."""
-    return Claim(paper="C", status="paper", equations=lambda: tuple(D.equations().values()),
-                 outputs=("C.out.reported",), uses_dps=False, **kw)
+    return Claim(**{"paper": "C", "status": "paper", "equations": lambda: tuple(D.equations().values()),
+                    "outputs": ("C.out.reported",), "uses_dps": False, **kw})
 
 
 CLAIMS = [
