@@ -60,11 +60,13 @@ def claims() -> dict:
     return registry.claims()
 
 
-def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int = 1,
+def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int | None = None,
            scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None) -> list:
     """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
     ``params`` runs the experiment at a parameter point of yours, as ``verify --param`` (claims
     with a ``point_space``: ``A.thm3.*``); such a run neither reads nor writes the cache.
+    ``workers``: the processes the claims run on (default: one per CPU when two or more claims
+    are computed, sharing one experiment memo; the records are the same for any number).
 
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
@@ -74,7 +76,8 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     from numerics.claims.runner import collect_all
 
     settings = Q.settings(mode, seed, dps)
-    Q.workers(workers)
+    if workers is not None:  # None: one process per CPU when two or more claims are computed
+        Q.workers(workers)
     mutate = Q.mutate(mutate)
     chosen = Q.select(ids)
     Q.claims_dps(chosen, settings.dps)

@@ -205,7 +205,9 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
 
     t0 = time.time()
     entries, figures_done = [], {}
-    for claim, evidence, cached in collect_all(claims, settings, use_cache=use_cache):
+    # one process: the mutants' theory (power) and the figures read the experiments from this
+    # process's memo, which a pool's workers would not fill
+    for claim, evidence, cached in collect_all(claims, settings, workers=1, use_cache=use_cache):
         v = judge(evidence, 0.0, claim)
         p = _power(claim, settings, evidence, use_cache) if with_power and claim.mutants else None
         fid = figure_for(claim.id) if with_figures else None

@@ -41,6 +41,9 @@ TOYS = {
 
 @pytest.fixture
 def toy(monkeypatch):
+    # the toy claims exist in this process only: one CPU, so that verify computes them here
+    # (a pool's processes would import the real registry)
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 1)
     monkeypatch.setattr(registry, "claims", lambda: TOYS)
     monkeypatch.setattr(registry, "claim_index", lambda: [registry._describe(c) for c in TOYS.values()])
     return CliRunner()

@@ -350,8 +350,8 @@ def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monk
         raise TypeError("unsupported operand type(s) for +: 'Symbol' and 'NoneType'")
 
     broken.__module__ = claim.experiment.__module__  # a defect inside attncheck's own claim code
-    monkeypatch.setattr(claim, "experiment", broken)
-    res = CliRunner().invoke(main, ["verify", claim.id, CHEAP, "--no-cache", "--json"])
+    monkeypatch.setattr(claim, "experiment", broken)  # in this process: --workers 1 runs it here
+    res = CliRunner().invoke(main, ["verify", claim.id, CHEAP, "--no-cache", "--json", "--workers", "1"])
     assert res.exit_code == 1, res.output
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert recs[claim.id]["status"] == "error"

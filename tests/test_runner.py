@@ -51,3 +51,55 @@ def test_cache_commands(tmp_path):
     assert r.exit_code == 0 and json.loads(r.output)["entries"] == len(CHEAP)
     r = CliRunner().invoke(main, ["cache", "clear"], env=env)
     assert r.exit_code == 0 and "removed 2" in r.output
+
+
+SHARING_PLUGIN = '''
+import os
+import time
+
+from numerics.claims.base import Claim, Comparison, memo
+
+
+def _shared(settings):
+    def compute():
+        with open(os.environ["SHARED_MEMO_LOG"], "a") as fh:  # one line per computation
+            fh.write(f"{os.getpid()}\\n")
+        time.sleep(1.0)  # long enough for the other process to ask for it meanwhile
+        return 2.0
+    return memo(settings, ("Z.shared", "experiment"), compute)
+
+
+def _a(settings, claim):
+    return [Comparison("a", 2.0, _shared(settings))], {}, {"pid": os.getpid()}
+
+
+def _b(settings, claim):
+    return [Comparison("b", 2.0, _shared(settings))], {}, {"pid": os.getpid()}
+
+
+CLAIMS = [Claim(id="Z.a", paper="Z", reference="-", statement="reads the shared experiment", experiment=_a),
+          Claim(id="Z.b", paper="Z", reference="-", statement="reads it too", experiment=_b)]
+'''
+
+
+def test_a_pool_computes_an_experiment_that_two_claims_read_once(tmp_path, monkeypatch):
+    from numerics.claims.base import Settings
+    from numerics.claims.runner import collect_all, pool_size
+
+    path = tmp_path / "sharing_claims.py"
+    path.write_text(SHARING_PLUGIN)
+    log = tmp_path / "computed.log"
+    monkeypatch.setenv("SHARED_MEMO_LOG", str(log))
+    registry.add_claims_file(str(path))
+    try:
+        claims = [registry.claims()[i] for i in ("Z.a", "Z.b")]
+        runs = list(collect_all(claims, Settings(), workers=2, use_cache=False))
+    finally:
+        registry.EXTRA_FILES.remove(str(path))
+        registry.claims.cache_clear()
+    assert [ev.comparisons[0].mean for _, ev, _ in runs] == [2.0, 2.0]
+    assert len({ev.details["pid"] for _, ev, _ in runs}) == 2  # the claims ran in two processes
+    assert len(log.read_text().split()) == 1  # two processes, one computation
+    # the default: one process per CPU for two claims or more, one process for a single claim
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 2)
+    assert (pool_size(None, 1), pool_size(None, 5), pool_size(3, 1)) == (1, 2, 3)

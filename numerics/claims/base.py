@@ -92,8 +92,12 @@ def memo(settings: Settings, key, compute: Callable):
     from are stored with it and re-recorded on every hit."""
     k = (settings.mode, settings.seed, settings.params, key)
     if k not in _MEMO:
-        with recording() as paths:
-            value = compute()
+        try:
+            with recording() as paths:
+                value = compute()
+        except BaseException:  # a memo shared by processes does not keep the entry locked
+            getattr(_MEMO, "release_all", lambda: None)()
+            raise
         _MEMO[k] = (value, list(paths))
     value, paths = _MEMO[k]
     replay(paths)

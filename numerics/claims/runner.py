@@ -60,11 +60,22 @@ def collect_one(claim, settings: Settings) -> Evidence:
         return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
 
 
-def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> Evidence:
+def _share_memo(folder: str | None) -> None:
+    """In a pool's process: the claims' experiment memo becomes the pool's :class:`SharedMemo`
+    in ``folder``, so an experiment that several claims read is computed once in the pool."""
+    from numerics.claims import base
+    from numerics.core.shared_memo import SharedMemo
+
+    if folder and not (isinstance(base._MEMO, SharedMemo) and str(base._MEMO.folder) == folder):
+        base._MEMO = SharedMemo(folder)
+
+
+def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), memo_folder: str | None = None) -> Evidence:
     from threadpoolctl import threadpool_limits
 
     from numerics import registry
 
+    _share_memo(memo_folder)
     try:
         for f in files:  # claims from the user's files exist in the worker too
             registry.add_claims_file(f)
@@ -75,18 +86,43 @@ def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = ()) -> 
         return collect_one(claim, settings)
 
 
-def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool = True,
+def _longest_first(todo, settings: Settings) -> list:
+    """The claims in the order a pool should start them: those with no recorded time on this
+    machine first (in their order), then the recorded ones, longest first, so that no long
+    claim is left for the end while the other processes idle."""
+    times = cache.recorded_times(settings.mode)
+    return sorted(todo, key=lambda c: (c.id in times, -times.get(c.id, 0.0)))
+
+
+def pool_size(workers: int | None, todo: int) -> int:
+    """The processes a run of ``todo`` claims to compute uses: ``workers`` if given; else
+    (the default) one per usable CPU, at most one per claim, and one process for a single
+    claim (a pool's start-up costs more than a small claim)."""
+    from numerics.core.cluster import available_workers
+
+    if workers is not None:
+        return int(workers)
+    return max(1, min(available_workers(), todo)) if todo > 1 else 1
+
+
+def collect_all(claims, settings: Settings, *, workers: int | None = None, use_cache: bool = True,
                 scheduler: str | None = None,
                 on_start: Callable | None = None) -> Iterator[tuple[object, Evidence, bool]]:
     """Yield ``(claim, evidence, cached)`` in the order of ``claims``: from the cache, in
-    process, in a pool of ``workers`` processes, or on the dask cluster at ``scheduler``.
-    Evidence with an ``error`` stands for a claim that raised; the others still run."""
+    process, in a pool of ``workers`` processes (default :func:`pool_size`), or on the dask
+    cluster at ``scheduler``.  The processes of a pool share one experiment memo
+    (:class:`~numerics.core.shared_memo.SharedMemo` in a temporary folder).  Evidence with an
+    ``error`` stands for a claim that raised; the others still run."""
+    import shutil
+    import tempfile
+
     from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)
     claims = list(claims)
     found = {c.id: cache.load(c, settings) for c in claims} if use_cache else {}
     todo = [c for c in claims if found.get(c.id) is None]
+    workers = pool_size(workers, len(todo))
     stored: set = set()
     if scheduler and todo:
         from numerics.core.cluster import client_for
@@ -103,15 +139,20 @@ def collect_all(claims, settings: Settings, *, workers: int = 1, use_cache: bool
     if workers > 1 and len(todo) > 1:
         from numerics.core.tasks import process_pool
 
-        with process_pool(min(workers, len(todo))) as pool:
-            futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files) for c in todo}
-            try:
-                yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache, on_start,
-                                  stored)
-            except BaseException:
-                _keep_finished(todo, futures, lambda f: f.done() and not f.cancelled() and f.exception() is None,
-                               settings, use_cache, stored)
-                raise
+        folder = tempfile.mkdtemp(prefix="attncheck-memo-")
+        try:
+            with process_pool(min(workers, len(todo))) as pool:
+                futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files, folder)
+                           for c in _longest_first(todo, settings)}
+                try:
+                    yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache,
+                                      on_start, stored)
+                except BaseException:
+                    _keep_finished(todo, futures, lambda f: f.done() and not f.cancelled() and f.exception() is None,
+                                   settings, use_cache, stored)
+                    raise
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         return
     from numerics.core.tasks import trial_workers
 

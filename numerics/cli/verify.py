@@ -79,8 +79,9 @@ def _row_text(r) -> str:
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5 % scaling "
                    "of its outputs; exit 0 iff every one is killed")
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
-              help="claims run in a pool of this many processes (same records for any N)")
+@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=None,
+              help="claims run in a pool of this many processes (same records for any N)  "
+                   "[default: one per CPU when two or more claims are computed]")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="run the claims on a dask.distributed cluster: 'local' or tcp://host:port")
 @click.option("--no-cache", is_flag=True, help="recompute every claim (the verdict cache is not read or written)")
@@ -94,7 +95,8 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
            params):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
     every structural mutant and the ±5 % output scaling of every claim is rejected).
-    Defaults: every claim, quick sizes, seed 20260429, one worker, the verdict cache used.
+    Defaults: every claim, quick sizes, seed 20260429, one worker per CPU, the verdict cache
+    used.
 
     \b
     attncheck verify --quick
@@ -118,10 +120,11 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         chosen = registry.stubs(ids) if not no_cache else _select(ids)
     except KeyError as e:
         _fail(f"unknown claim id {e.args[0]!r}; `attncheck list` (attncheck.claims()) lists them")
-    from numerics.claims.runner import collect_all, estimate
+    from numerics.claims.runner import collect_all, estimate, pool_size
 
     seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
     todo = len(chosen) - cached
+    workers = pool_size(workers, todo)
     from numerics.core import resources
 
     if todo and resources.explicit():  # an explicit --max-time or --max-memory
