@@ -69,12 +69,19 @@ def _shared(settings):
     return memo(settings, ("Z.shared", "experiment"), compute)
 
 
+def _entered():
+    with open(os.environ["SHARED_MEMO_LOG"] + ".entered", "a") as fh:  # one line per attempt
+        fh.write(f"{os.getpid()}\\n")
+
+
 def _a(settings, claim):
-    return [Comparison("a", 2.0, _shared(settings))], {}, {"pid": os.getpid()}
+    _entered()
+    return [Comparison("a", 2.0, _shared(settings))], {}, {}
 
 
 def _b(settings, claim):
-    return [Comparison("b", 2.0, _shared(settings))], {}, {"pid": os.getpid()}
+    _entered()
+    return [Comparison("b", 2.0, _shared(settings))], {}, {}
 
 
 CLAIMS = [Claim(id="Z.a", paper="Z", reference="-", statement="reads the shared experiment", experiment=_a),
@@ -98,8 +105,9 @@ def test_a_pool_computes_an_experiment_that_two_claims_read_once(tmp_path, monke
         registry.EXTRA_FILES.remove(str(path))
         registry.claims.cache_clear()
     assert [ev.comparisons[0].mean for _, ev, _ in runs] == [2.0, 2.0]
-    assert len({ev.details["pid"] for _, ev, _ in runs}) == 2  # the claims ran in two processes
-    assert len(log.read_text().split()) == 1  # two processes, one computation
+    entered = (tmp_path / "computed.log.entered").read_text().split()
+    assert len(set(entered)) == 2  # both processes asked for the experiment ...
+    assert len(log.read_text().split()) == 1  # ... and one computed it
     # the default: one process per CPU for two claims or more, one process for a single claim
     monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 2)
     assert (pool_size(None, 1), pool_size(None, 5), pool_size(3, 1)) == (1, 2, 3)

@@ -12,6 +12,7 @@ evidence finished by then is in the cache.
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
 from typing import Callable, Iterator
 
 from numerics.claims.base import CODE_ERRORS, Evidence, Settings
@@ -70,20 +71,37 @@ def _share_memo(folder: str | None) -> None:
         base._MEMO = SharedMemo(folder)
 
 
-def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), memo_folder: str | None = None) -> Evidence:
+#: what a pool's process returns for a claim it gave back (:func:`_collect_in_worker`)
+BUSY = "busy"
+
+
+def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), memo_folder: str | None = None,
+                       wait: bool = True):
+    """The claim's evidence, computed in a pool's process.  With ``wait=False``, a claim that
+    asks for an experiment another process is computing is given back (:data:`BUSY`) instead
+    of waiting for it: the process takes the next claim, and the pool starts this one again
+    later, waiting then (the experiment is read from the shared memo by then)."""
     from threadpoolctl import threadpool_limits
 
     from numerics import registry
+    from numerics.core.shared_memo import Busy
 
     _share_memo(memo_folder)
+    from numerics.claims import base
+
+    if hasattr(base._MEMO, "wait"):
+        base._MEMO.wait = wait
     try:
         for f in files:  # claims from the user's files exist in the worker too
             registry.add_claims_file(f)
         claim = registry.claims()[claim_id]
     except Exception as e:
         return error_evidence(claim_id, settings, e)
-    with threadpool_limits(1):  # one BLAS thread per worker: the pool is the parallelism
-        return collect_one(claim, settings)
+    try:
+        with threadpool_limits(1):  # one BLAS thread per worker: the pool is the parallelism
+            return collect_one(claim, settings)
+    except Busy:
+        return BUSY
 
 
 def _longest_first(todo, settings: Settings) -> list:
@@ -142,8 +160,9 @@ def collect_all(claims, settings: Settings, *, workers: int | None = None, use_c
         folder = tempfile.mkdtemp(prefix="attncheck-memo-")
         try:
             with process_pool(min(workers, len(todo))) as pool:
-                futures = {c.id: pool.submit(_collect_in_worker, c.id, settings, files, folder)
-                           for c in _longest_first(todo, settings)}
+                futures = {c.id: Future() for c in todo}
+                for c in _longest_first(todo, settings):
+                    _launch(pool, c, (settings, files, folder), futures[c.id], wait=False)
                 try:
                     yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache,
                                       on_start, stored)
@@ -158,6 +177,26 @@ def collect_all(claims, settings: Settings, *, workers: int | None = None, use_c
 
     with trial_workers(workers):  # one claim to compute: its trials get the workers
         yield from _drain(claims, found, lambda c: collect_one(c, settings), settings, use_cache, on_start, stored)
+
+
+def _launch(pool, c, args, final: Future, wait: bool) -> None:
+    """Submit claim ``c`` to ``pool``; ``final`` gets its evidence.  A claim given back
+    (:data:`BUSY`) is submitted again, behind the claims queued so far, to wait this time."""
+    def done(f):
+        if f.cancelled():
+            final.cancel()
+            return
+        try:
+            result = f.result()
+            if result == BUSY:
+                _launch(pool, c, args, final, wait=True)
+                return
+            final.set_result(result)
+        except BaseException as e:  # a worker gone with its task, or a pool shut down
+            if not final.done():
+                final.set_exception(e)
+
+    pool.submit(_collect_in_worker, c.id, *args, wait).add_done_callback(done)
 
 
 def _keep_finished(todo, futures, finished, settings, use_cache, stored) -> None:

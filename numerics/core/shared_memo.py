@@ -16,6 +16,12 @@ import time
 from pathlib import Path
 
 
+class Busy(BaseException):
+    """Raised by a :class:`SharedMemo` that does not wait (``wait = False``) when another
+    process is computing the entry asked for: the caller gives its task back and takes it up
+    again later.  A ``BaseException``, so that the claims' own error handling lets it pass."""
+
+
 class SharedMemo(dict):
     """A dict whose entries are also files of one folder, so that several processes (the pool
     of ``verify``, the processes of ``pytest -n N``) compute each entry once: ``k in memo``
@@ -31,8 +37,10 @@ class SharedMemo(dict):
 
     WAIT_S = 900.0
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, wait: bool = True):
         super().__init__()
+        #: False: an entry another process is computing raises :class:`Busy` instead of waiting
+        self.wait = wait
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.held: dict = {}
@@ -69,6 +77,9 @@ class SharedMemo(dict):
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if not self.wait:
+                    fh.close()
+                    raise Busy(f.name) from None
                 if time.monotonic() > end:  # never wait forever: compute it here too
                     fh.close()
                     return
