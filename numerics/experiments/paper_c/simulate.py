@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
 
 A_MIX = np.array([[0.6, 0.4], [0.4, 0.6]])
 POSITIONAL_C = 0.25
@@ -47,15 +48,31 @@ def predict(Q, x):
     return S @ x, S, h
 
 
-def risk_and_grad(Q, x, y, lam):
+def token_stats(x, y):
+    """The data enter the risk only through the per-sample 2 x 2 matrices x x^T/d and
+    y x^T/d and the constant sum |y|^2/d (yhat = S x is linear in x): computed once per data
+    set, they make a risk evaluation two passes over x (h = x Q and the gradient) instead of
+    six."""
     d = x.shape[-1]
-    yhat, S, h = predict(Q, x)
-    R = yhat - y
-    loss = 0.5 * np.sum(R * R) / d + 0.5 * lam * Q @ Q
-    G = R @ np.swapaxes(x, 1, 2) / d  # dL/dS (n, 2, 2)
+    xt = np.swapaxes(x, 1, 2)
+    return x @ xt / d, y @ xt / d, float(np.sum(y * y)) / d
+
+
+def risk_and_grad(Q, x, y, lam, stats=None):
+    """The risk sum_i |S_i x_i - y_i|^2/(2d) + (lambda/2)|Q|^2 and its gradient in Q, through
+    ``stats`` = :func:`token_stats` (computed here if not given)."""
+    d = x.shape[-1]
+    XX, YX, yy = token_stats(x, y) if stats is None else stats
+    flat = x.reshape(-1, d)  # (2n, d): one matrix-vector product each way
+    h = (flat @ Q).reshape(-1, 2) / np.sqrt(d)
+    S = _softmax_rows(h[:, :, None] * h[:, None, :])
+    SXX = S @ XX
+    # sum_i |R_i|^2/d = sum_i tr(S XX S^T) - 2 tr(S YX^T) + |y_i|^2/d, with R = S x - y
+    loss = 0.5 * (np.sum(SXX * S) - 2 * np.sum(S * YX) + yy) + 0.5 * lam * Q @ Q
+    G = SXX - YX  # dL/dS = R x^T / d (n, 2, 2)
     dA = S * (G - np.sum(S * G, axis=-1, keepdims=True))  # through the row softmax
     dh = dA @ h[:, :, None] + np.swapaxes(dA, 1, 2) @ h[:, :, None]  # a_{ll'} = h_l h_l'
-    grad = np.einsum("nk,nkd->d", dh[:, :, 0], x) / np.sqrt(d) + lam * Q
+    grad = dh[:, :, 0].reshape(-1) @ flat / np.sqrt(d) + lam * Q
     return loss, grad
 
 
@@ -70,6 +87,13 @@ def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10
     (|Q*|^2/d -> 1) and removes the O(d^-1/2) instance-to-instance fluctuation of |Q*|^2/d."""
     if teacher not in ("gaussian", "sphere"):
         raise ValueError(f"teacher must be 'gaussian' or 'sphere', got {teacher!r}")
+    # the products of one risk evaluation are matrix-vector sized: a second BLAS thread costs
+    # more than it brings (measured: 2-4x slower minimisations at d = 400 with two threads)
+    with threadpool_limits(1):
+        return _run(rng, d, alpha, sigma, omega, lam, n_test, tol, branches, linear, teacher)
+
+
+def _run(rng, d, alpha, sigma, omega, lam, n_test, tol, branches, linear, teacher):
     n = max(1, int(round(alpha * d)))
     Qs = rng.standard_normal(d)
     if teacher == "sphere":
@@ -78,9 +102,10 @@ def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10
     xt, yt = sample(rng, n_test, d, sigma, omega, Qs)
     out = {}
     starts = {"semantic": Qs.copy(), "positional": POSITIONAL_C * np.ones(d)}
+    stats = token_stats(x, y) if branches else None
     for name in branches:
         Q0 = starts[name]
-        res = minimize(risk_and_grad, Q0, args=(x, y, lam), jac=True, method="L-BFGS-B",
+        res = minimize(risk_and_grad, Q0, args=(x, y, lam, stats), jac=True, method="L-BFGS-B",
                        options={"maxiter": 5000, "gtol": tol, "ftol": 1e-15})
         Q = res.x
         yhat, _, _ = predict(Q, xt)
