@@ -21,6 +21,7 @@ import base64
 import html
 import os
 import platform
+import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -332,6 +333,12 @@ def _heading(text: str, space: str = "6\\baselineskip") -> str:
     return f"\\keepwithnext{{{space}}}\\paragraph{{{text}}}\\mbox{{}}\n"
 
 
+def _fig_label(fid: str) -> str:
+    """A figure's LaTeX label: letters, digits and dots only (an escaped ``\\_`` breaks
+    ``\\label``: A.sharp_threshold)."""
+    return "fig:" + re.sub(r"[^A-Za-z0-9.]", "-", fid)
+
+
 def latex_document(entries, prov, settings, figure_files: dict) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
@@ -370,12 +377,12 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
         if fid in figure_files and fid not in shown:  # the heading and its image on one page
             shown[fid] = e.claim.id
             parts.append(f"\\par\\noindent\\begin{{minipage}}{{\\linewidth}}\\paragraph{{Figure "
-                         f"\\texttt{{{t(fid)}}}}}\\label{{fig:{t(fid)}}}\\mbox{{}}\\par\\smallskip\\centering"
+                         f"\\texttt{{{t(fid)}}}}}\\label{{{_fig_label(fid)}}}\\mbox{{}}\\par\\smallskip\\centering"
                          f"\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]"
                          f"{{{figure_files[fid]}}}\\end{{minipage}}\n")
         elif fid in figure_files:
             parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {_tex_breakable(shown[fid])}, "
-                         f"page~\\pageref{{fig:{t(fid)}}}.}}\n")
+                         f"page~\\pageref{{{_fig_label(fid)}}}.}}\n")
     prov_rows = [[t(PROVENANCE_NAMES.get(k, k)), t(_provenance_text(val))] for k, val in prov.items()]
     parts += ["\\keepwithnext{10\\baselineskip}\n\\section*{Provenance}\n",
               _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]

@@ -234,3 +234,10 @@ def test_equations_are_math_in_the_papers_notation(html_report):
     assert "{'" not in prov and "('" not in body and "['" not in body
     assert "KL(P" not in html_report.split("<h3>Verdict</h3>")[0].split("<h3>Equations</h3>", 1)[-1]
     assert not re.search(r"<td>-\d", html_report), "a hyphen for a minus sign"
+
+
+def test_a_figure_label_survives_latex():
+    from numerics.report import _fig_label
+
+    # an underscore, escaped for LaTeX, inside a label stops pdflatex (Missing endcsname)
+    assert _fig_label("A.sharp_threshold") == "fig:A.sharp-threshold"
