@@ -61,14 +61,18 @@ def collect_one(claim, settings: Settings) -> Evidence:
         return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
 
 
-def _share_memo(folder: str | None) -> None:
+def _share_memo(folder: str | None, wait: bool) -> None:
     """In a pool's process: the claims' experiment memo becomes the pool's :class:`SharedMemo`
-    in ``folder``, so an experiment that several claims read is computed once in the pool."""
+    in ``folder``, so an experiment that several claims read is computed once in the pool;
+    ``wait``: whether this task waits for an entry another process is computing."""
     from numerics.claims import base
     from numerics.core.shared_memo import SharedMemo
 
-    if folder and not (isinstance(base._MEMO, SharedMemo) and str(base._MEMO.folder) == folder):
+    if not folder:
+        return
+    if not (isinstance(base._MEMO, SharedMemo) and str(base._MEMO.folder) == folder):
         base._MEMO = SharedMemo(folder)
+    base._MEMO.wait = wait
 
 
 #: what a pool's process returns for a claim it gave back (:func:`_collect_in_worker`)
@@ -86,11 +90,7 @@ def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), mem
     from numerics import registry
     from numerics.core.shared_memo import Busy
 
-    _share_memo(memo_folder)
-    from numerics.claims import base
-
-    if hasattr(base._MEMO, "wait"):
-        base._MEMO.wait = wait
+    _share_memo(memo_folder, wait)
     try:
         for f in files:  # claims from the user's files exist in the worker too
             registry.add_claims_file(f)

@@ -70,9 +70,9 @@ def global_branch(alpha: float, n: int) -> str:
 def experiment(settings, claim):
     n = settings.pick(**B.DESIGN)["nodes"]
     lin, lin_err = LIN.mse_linear(SETTING["sigma"], SETTING["omega"])
+    branches = {a: global_branch(a, n) for a in B.ALPHAS}
     cells = []
-    for a in B.ALPHAS:
-        branch = global_branch(a, n)
+    for a, branch in branches.items():
         val, err = B.theory(branch, a, n)
         cells.append((a, "attention - linear", val["mse"] - lin, err["mse"] + lin_err))
     rows, table = B._cells(settings, cells)
@@ -84,7 +84,7 @@ def experiment(settings, claim):
     diffs = [e for e in table if e["row"].startswith("attention - linear")]
     zc = z_critical(len(diffs))
     for a, entry in zip(B.ALPHAS, diffs):
-        entry["global branch (theory)"] = global_branch(a, n)
+        entry["global branch (theory)"] = branches[a]
         entry["theory side"] = "attention better" if entry["theory"] < 0 else "attention worse"
         md, mh = entry["mean_d"], entry["mean_d_half"]
         entry["sim side"] = ("unresolved" if abs(md) <= zc * entry["se_d"] or md * mh <= 0
