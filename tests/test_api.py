@@ -43,3 +43,45 @@ def test_report_writes_html_and_refuses_other_suffixes(tmp_path):
     assert "B.kl.bound" in text and "<math" in text
     with pytest.raises(ParameterError, match="html or .pdf"):
         attncheck.report("B.kl.bound", tmp_path / "r.txt")
+
+
+def test_verify_at_two_points_in_one_process_gives_each_point_its_own_evidence(monkeypatch):
+    """``verify(params=...)`` at two points in one process, as a notebook does, gives each
+    point the evidence (rows, theory, mean, se) it gets alone with a fresh experiment memo: the
+    memo's key holds the point (``numerics.claims.base.memo``).  A.grad.q2 at L = 2 is the
+    cheapest claim whose experiment key does not name the point itself (about 2 s)."""
+    from numerics.claims import base
+
+    points = ({"L": 2, "theta": 1.0}, {"L": 2, "theta": 2.0})
+
+    def evidence(point):
+        (v,) = attncheck.verify("A.grad.q2", params=point, workers=1)
+        return v.word, [(r.label, r.theory, r.mean, r.se) for r in v.rows]
+
+    monkeypatch.setattr(base, "_MEMO", {})
+    together = [evidence(p) for p in points]
+    alone = []
+    for p in points:
+        monkeypatch.setattr(base, "_MEMO", {})
+        alone.append(evidence(p))
+    assert together[0][1] != together[1][1]  # the points differ, so a shared entry would show
+    assert together == alone
+    assert [word for word, _ in together] == ["PASS", "PASS"]
+
+
+def test_memo_computes_each_parameter_point_once():
+    """The experiment memo keys on the settings' parameter point: the same key at two points is
+    two computations, at one point one."""
+    from numerics.claims.base import Settings, memo
+
+    calls = []
+
+    def compute(tag):
+        calls.append(tag)
+        return tag
+
+    at = {a: Settings(params=(("alpha0", a),)) for a in (2.0, 4.0)}
+    assert memo(at[2.0], ("memo key test",), lambda: compute(2.0)) == 2.0
+    assert memo(at[4.0], ("memo key test",), lambda: compute(4.0)) == 4.0
+    assert memo(at[2.0], ("memo key test",), lambda: compute("again")) == 2.0
+    assert calls == [2.0, 4.0]
