@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Callable
 
 import pytest
 import sympy as sp
@@ -27,11 +28,11 @@ from sympy.core.function import AppliedUndef
 lark = pytest.importorskip("lark", reason="the LaTeX parser's lark backend (pip install lark)")
 from sympy.parsing.latex import parse_latex  # noqa: E402
 
-from derivations.core import GaussianMean  # noqa: E402
+from derivations.core import GaussianMean, Phi  # noqa: E402
 from derivations.paper_a.gradient import SampleSum  # noqa: E402
 from numerics import registry  # noqa: E402
 import numerics.latex as printer  # noqa: E402
-from numerics.latex import AttnLatexPrinter, latex  # noqa: E402
+from numerics.latex import AttnLatexPrinter, latex, notation  # noqa: E402
 
 #: the fraction of distinct printed equations that the round trip must cover
 COVERAGE = 0.80
@@ -102,7 +103,10 @@ def _checked(eq):
 class _Renamed:
     """``expr`` with placeholders for its symbols, π and the functions the parser lacks."""
 
-    def __init__(self, expr: sp.Expr):
+    def __init__(self, expr: sp.Expr, notation: bool = False):
+        """``notation``: keep what the printer's notation rewrite acts on (erfc, the constant π;
+        ``derivations.core.notation``), so that the rewrite is part of the round trip; the
+        printed Φ, φ and π are then read back by :func:`_notation_read`."""
         bound = set()
         for integral in expr.atoms(sp.Integral):
             bound |= {lim[0] for lim in integral.limits}
@@ -121,10 +125,11 @@ class _Renamed:
         spare = iter(f for f in _STAND_INS if f not in used)
         self.functions = {}
         for f in sorted(used, key=lambda c: c.__name__):
-            if f in (sp.exp, sp.log, sp.Abs) or f in _STAND_INS:
+            if f in (sp.exp, sp.log, sp.Abs) or f in _STAND_INS or (notation and f is sp.erfc):
                 continue
             self.functions[f] = next(spare)
-        renamed = expr.xreplace(self.symbols).subs(sp.pi, self.pi)
+        renamed = expr.xreplace(self.symbols)
+        renamed = renamed if notation else renamed.subs(sp.pi, self.pi)
         for f, g in self.functions.items():
             renamed = renamed.replace(lambda e, f=f: isinstance(e, f), lambda e, g=g: g(*e.args))
         self.expr = renamed
@@ -145,7 +150,7 @@ def _with_explicit_products(fn, *args):
     the one thing this changes; breaking, bracketing and naming are the document's own."""
     explicit = AttnLatexPrinter({"mul_symbol": "dot"})
     saved = printer.latex
-    printer.latex = explicit.doprint
+    printer.latex = lambda expr: explicit.doprint(notation(expr))
     try:
         return fn(*args)
     finally:
@@ -179,14 +184,15 @@ class Ambiguous(ValueError):
 _WHERE_LETTERS = "0abcdefghijklmnopqrstuvwxyz"
 
 
-def _printed_back(renamed: _Renamed) -> sp.Expr:
-    """Print ``y = renamed`` as the document does, parse it back, resolve the "where" names."""
+def _printed_back(renamed: _Renamed, read: Callable[[str], str] = lambda text: text) -> sp.Expr:
+    """Print ``y = renamed`` as the document does, parse it back, resolve the "where" names;
+    ``read`` edits the printed text into what the grammar reads (:func:`_notation_read`)."""
     eq = sp.Eq(sp.Symbol("y"), 0)  # only for its lhs in the printer's Equation protocol
 
     class _Eq:
         lhs, rhs = eq.lhs, renamed.expr
 
-    text = _with_explicit_products(printer.equation_latex, _Eq, "roundtrip")
+    text = read(_with_explicit_products(printer.equation_latex, _Eq, "roundtrip"))
     body = _BODY.search(text).group(2)
     lhs, rhs = body.split("=", 1)
     assert lhs.strip() == "y", text
@@ -382,3 +388,90 @@ def test_the_phi_notation_is_exact():
     expr = p * sp.erfc(sp.sqrt(2) * t / 2) / 2 + (1 - p) * (1 - sp.erfc(t) / 2)
     assert latex(sp.erfc(sp.sqrt(2) * t / 2) / 2) == r"\Phi{\left(- t \right)}"
     assert sp.simplify(unnotation(notation(expr)) - expr) == 0
+
+
+# --- the notation rewrite in the round trip -------------------------------------------------------
+#: the functions the grammar reads in place of the printed Phi and phi: neither occurs in a
+#: printed equation that the notation rewrites, and SymPy takes no sign out of their arguments
+#: (as it does for an odd or even function), so each stands for its function exactly
+_PHI_READ, _DENSITY_READ = sp.acos, sp.asec
+
+
+def _normal_cdf(x):
+    """What the printed Phi means: the standard normal distribution function."""
+    return sp.erfc(-x / sp.sqrt(2)) / 2
+
+
+def _normal_pdf(x):
+    """What the printed phi means: the standard normal density."""
+    return sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+
+
+def _notation_read(text: str) -> str:
+    """The printed ``\\Phi{\\left(x\\right)}`` and ``\\varphi\\left(x\\right)`` as functions
+    the grammar reads (:data:`_PHI_READ`, :data:`_DENSITY_READ`), each in braces (the grammar
+    reads an unbraced function of a bracket in several ways), and the constant ``\\pi`` as the
+    placeholder ``w`` (the free symbols are placeholders, so no prior is printed)."""
+    for opening, command, brace in ((r"\\Phi(\^\{[^{}]*\})?\{\\left\(", r"\arccos", True),
+                                    (r"\\varphi\\left\(", r"\arcsec", False)):
+        while (m := re.search(opening, text)) is not None:
+            k, depth = m.end(), 1
+            while True:  # the \right) that closes this \left(: \left and \right come in pairs
+                if text.startswith(r"\left", k):
+                    depth, k = depth + 1, k + len(r"\left")
+                elif text.startswith(r"\right", k):
+                    depth -= 1
+                    if not depth:
+                        break
+                    k += len(r"\right")
+                else:
+                    k += 1
+            after = k + len(r"\right)") + (1 if brace else 0)
+            assert text[k:after] == r"\right)" + ("}" if brace else ""), text[m.start():after]
+            power = (m.groups() or (None,))[0] or ""
+            text = text[:m.start()] + "{" + command + r"{\left(" + text[m.end():k] + r"\right)}}" + power + text[after:]
+    return re.sub(r"\\pi(?![A-Za-z_])", "w", text)
+
+
+def _notated():
+    """What the document prints and the printer rewrites in the notation, among the covered
+    equations and chained steps: ``(cid, name, printed, uses, computed)``.  A step printed in
+    the chain is taken in its chained form only (its expansion is the equation itself, and
+    parsing the expanded form of the longest steps costs 10 s each)."""
+    chained = {link.eq.name for _, link in COVERED_LINKS}
+    out = []
+    for cid, eq in COVERED:
+        stated = _elementary(_checked(eq))
+        if eq.name not in chained and notation(stated) != stated:
+            out.append((cid, eq.name, stated, {}, stated))
+    for cid, link in COVERED_LINKS:
+        printed = _elementary(link.rhs)
+        if notation(printed) != printed:
+            out.append((cid, link.eq.name + " (chained)", printed, {s: st.rhs for s, st in link.uses.items()},
+                        link.eq.rhs))
+    return out
+
+
+NOTATED = _notated()
+
+
+def test_the_notation_round_trip_covers_phi_and_the_density():
+    """Equations printed with Phi and with the density phi are both read back below."""
+    assert any(notation(p).has(Phi) for _, _, p, _, _ in NOTATED)
+    assert {"A.capacity.F", "A.cor2.pool.C1 (chained)", "A.cor2.vec.C1 (chained)"} <= {n for _, n, *_ in NOTATED}
+    assert len(NOTATED) >= 10
+
+
+@pytest.mark.parametrize("cid,name,printed,uses,computed", NOTATED, ids=[f"{c}:{n}" for c, n, *_ in NOTATED])
+def test_printed_notation_parses_back_to_the_computed_one(cid, name, printed, uses, computed):
+    """The printed text of an equation that the printer rewrites in the papers' notation (erfc
+    as Phi, a Gaussian factor as phi), parsed back with Phi and phi read as the normal
+    distribution function and density, is the computed expression."""
+    renamed = _Renamed(printed, notation=True)
+    assert not {_PHI_READ, _DENSITY_READ} & (set(renamed.functions.values()) | {type(f) for f in printed.atoms(sp.Function)})
+    back = renamed.back(_printed_back(renamed, _notation_read))
+    back = back.replace(lambda e: isinstance(e, _PHI_READ), lambda e: _normal_cdf(e.args[0]))
+    back = back.replace(lambda e: isinstance(e, _DENSITY_READ), lambda e: _normal_pdf(e.args[0])).xreplace(uses)
+    free = sorted(computed.free_symbols, key=sp.default_sort_key)
+    assert _agree(back, computed, free), (
+        f"{cid}: {name} prints as something else\n printed: {latex(printed)}\n parsed:  {back}")
