@@ -199,3 +199,22 @@ def test_simulator_teacher_on_the_sphere():
     assert out["semantic"]["converged"] and out["semantic"]["objective"] > 0
     with pytest.raises(ValueError, match="teacher"):
         run(np.random.default_rng(0), 30, 0.5, teacher="uniform")
+
+
+def test_sim_positional_at_a_point_far_from_the_authors_omega():
+    """C.sim.positional at omega = 0.5, the top of its declared domain: the design and the
+    explore tests run at omega = 0.2-0.3, where a theory that ignored the point's omega would
+    stay within the tolerance.  Here the claim passes, and the theory at the authors' omega
+    (0.3) is further from the simulation than the row's tolerance, so a claim whose theory
+    ignored the point's omega fails.  About 4 s of CPU (one alpha, 20 instances at d = 400 and
+    d = 200)."""
+    import attncheck
+    from numerics.claims.paper_c import simulation as S
+
+    (v,) = attncheck.verify("C.sim.positional", params={"alpha": 0.6, "omega": 0.5}, workers=1)
+    assert v.passed and len(v.rows) == 1, v
+    row = v.rows[0]
+    assert v.sizes["omega"] == 0.5
+    at_authors, _ = S.theory(0.6, S.DESIGN["quick"]["nodes"], S.SETTING["omega"])
+    assert S.SETTING["omega"] == 0.3
+    assert abs(row.mean - abs(float(at_authors["m"]))) > 2 * row.tolerance  # the point's omega matters here
