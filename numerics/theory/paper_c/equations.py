@@ -382,6 +382,17 @@ def continuation(branch: str, alphas, **kw):
     return out
 
 
+def rqmc_rules(branch: str, alpha: float, log2_points: int, n_scrambles: int, seed=0):
+    """The point sets of :func:`solve_rqmc`, one per scrambling (generated one at a time):
+    ``(X (4, N), W (N,))``, N = 2^log2_points scrambled Sobol points mapped to N(0, I_4), equal
+    weights; each scrambling seeded by its path (seed, branch, alpha, k)."""
+    from numerics.core.seeding import seed_sequence
+
+    for k in range(n_scrambles):
+        X = gaussian_sobol(4, log2_points, seed_sequence(seed, "C.theory.rqmc", branch, f"{alpha:.12g}", k)).T
+        yield np.ascontiguousarray(X), np.full(X.shape[1], 1.0 / X.shape[1])
+
+
 def solve_rqmc(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, omega: float = 0.3,
                log2_points: int = 14, n_scrambles: int = 4, seed=0, x0=None, tol: float = 1e-8,
                n_sweeps: int = 30):
@@ -392,13 +403,8 @@ def solve_rqmc(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.
     Returns a Solution whose value is a FixedPoint (errors: the se), or the first failure."""
     if branch not in STARTS:
         raise ValueError(f"branch must be one of {', '.join(BRANCHES)}, got {branch!r}")
-    from numerics.core.seeding import seed_sequence
-
-    seeds = [seed_sequence(seed, "C.theory.rqmc", branch, f"{alpha:.12g}", k) for k in range(n_scrambles)]
     runs, iters, resid, x = [], 0, 0.0, (STARTS[branch] if x0 is None else x0)
-    for k, sk in enumerate(seeds):
-        X = gaussian_sobol(4, log2_points, sk).T
-        pts = (np.ascontiguousarray(X), np.full(X.shape[1], 1.0 / X.shape[1]))
+    for k, pts in enumerate(rqmc_rules(branch, alpha, log2_points, n_scrambles, seed)):
         sol, res = _solve_n(branch, alpha, sigma, lam, omega, pts, x, tol, n_sweeps if k == 0 else 0)
         if res is None:
             return sol
