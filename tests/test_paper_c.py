@@ -218,3 +218,68 @@ def test_sim_positional_at_a_point_far_from_the_authors_omega():
     at_authors, _ = S.theory(0.6, S.DESIGN["quick"]["nodes"], S.SETTING["omega"])
     assert S.SETTING["omega"] == 0.3
     assert abs(row.mean - abs(float(at_authors["m"]))) > 2 * row.tolerance  # the point's omega matters here
+
+
+#: how closely a reported value and its direct solve agree: the same computation gives the same
+#: float, and the change between two rules (n vs n + 4 nodes, two scramblings: 1e-5 to 1e-2
+#: relative) is far above it
+SAME = 1e-9
+
+
+def _close(a, b) -> bool:
+    return abs(a - b) <= SAME * max(1.0, abs(b))
+
+
+def _outputs(res: dict, overlaps=("q", "m", "V", "theta"), phi="phi") -> dict:
+    """A rule's solve (``equations.solve_on_rule``) as the names of the reported values."""
+    return {**dict(zip(overlaps, res["x"])), **dict(zip(("qhat", "mhat", "Vhat", "thetahat"), res["hats"])),
+            "mse": res["mse"], phi: res["phi"]}
+
+
+def test_solve_reports_the_overlaps_and_outputs_of_the_rule_it_names():
+    """``equations.solve`` reports the overlaps, conjugates, test error and Phi of one rule, the
+    one it names (``n_nodes`` = n + 4 nodes per axis): each equals a direct solve on that rule
+    (started, as the solve is, from the root on n nodes), and each error is the change from
+    the root on n nodes.  An overlap of one rule reported next to outputs of the other shifts
+    by the error estimate itself, which no statistical check sees."""
+    from numerics.theory.paper_c import equations as E
+
+    n = 4
+    fp = E.solve("positional", 1.0, n=n).value
+    assert fp.n_nodes == n + 4
+    coarse = E.solve_on_rule("positional", 1.0, n).value
+    fine = _outputs(E.solve_on_rule("positional", 1.0, n + 4, x0=coarse["x"], n_sweeps=0).value)
+    coarse = _outputs(coarse)
+    reported = {**fp.overlaps, **fp.conjugates, "mse": fp.mse, "phi": fp.phi}
+    wrong = {k: (reported[k], fine[k]) for k in fine if not _close(reported[k], fine[k])}
+    assert not wrong, f"reported (left) is not the solve on {n + 4} nodes per axis (right): {wrong}"
+    for k in ("q", "m", "V", "theta", "mse", "phi"):
+        assert _close(fp.errors[k], abs(coarse[k] - fine[k])), (k, fp.errors[k], abs(coarse[k] - fine[k]))
+    assert min(abs(coarse[k] - fine[k]) / abs(fine[k]) for k in ("q", "m", "V", "mse", "phi")) > 1e3 * SAME
+    values, _ = E.reported(fp)  # the claims' reported outputs (step C.out.reported)
+    assert values == {"mse": fp.mse, "Phi": fp.phi, **fp.overlaps}
+
+
+def test_solve_problem_reports_the_mean_over_its_rules():
+    """``attncheck solve positional-semantic`` (randomized QMC): every reported overlap,
+    conjugate and output is the mean over the scramblings of a direct solve on each scrambled
+    rule (``equations.rqmc_rules``; each started, as the solve is, from the root of the rule
+    before), and its standard error is theirs."""
+    import attncheck
+    from numerics.theory.paper_c import equations as E
+
+    p = dict(alpha=1.0, log2_points=8, n_scrambles=3, qmc_seed=3)
+    res = attncheck.solve("positional-semantic", branch="positional", **p)
+    assert res.ok
+    runs, x0 = [], None
+    for rule in E.rqmc_rules("positional", 1.0, p["log2_points"], p["n_scrambles"], p["qmc_seed"]):
+        r = E.solve_on_rule("positional", 1.0, rule, x0=x0, n_sweeps=30 if x0 is None else 0).value
+        runs.append(_outputs(r, phi="Phi"))
+        x0 = r["x"]
+    for k in runs[0]:
+        v = np.array([r[k] for r in runs])
+        got = res.value[k]
+        assert _close(float(got), v.mean()), (k, float(got), v)
+        se = v.std(ddof=1) / np.sqrt(len(v))
+        assert abs(float(got.error) - se) <= SAME * max(1.0, se), (k, got.error, se)
+    assert abs(runs[0]["m"] - runs[1]["m"]) > 1e3 * SAME  # the scramblings differ
