@@ -151,3 +151,96 @@ def test_brent_residual_is_f_at_the_root():
     f = lambda z: z**3 - 2  # noqa: E731
     sol = solve("brent", f, 0.0, 3.0, xtol=1e-14)
     assert sol.residual == abs(f(sol.value)) and sol.residual < 1e-12
+
+
+# --- the step limit and the tolerance: exactly as declared -----------------------------------------
+class _Countdown:
+    """A solver that converges after exactly ``k`` steps, counting the steps it is asked for."""
+
+    def __init__(self, k):
+        self.k, self.calls = k, 0
+
+    def init(self, _x0):
+        return 0
+
+    def step(self, s):
+        self.calls += 1
+        return s + 1
+
+    def terminate(self, s):
+        return (True, RESULTS.successful) if s >= self.k else (False, RESULTS.failed)
+
+    def residual(self, s):
+        return 0.0 if s >= self.k else 1.0
+
+    def value(self, s):
+        return s
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 7])
+def test_iterate_runs_exactly_max_steps_and_no_more(k):
+    """``max_steps = k`` lets a solve that needs k steps converge in k; with ``k - 1`` it is
+    reported as not converged after k - 1 steps (never a value), and throws by default."""
+    from numerics.core.solve import iterate
+
+    s = _Countdown(k)
+    sol = iterate(s, None, max_steps=k, throw=False)
+    assert sol.ok and sol.iterations == k == s.calls and sol.value == k
+    if k == 0:
+        return
+    s = _Countdown(k)
+    sol = iterate(s, None, max_steps=k - 1, throw=False)
+    assert sol.result is RESULTS.max_steps_reached and sol.iterations == k - 1 == s.calls
+    with pytest.raises(SolveError):
+        _ = sol.value
+    with pytest.raises(SolveError, match="iteration limit"):
+        iterate(_Countdown(k), None, max_steps=k - 1)
+
+
+#: the solvers whose steps the driver counts (brent and mdnewton run in one library call)
+STEPPED = ("newton", "damped", "rtsafe", "increasing", "increasing-scalar", "golden")
+
+
+@pytest.mark.parametrize("method", STEPPED)
+def test_each_solver_converges_within_its_own_step_count_and_not_one_less(method):
+    """The steps a solve took are enough to repeat it (the same value), and one fewer is not
+    converged: each solver's count is the driver's limit, with no step off the books."""
+    from numerics.core.solve import solve
+
+    args, kw = SOLVE_CASES[method]
+    k = solve(method, *args, **kw).iterations
+    assert k >= 2
+    again = solve(method, *args, max_steps=k, **kw)
+    assert again.iterations == k and np.array_equal(np.ravel(again.value), np.ravel(solve(method, *args, **kw).value))
+    short = solve(method, *args, max_steps=k - 1, throw=False, **kw)
+    assert short.result is RESULTS.max_steps_reached and short.iterations == k - 1
+    with pytest.raises(SolveError):
+        _ = short.value
+
+
+def test_increasing_root_max_iter_is_the_limit():
+    """``increasing_root`` / ``increasing_root_scalar``: ``max_iter`` iterations can run and no more."""
+    from numerics.core.solve import increasing_root, increasing_root_scalar, solve
+
+    args, kw = SOLVE_CASES["increasing"]
+    k = solve("increasing", *args, **kw).iterations
+    assert np.allclose(increasing_root(*args, kw["x0"], max_iter=k), 2 ** (1 / 3))
+    with pytest.raises(SolveError, match="did not converge"):
+        increasing_root(*args, kw["x0"], max_iter=k - 1)
+    (gg,), kw = SOLVE_CASES["increasing-scalar"]
+    k = solve("increasing-scalar", gg, **kw).iterations
+    assert increasing_root_scalar(gg, kw["x0"], tol=kw["tol"], max_iter=k) == pytest.approx(2 ** (1 / 3), rel=1e-14)
+    with pytest.raises(SolveError, match="did not converge"):
+        increasing_root_scalar(gg, kw["x0"], tol=kw["tol"], max_iter=k - 1)
+
+
+@pytest.mark.parametrize("tol", [1e-4, 1e-8, 1e-12])
+def test_newton_stops_at_its_declared_tolerance(tol):
+    """On a double root (x^2 = 0: Newton halves x, so each correction is half the last) the
+    solve stops at the first correction below the declared tolerance: its residual is below
+    ``tol`` and above tol/2, and the root is within twice the residual."""
+    from numerics.core.solve import solve
+
+    sol = solve("newton", lambda x: ([x[0] ** 2], [[2 * x[0]]]), (False,), x0=[1.0], tol=tol, max_steps=200)
+    assert sol.ok and tol / 2 < sol.residual <= tol
+    assert abs(sol.value[0]) <= 2 * sol.residual
