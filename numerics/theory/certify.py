@@ -177,11 +177,18 @@ def promised_width(b, digits: int):
     return tol if abs(mid) <= rad else tol * min(Decimal(1), abs(mid) - rad)
 
 
+def width_ratio(b, digits: int) -> float:
+    """The ball's width, 2 x its radius, over the width it promises (:func:`promised_width`):
+    at most 1 for a ball as narrow as promised."""
+    from decimal import Decimal
+
+    return float(Decimal(2) * Decimal(b.rad) / promised_width(b, digits))
+
+
 def cross_check(claim_id, params: dict, balls: dict, digits: int) -> list:
     """One :class:`Check` per ball: against the evaluator's independent mpmath value at
     2 ``digits`` (``Evaluator.reference``) and the promised width."""
     import mpmath
-    from decimal import Decimal
 
     claim = _claim(claim_id)
     ref = evaluator(claim).reference(params, 2 * digits)
@@ -190,7 +197,7 @@ def cross_check(claim_id, params: dict, balls: dict, digits: int) -> list:
         if k not in ref:
             out.append(Check(k, False, float("inf"), 0.0, f"{k}: no independent value"))
             continue
-        width = float(Decimal(2) * Decimal(b.rad) / promised_width(b, digits))
+        width = width_ratio(b, digits)
         with mpmath.workdps(2 * digits + 20):
             mid, rad, r = mpmath.mpf(b.mid), mpmath.mpf(b.rad), mpmath.mpf(ref[k])
             offset = float((r - mid) / rad) if rad else (0.0 if r == mid else float("inf"))
