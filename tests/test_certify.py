@@ -316,3 +316,32 @@ def test_the_midpoint_rounding_is_in_the_radius():
         assert sp.Rational(b.rad) <= 10 * gap + sp.Rational(third.rad().str(5, radius=False).strip("[]"))
         # an exact ball printed exactly needs no rounding: radius 0
         assert A.ball(arb(1) / 4, 10).rad == "0"
+
+
+# --- the width test at its boundary: the width of a ball is twice its radius ----------------------
+#: (midpoint, promised width 10^-20 x this factor): a ball away from 0 is judged absolutely when
+#: |mid| >= 1 and relative to |mid| below it; a ball that contains 0 absolutely
+BOUNDARY = [("3", 1.0), ("-3", 1.0), ("0.25", 0.25), ("-0.25", 0.25), ("0", 1.0)]
+
+
+@pytest.mark.parametrize("mid, scale", BOUNDARY)
+def test_width_ok_takes_twice_the_radius_for_the_width(mid, scale):
+    """``width_ok(x, 20)``: 2 rad <= 10^-20 (times min(1, |x|) unless x contains 0).  A radius
+    of 0.49 of the promised width passes, 0.51 fails (its radius alone would be within it)."""
+    with A.precision(200):
+        inside, outside = (arb(mid, arb(f"{f * scale}e-20")) for f in (0.49, 0.51))
+        assert A.width_ok(inside, 20)
+        assert not A.width_ok(outside, 20)
+        assert A.width_ok(arb(mid, arb(f"{0.4 * scale}e-20")), 20)
+
+
+@pytest.mark.parametrize("mid, scale", BOUNDARY)
+def test_the_cross_check_takes_twice_the_radius_for_the_width(mid, scale):
+    """The cross-check's width (:func:`certify.width_ratio`) of a ball of ``certify(...,
+    23)`` (promised width 10^-20) is 2 rad over the promise: 0.98 for a radius of 0.49 of it,
+    1.02 for 0.51 (which fails the check)."""
+    for f, expected in ((0.49, 0.98), (0.51, 1.02)):
+        b = A.Ball(mid, f"{f * scale:.6f}E-20", mid, None)
+        assert C.width_ratio(b, 23) == pytest.approx(expected, rel=1e-9), (f, C.promised_width(b, 23))
+        chk = C.Check("x", True, 0.0, C.width_ratio(b, 23))
+        assert chk.ok is (expected <= 1)
