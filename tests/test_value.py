@@ -82,3 +82,19 @@ def test_propagation_matches_the_linearisation(x, y, sx, sy):
         r = f(a, b)
         assert float(r) == pytest.approx(f(x, y), rel=1e-12)
         assert float(r.error) == pytest.approx(math.hypot(ga * sx, gb * sy), rel=1e-9)
+
+
+def test_the_printer_rounds_once_from_the_exact_value():
+    # mpmath.nstr truncates to dps + 3 digits before it rounds: it printed 95342306167.1 here
+    with mpmath.workdps(40):
+        x = mpmath.mpf("95342306167.150000000000006")
+        assert V.text(x, 12) == "95342306167.2" and V.text(-x, 12) == "-95342306167.2"
+        assert V.text(mpmath.mpf("0.125"), 2) == "0.13" and V.text(mpmath.mpf("-2.5"), 1) == "-3"
+        assert str(Value(x, dps=12)) == "95342306167.2" and str(-Value(x, dps=12)) == "-95342306167.2"
+
+
+def test_the_printer_lays_numbers_out_as_before():
+    for x, n, out in ((100, 2, "1.0e+2"), (2, 1, "2"), (0.5, 3, "0.500"), (1e-7, 3, "1.00e-7"), (123456, 3, "1.23e+5"),
+                      (-0.012345, 2, "-0.012"), (12.5, 1, "1.e+1"), (0.0001234, 2, "0.00012"), (99.96, 3, "100"),
+                      (0, 5, "0.0")):
+        assert V.text(mpmath.mpf(x), n) == out == mpmath.nstr(mpmath.mpf(x), n, strip_zeros=False).rstrip(".")
