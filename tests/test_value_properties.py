@@ -162,15 +162,16 @@ def values(draw, dps=None, lo=-20, hi=20, signed=True, shift=0, kind=None):
 
 
 @st.composite
-def ties(draw, dps, p=0, signed=True, offset=True):
+def ties(draw, dps, p=0, signed=True, offset=True, deepest=8):
     """A number whose ``dps``-digit rounding is a tie (digit dps + 1 is 5, then zeros), times
-    1 ± 10^-(dps + k) for k = 1..8 (``offset``), in [10^p, 10^(p+1)); at dps + 40 digits."""
+    1 ± 10^-(dps + k) for k = 1..``deepest`` (``offset``), in [10^p, 10^(p+1)); at dps + 40
+    digits."""
     digits = draw(st.integers(10 ** (dps - 1), 10**dps - 1)) * 10 + 5
     sign = draw(st.sampled_from((1, -1))) if signed else 1
     with mpmath.workdps(dps + EXTRA):
         t = sign * mpmath.mpf(digits) * mpmath.mpf(10) ** (p - dps)
         if offset:
-            t *= 1 + draw(st.sampled_from((1, -1))) * mpmath.mpf(10) ** -(dps + draw(st.integers(1, 8)))
+            t *= 1 + draw(st.sampled_from((1, -1))) * mpmath.mpf(10) ** -(dps + draw(st.integers(1, deepest)))
     return t
 
 
@@ -284,7 +285,7 @@ def test_comparisons_are_exact_against_every_kind_of_number(v, data):
         near = v.mpf + data.draw(st.sampled_from((-1, 0, 1))) * mpmath.mpf(2) ** (mpmath.mpf(v.mpf).exp)
     others = [float(v), int(v), near, Value(near, None, "dps", data.draw(st.integers(15, 500))),
               Fraction(data.draw(st.integers(-10**40, 10**40)), data.draw(st.integers(1, 10**40))),
-              x + Fraction(1, 3**80), np.float64(float(v)), np.int64(max(-2**62, min(2**62, int(v))))]
+              x + Fraction(1, 3**80), x - Fraction(1, 3**5000), np.float64(float(v)), np.int64(max(-2**62, min(2**62, int(v))))]
     for o in others:
         y = exact(o.mpf) if isinstance(o, Value) else exact(o) if isinstance(o, mpmath.mpf) else \
             Fraction(o.item() if isinstance(o, np.generic) else o)
@@ -307,6 +308,18 @@ def test_unary_results_near_a_tie_print_every_digit(name, data):
     ref = reference(REF[name], (v,), dps)
     for r in (getattr(np, name)(v), getattr(np, name)(np.array([v], dtype=object))[0]):
         check_digits(r, ref)
+
+
+@pytest.mark.parametrize("name", ["negative", "positive", "absolute", "fabs"])
+@given(data=st.data())
+def test_exact_operations_keep_every_stored_digit(name, data):
+    """-, +, abs are exact: a central value 10^-(dps + 35) beside a tie still prints on its side
+    (beyond the guard digits of the inexact operations)."""
+    dps = data.draw(st.integers(15, 500))
+    v = Value(data.draw(ties(dps, data.draw(st.integers(-30, 30)), deepest=35)), dps=dps)
+    ref = reference(REF[name], (v,), dps)
+    for r in (getattr(np, name)(v), {"negative": -v, "positive": +v}.get(name, abs(v))):
+        check_digits(r, ref, exact_op=True)
 
 
 @pytest.mark.parametrize("name", ["negative", "positive", "absolute", "fabs", "square", "sqrt", "add", "subtract",
