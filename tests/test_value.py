@@ -150,7 +150,7 @@ def test_round_float_int_at_the_values_precision():
     assert str(r) == "86.80 ± 0.65" and r.error == A.error and float((r - A).error) == 0  # the same estimate
     with pytest.raises(ValueError, match="float.*does not hold"):
         f"{v:.30f}"
-    assert f"{v:.10f}" == "3.1415926536"
+    assert f"{v:.10f}" == "3.1415926536" and f"{v:>53}" == "  " + str(v) and f"{A:*<14}" == "86.82 ± 0.65**"
     with pytest.raises(OverflowError):
         round(Value(mpmath.inf))
 

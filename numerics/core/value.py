@@ -287,11 +287,13 @@ class Value:
         return f"${text(self.value, self.digits)} \\pm {error_text(self.error)}$"
 
     def __format__(self, spec: str) -> str:
-        """``f"{v}"`` the supported digits; ``f"{v:.3f}"`` formats ``float(v)``, and refuses
-        (ValueError) when a digit it shows is not the Value's own (more digits than a float
-        holds, or a value beyond the float range)."""
-        if not spec:
-            return str(self)
+        """``f"{v}"`` the supported digits, ``f"{v:>40}"`` aligned; ``f"{v:.3f}"`` formats
+        ``float(v)``, and refuses (ValueError) when a digit it shows is not the Value's own (more
+        digits than a float holds, or a value beyond the float range)."""
+        aligned = re.fullmatch(r"(?:(.)?([<>^]))?(\d*)", spec)
+        if aligned:  # no precision, no type: the supported digits, right-aligned as numbers are
+            fill, align, width = aligned.groups()
+            return format(str(self), f"{fill or ''}{align or '>'}{width}")
         out = format(float(self), spec)
         if isinstance(self.value, mpmath.mpf) and mpmath.isfinite(self.value) and not _shows(out, self.value):
             raise ValueError(f"format spec {spec!r} shows digits that float(v) does not hold for this "
