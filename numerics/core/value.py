@@ -47,8 +47,9 @@ arithmetic on it.
 ``mpmath.mpf(v)`` (through ``_mpf_``) and ``numpy.asarray([v, ...])`` (through ``__array__``: a
 float64 array) give the central value.  numpy ufuncs applied to Values, and arrays combined
 with a Value, give object arrays of Values; numpy's ufuncs on object arrays of Values call the
-same operations (the methods ``v.sqrt()``, ``v.exp()``... numpy looks up).  ``f"{v:.3f}"``
-formats ``float(v)`` and refuses a spec that would show digits the float does not hold.  An mpf
+same operations (the methods ``v.sqrt()``, ``v.exp()``... numpy looks up).  ``f"{v:>40}"``
+aligns the supported digits; ``f"{v:.3f}"`` formats ``float(v)`` and refuses a spec that would
+show digits the float does not hold.  An mpf
 on the left of an operator (``mpf + v``) is mpmath's own operation, on the central value at
 mpmath's global precision, and gives an mpf; a Fraction to the power of a Value is Fraction's
 (through a float): put the Value first, or make the number a Value.
