@@ -60,7 +60,7 @@ def test_comparison_and_conversion():
     assert float(A) == 86.8185546 and mpmath.mpf(A) == mpmath.mpf("86.8185546")
     assert mpmath.sqrt(A) == pytest.approx(math.sqrt(86.8185546))
     assert sorted([A, Value(1)])[0] == 1 and max(A, Value(1)) is A
-    assert f"{A}" == "86.82 ± 0.65" and f"{A:.1f}" == "86.8" and round(A, 1) == 86.8 and math.sqrt(A) > 9
+    assert f"{A}" == "86.82 ± 0.65" and f"{A:.1f}" == "86.8" and float(round(A, 1)) == 86.8 and math.sqrt(A) > 9
 
 
 def test_numpy_interop():
@@ -82,3 +82,183 @@ def test_propagation_matches_the_linearisation(x, y, sx, sy):
         r = f(a, b)
         assert float(r) == pytest.approx(f(x, y), rel=1e-12)
         assert float(r.error) == pytest.approx(math.hypot(ga * sx, gb * sy), rel=1e-9)
+
+
+# --- every digit at the operands' precision ------------------------------------------------------
+def _pi(dps):
+    with mpmath.workdps(dps):
+        return +mpmath.pi
+
+
+def _reference(f, dps, *args):
+    """f at dps + 40 digits, printed to dps digits."""
+    with mpmath.workdps(dps + 40):
+        return mpmath.nstr(f(*args), dps, strip_zeros=False).rstrip(".")
+
+
+def test_negation_abs_and_sqrt_of_a_50_digit_value_keep_every_digit():
+    v = Value(_pi(50), dps=50)
+    assert str(v) == "3.1415926535897932384626433832795028841971693993751"
+    assert str(-v) == "-" + str(v) and str(abs(-v)) == str(v) and str(+v) == str(v) and str(--v) == str(v)
+    assert str(np.negative(v)) == str(-v) and str(np.abs(-v)) == str(v)
+    assert str(np.sqrt(v)) == _reference(mpmath.sqrt, 50, v.mpf) == "1.7724538509055160272981674833411451827975494561224"
+    for f, g in ((np.exp, mpmath.exp), (np.log, mpmath.log), (np.log10, mpmath.log10), (np.tanh, mpmath.tanh),
+                 (np.cos, mpmath.cos), (np.square, lambda x: x * x)):
+        assert str(f(v)) == _reference(g, 50, v.mpf), f.__name__
+    assert f(v).dps == 50
+
+
+def test_results_do_not_depend_on_mpmaths_global_precision():
+    v, w = Value(_pi(60), "1e-40", "se", 60), Value("0.6666666666666666666666666667", dps=50)
+
+    def everything():
+        return [str(x) for x in (v, -v, abs(-v), np.sqrt(v), v**w, w**v, round(v, 20), v - w, v / w, np.log(w),
+                                 V.error_text((v - v).error), V.error_text((2 * v - v).error), v > w, float(v),
+                                 int(v * 10**30), round(w), f"{v:.8f}")]
+
+    with mpmath.workdps(5):
+        low = everything()
+    with mpmath.workdps(300):
+        assert everything() == low
+
+
+def test_the_printer_rounds_once_from_the_exact_value():
+    # mpmath.nstr truncates to dps + 3 digits before it rounds: it printed 95342306167.1 here
+    with mpmath.workdps(40):
+        x = mpmath.mpf("95342306167.150000000000006")
+        assert V.text(x, 12) == "95342306167.2" and V.text(-x, 12) == "-95342306167.2"
+        assert V.text(mpmath.mpf("0.125"), 2) == "0.13" and V.text(mpmath.mpf("-2.5"), 1) == "-3"
+        assert str(Value(x, dps=12)) == "95342306167.2" and str(-Value(x, dps=12)) == "-95342306167.2"
+
+
+def test_the_printer_lays_numbers_out_as_before():
+    for x, n, out in ((100, 2, "1.0e+2"), (2, 1, "2"), (0.5, 3, "0.500"), (1e-7, 3, "1.00e-7"), (123456, 3, "1.23e+5"),
+                      (-0.012345, 2, "-0.012"), (12.5, 1, "1.e+1"), (0.0001234, 2, "0.00012"), (99.96, 3, "100"),
+                      (0, 5, "0.0")):
+        assert V.text(mpmath.mpf(x), n) == out == mpmath.nstr(mpmath.mpf(x), n, strip_zeros=False).rstrip(".")
+
+
+def test_round_float_int_at_the_values_precision():
+    with mpmath.workdps(50):
+        big = Value(mpmath.mpf(10) ** 40 + 1, dps=50)  # 41 digits: a float holds 17
+    assert int(big) == 10**40 + 1 and round(big) == 10**40 + 1 and math.floor(big) == 10**40 + 1
+    v = Value(_pi(50), dps=50)
+    assert str(round(v, 30)) == "3.1415926535897932384626433832800000000000000000000"
+    assert round(Value(2.5)) == 2 and round(Value(-3.5)) == -4 and math.ceil(Value(-0.5)) == 0
+    assert float(v) == math.pi and round(v, 2).kind == "dps"
+    r = round(A, 1)
+    assert str(r) == "86.80 ± 0.65" and r.error == A.error and float((r - A).error) == 0  # the same estimate
+    with pytest.raises(ValueError, match="float.*does not hold"):
+        f"{v:.30f}"
+    assert f"{v:.10f}" == "3.1415926536" and f"{v:>53}" == "  " + str(v) and f"{A:*<14}" == "86.82 ± 0.65**"
+    with pytest.raises(OverflowError):
+        round(Value(mpmath.inf))
+
+
+def test_comparisons_are_exact():
+    from fractions import Fraction
+
+    with mpmath.workdps(40):
+        x = Value(mpmath.mpf(1) + mpmath.mpf(2) ** -80, dps=40)  # not a float: 1 + 2^-80
+        third = Value(mpmath.mpf(1) / 3, dps=30)
+    assert x > 1 and x != 1.0 and x > mpmath.mpf(1) and x > Value(1) and not x == 1 and x >= Value(1, "0.5", "se")
+    assert x < 1 + Fraction(1, 2**79) and x == 1 + Fraction(1, 2**80) and x > Fraction(1, 1)
+    assert third != Fraction(1, 3) and (third < Fraction(1, 3)) != (third > Fraction(1, 3)) and third > 0.3333333333333333
+    assert hash(Value(10**30)) == hash(10**30) and hash(Value(0.5)) == hash(0.5)
+
+
+def test_powers_with_a_value_exponent():
+    a, b = Value(3, "0.01", "se", 40), Value(mpmath.mpf("1.5"), "0.02", "se", 40)
+    r = a**b  # d/da = b·a^(b-1), d/db = a^b·ln a
+    assert float(r) == pytest.approx(3**1.5, rel=1e-15) and r.dps == 40
+    assert float(r.error) == pytest.approx(math.hypot(1.5 * 3**0.5 * 0.01, 3**1.5 * math.log(3) * 0.02), rel=1e-12)
+    r = b**a
+    assert float(r.error) == pytest.approx(math.hypot(3 * 1.5**2 * 0.02, 1.5**3 * math.log(1.5) * 0.01), rel=1e-12)
+    assert str(2 ** Value(_pi(50), dps=50)) == _reference(lambda x: 2**x, 50, _pi(50))
+    assert str(Value(_pi(50), dps=50) ** Value(_pi(50), dps=50)) == _reference(lambda x: x**x, 50, _pi(50))
+    with pytest.raises(ValueError, match="not a real number"):
+        Value(-8) ** (1 / 3)
+    with pytest.raises(ValueError, match="negative base with an uncertain exponent"):
+        Value(-2) ** Value(2, "0.1", "se")
+
+
+def test_ufuncs_refuse_clearly():
+    v = Value(2, "0.1", "se")
+    with pytest.raises(TypeError, match=r"numpy\.floor is not supported on a Value; supported: .*sqrt"):
+        np.floor(v)
+    with pytest.raises(TypeError, match=r"numpy\.add\.reduce"):
+        np.add.reduce(v)
+    with pytest.raises(ValueError, match=r"numpy\.sqrt\(-1\.0\) is not a real number"):
+        np.sqrt(Value(-1))
+    with pytest.raises(ValueError, match="no finite derivative"):
+        np.sqrt(Value(0, "0.1", "se"))
+    assert str(np.sqrt(Value(0))) == "0.0"  # an exact 0 has no error to propagate
+    assert np.maximum(v, 5) == 5 and np.minimum(v, 5) is v and np.maximum(mpmath.mpf(1), v) is v
+
+
+def test_every_ufunc_applies_to_object_arrays_of_values():
+    """Each entry of the one table works on a Value, on object arrays of Values (where numpy
+    calls the element's method or operator), and gives the same Value both ways."""
+    unary = {n for n, op in V.UFUNCS.items() if op.partials is not None and len(op.partials) == 1}
+    binary = set(V.UFUNCS) - unary
+    assert {"sqrt", "exp", "log", "log10", "sin", "cos", "tanh", "absolute", "negative", "square"} <= unary
+    assert {"add", "subtract", "multiply", "divide", "power", "less", "equal"} <= binary
+    x, y = Value(mpmath.mpf("0.3"), "0.01", "se", 25), Value(mpmath.mpf("0.7"), "0.02", "se", 25)
+    arr = np.array([x, y], dtype=object)
+    for name in sorted(V.UFUNCS):
+        u = getattr(np, name)
+        arg = (x + 1.5) if name == "arccosh" else x
+        one = u(arg) if name in unary else u(arg, y)
+        many = u(arr + 1.5 if name == "arccosh" else arr) if name in unary else u(arr, arr[::-1])
+        comparison = V.UFUNCS[name].partials is None and name not in ("maximum", "minimum")
+        assert many.shape == (2,) and many.dtype == (bool if comparison else object), name
+        assert (one == many[0]) if isinstance(one, Value) else one == many[0], name
+        if isinstance(one, Value) and one.kind != "dps":
+            assert one.error == many[0].error, name
+
+
+# --- correlated operands: linear propagation over independent sources ----------------------------
+def test_a_value_minus_itself_has_no_error():
+    v = Value(mpmath.mpf("1.25"), "0.1", "se")
+    assert (v - v).error == 0 and float((2 * v - v).error) == pytest.approx(0.1)
+    assert float((v * v).error) == pytest.approx(float((v**2).error)) == pytest.approx(2 * 1.25 * 0.1)
+    assert (v / v).error == 0 and float(v / v) == 1 and (np.exp(np.log(v)) - v).error < 1e-25
+    w = Value(mpmath.mpf("1.25"), "0.1", "se")  # the same numbers, another estimate
+    assert float((v - w).error) == pytest.approx(math.sqrt(2) * 0.1)
+    s = v + w
+    assert float((s - v).error) == pytest.approx(0.1) and float((s - v - w).error) == 0
+    assert float((s * v - v * v - w * v).error) < 1e-25
+
+
+def test_sources_survive_pickling_but_not_text():
+    import pickle
+
+    v = Value(mpmath.mpf("3.5"), "0.2", "rqmc_se")
+    u, s = pickle.loads(pickle.dumps([v, 2 * v]))
+    assert (u - v).error == 0 and float((s - 2 * v).error) == 0 and s.kind == "rqmc_se"
+    back = V.values({"x": mpmath.mpf(V.flatten({"x": v})["x"]), "x_rqmc_se": mpmath.mpf("0.2")}, 30)["x"]
+    assert float((back - v).error) == pytest.approx(math.sqrt(2) * 0.2)  # text carries no sources
+
+
+def test_estimates_of_one_result_and_balls_are_independent_sources():
+    vals = V.values({"a": 1.0, "a_se": 0.1, "b": 1.0, "b_se": 0.1}, 30)
+    assert float((vals["a"] - vals["b"]).error) == pytest.approx(math.sqrt(2) * 0.1)
+
+    class Ball:
+        mid, rad = "2.0", "1e-20"
+
+    x, y = V.from_ball(Ball, 30), V.from_ball(Ball, 30)
+    assert (x - x).error == 0 and float((x + y).error) == pytest.approx(2e-20)
+    assert float((x * x - y).error) == pytest.approx(4e-20 + 1e-20) and (x - y).kind == "radius"
+
+
+def test_long_chains_are_accumulated_without_recursion():
+    terms = [Value(1, "0.1", "se") for _ in range(5000)]
+    total = Value(0)
+    for t in terms:
+        total = total + t
+    assert float(total.error) == pytest.approx(0.1 * math.sqrt(5000)) and float((total - terms[7]).error) < float(total.error)
+    doubled = terms[0]
+    for _ in range(200):  # shared operands: 2^200 paths, one visit each
+        doubled = doubled + doubled
+    assert float(doubled.error) == pytest.approx(0.1 * 2.0**200)
