@@ -61,19 +61,17 @@ itself gets two); one beyond the first digit of a ball radius.
 """
 from __future__ import annotations
 
-import decimal
 import math
 import numbers
 import operator
 import os
 import re
 from fractions import Fraction
-from typing import NamedTuple
 
 import mpmath
-from mpmath import libmp
 
-from numerics.core.precision import MAX_DPS
+from numerics.core.digits import (_abs, _fraction, _mpf, _ratio, _shows, error_text,  # noqa: F401  (re-exported)
+                                  supported_digits, text)
 
 #: the statistical kinds of uncertainty, and the key suffix each rides on in a raw result dict
 SE_KINDS = {"_se": "se", "_rqmc_se": "rqmc_se", "_qmc_se": "qmc_se", "_mc_se": "mc_se"}
@@ -81,102 +79,6 @@ SE_KINDS = {"_se": "se", "_rqmc_se": "rqmc_se", "_qmc_se": "qmc_se", "_mc_se": "
 SE_SUFFIXES = tuple(sorted(SE_KINDS, key=len, reverse=True))
 KINDS = ("dps", "radius", *SE_KINDS.values())
 
-
-# --- the printer ---------------------------------------------------------------------------------
-def supported_digits(value, error, kind: str, dps: int) -> int:
-    """The significant digits of ``value`` that its uncertainty supports (at most ``dps``)."""
-    if error is None or kind == "dps" or isinstance(value, bool):
-        return dps
-    with mpmath.workdps(30):  # a ratio of magnitudes: 30 digits whatever mpmath.mp.dps is
-        err, val = abs(_mpf(error)), abs(_mpf(value))
-        if err <= 0 or val == 0 or not mpmath.isfinite(err) or not mpmath.isfinite(val):
-            return dps
-        beyond = 1 if kind == "radius" else 2
-        return int(max(beyond, min(dps, mpmath.floor(mpmath.log10(val / err)) + beyond)))
-
-
-_EXACT_BITS = 20_000  # binary exponents up to which the printer rounds from the exact value
-
-
-def text(value, digits: int) -> str:
-    """Booleans and counts (Python bool/int) as they are; a number to ``digits`` significant
-    digits (trailing zeros kept: they are supported digits), rounded once from its exact binary
-    value (ties away from zero), laid out as ``mpmath.nstr`` lays it out."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    x = _mpf(value)
-    if not x or not mpmath.isfinite(x):
-        return mpmath.nstr(x, digits)  # 0.0, +inf, -inf, nan
-    sign, man, exp, bc = x._mpf_
-    man, exp = int(man), int(exp)  # mpmath's mantissa may be a gmpy2 integer
-    if abs(exp + bc) > _EXACT_BITS:  # beyond 10^±6000: from 25 guard digits (no exact tie is that far out)
-        _, digs, point = libmp.to_digits_exp(x._mpf_, digits + 25)  # truncated toward zero
-        q = int(digs[:digits]) + (digs[digits] >= "5")
-        if q == 10**digits:
-            q, point = q // 10, point + 1
-        digs = str(q)
-    else:
-        with decimal.localcontext() as ctx:  # the exact value man·2^exp, rounded once to `digits`
-            ctx.prec, ctx.rounding = digits, decimal.ROUND_HALF_UP
-            ctx.Emax, ctx.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
-            if exp >= 0:
-                d = ctx.plus(decimal.Decimal(man << exp))
-            else:  # man·2^exp = man·5^-exp·10^exp
-                d = ctx.scaleb(decimal.Decimal(man * 5**-exp), decimal.Decimal(exp))
-        digs = "".join(map(str, d.as_tuple().digits))
-        point = d.adjusted()  # the decimal exponent of the first digit
-    digs = digs.ljust(digits, "0")
-    if min(-(digits // 3), -5) < point < digits:  # fixed point, where mpmath.nstr uses it
-        if point < 0:
-            digs, split = "0" * -point + digs, 1
-        else:
-            split = point + 1
-            digs += "0" * (split - len(digs))
-        return ("-" if sign else "") + (digs[:split] + "." + digs[split:]).rstrip(".")
-    return f"{'-' if sign else ''}{digs[0]}.{digs[1:]}e{point:+d}"
-
-
-def _mpf(x, dps: int = MAX_DPS):
-    """``x`` as an mpf: an mpf as it is, an integer or a binary float exactly (``mpmath.mpf(x)``
-    would round them to the global precision), any other rational or a string rounded to ``dps``
-    digits."""
-    if isinstance(x, mpmath.mpf):
-        return x
-    ratio = _ratio(x)
-    if ratio is None:
-        with mpmath.workdps(dps):
-            return mpmath.mpf(x)
-    p, q = ratio
-    if q & (q - 1) == 0:  # a power of two: exact
-        return mpmath.mp.make_mpf(libmp.from_man_exp(p, 1 - q.bit_length()))
-    return mpmath.mp.make_mpf(libmp.from_rational(p, q, libmp.dps_to_prec(dps), libmp.round_nearest))
-
-
-def _ratio(x):
-    """A Python/numpy real number as (numerator, denominator), exactly; None for anything else
-    (a string, an mpf, inf, nan)."""
-    if isinstance(x, numbers.Integral):
-        return int(x), 1
-    if isinstance(x, numbers.Real) and hasattr(x, "as_integer_ratio"):
-        try:
-            return x.as_integer_ratio()
-        except (OverflowError, ValueError):  # inf, nan
-            return None
-    return None
-
-
-def _fraction(x) -> Fraction:
-    """A finite mpf as the exact rational it is."""
-    sign, man, exp, _ = x._mpf_
-    man, exp = (-int(man) if sign else int(man)), int(exp)
-    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
-
-
-def error_text(error) -> str:
-    """An uncertainty to two significant digits."""
-    return text(error, 2)
 
 
 # --- the value -----------------------------------------------------------------------------------
@@ -358,7 +260,7 @@ class Value:
             extra = f".{method}" if method != "__call__" else f" with {', '.join(kwargs)}="
             raise TypeError(f"numpy.{name}{extra} is not supported on a Value; call numpy.{name}(...) on "
                             f"Values or object arrays of Values")
-        return _elementwise(name, inputs, ufunc=True)
+        return _ops._elementwise(name, inputs, ufunc=True)
 
     # -- comparison of central values, exact
     def _compare(self, other, op):
@@ -397,66 +299,49 @@ class Value:
 
     # -- arithmetic: the operations of UFUNCS
     def __add__(self, other):
-        return _operate("add", self, other)
+        return _ops.operate("add", self, other)
 
     def __radd__(self, other):
-        return _operate("add", other, self)
+        return _ops.operate("add", other, self)
 
     def __sub__(self, other):
-        return _operate("subtract", self, other)
+        return _ops.operate("subtract", self, other)
 
     def __rsub__(self, other):
-        return _operate("subtract", other, self)
+        return _ops.operate("subtract", other, self)
 
     def __mul__(self, other):
-        return _operate("multiply", self, other)
+        return _ops.operate("multiply", self, other)
 
     def __rmul__(self, other):
-        return _operate("multiply", other, self)
+        return _ops.operate("multiply", other, self)
 
     def __truediv__(self, other):
-        return _operate("divide", self, other)
+        return _ops.operate("divide", self, other)
 
     def __rtruediv__(self, other):
-        return _operate("divide", other, self)
+        return _ops.operate("divide", other, self)
 
     def __pow__(self, other):
-        return _operate("power", self, other)
+        return _ops.operate("power", self, other)
 
     def __rpow__(self, other):
-        return _operate("power", other, self)
+        return _ops.operate("power", other, self)
 
     def __neg__(self):
-        return _operate("negative", self)
+        return _ops.operate("negative", self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _operate("absolute", self)
+        return _ops.operate("absolute", self)
 
 
 def _restore(value, kind, dps, digits_override, error, sources):
     v = object.__new__(Value)
     v._set(value, kind, dps, digits_override, error, sources or None, None)
     return v
-
-
-def _shows(out: str, x) -> bool:
-    """Whether the number printed in ``out`` (a float formatted) is ``x`` rounded at its last
-    printed digit: within half a unit of it."""
-    m = re.search(r"\d[\d,_]*(\.\d*)?([eE][-+]?\d+)?%?", out)
-    if m is None:
-        return False  # inf or nan printed for a finite value
-    number = m.group(0).replace(",", "").replace("_", "")
-    percent = number.endswith("%")
-    d = decimal.Decimal(number.rstrip("%").rstrip("."))
-    unit = decimal.Decimal(1).scaleb(d.as_tuple().exponent)
-    if percent:
-        d, unit = d / 100, unit / 100
-    if "-" in out[: m.start()]:
-        d = -d
-    return abs(_fraction(x) - Fraction(d)) <= Fraction(unit) / 2
 
 
 # --- first-order error propagation over independent sources ---------------------------------------
@@ -528,83 +413,10 @@ def _combined_kind(parts) -> str:
     return "se"
 
 
-# --- the operations: one table ----------------------------------------------------------------------
-class Op(NamedTuple):
-    """An operation on Values: ``f`` evaluates it on mpf central values (or, for ``partials``
-    None, on the Values themselves: a comparison or a choice of one operand); ``partials`` the
-    derivative in each argument, at the same arguments."""
+# --- the operations (numerics.core.value_ops: one table) -------------------------------------------
+from numerics.core import value_ops as _ops  # noqa: E402  (it reads Value, defined above)
+from numerics.core.value_ops import UFUNCS  # noqa: E402,F401  (re-exported)
 
-    f: object
-    partials: tuple | None
-    symbol: str = ""
-
-
-def _neg(x):
-    return mpmath.fneg(x, exact=True)
-
-
-def _abs(x):
-    return _neg(x) if x < 0 else x
-
-
-def _dpow_base(a, b):
-    return b * a ** (b - 1) if b != 0 else mpmath.mpf(0)
-
-
-def _dpow_exponent(a, b):
-    if a < 0:
-        raise ValueError("a negative base with an uncertain exponent: the power is not real near it")
-    return a**b * mpmath.log(a) if a > 0 else mpmath.mpf(0)
-
-
-def _one(*_):
-    return 1
-
-
-def _minus_one(*_):
-    return -1
-
-
-#: every operation a Value supports, by numpy ufunc name: Python's operators and numpy's ufuncs
-#: use these entries, and nothing else
-UFUNCS: dict[str, Op] = {
-    "add": Op(lambda a, b: a + b, (_one, _one), "+"),
-    "subtract": Op(lambda a, b: a - b, (_one, _minus_one), "-"),
-    "multiply": Op(lambda a, b: a * b, (lambda a, b: b, lambda a, b: a), "*"),
-    "divide": Op(lambda a, b: a / b, (lambda a, b: 1 / b, lambda a, b: -a / b**2), "/"),
-    "power": Op(lambda a, b: a**b, (_dpow_base, _dpow_exponent), "**"),
-    "hypot": Op(mpmath.hypot, (lambda a, b: a / mpmath.hypot(a, b), lambda a, b: b / mpmath.hypot(a, b))),
-    "arctan2": Op(mpmath.atan2, (lambda a, b: b / (a * a + b * b), lambda a, b: -a / (a * a + b * b))),
-    "negative": Op(_neg, (_minus_one,), "-"),
-    "positive": Op(lambda x: x, (_one,), "+"),
-    "absolute": Op(_abs, (lambda x: -1 if x < 0 else 1,), "abs"),
-    "fabs": Op(_abs, (lambda x: -1 if x < 0 else 1,)),
-    "square": Op(lambda x: x * x, (lambda x: 2 * x,)),
-    "reciprocal": Op(lambda x: 1 / x, (lambda x: -1 / x**2,)),
-    "sqrt": Op(mpmath.sqrt, (lambda x: 1 / (2 * mpmath.sqrt(x)),)),
-    "exp": Op(mpmath.exp, (mpmath.exp,)),
-    "expm1": Op(mpmath.expm1, (mpmath.exp,)),
-    "log": Op(mpmath.log, (lambda x: 1 / x,)),
-    "log2": Op(lambda x: mpmath.log(x, 2), (lambda x: 1 / (x * mpmath.ln2),)),
-    "log10": Op(mpmath.log10, (lambda x: 1 / (x * mpmath.ln10),)),
-    "log1p": Op(mpmath.log1p, (lambda x: 1 / (1 + x),)),
-    "sin": Op(mpmath.sin, (mpmath.cos,)),
-    "cos": Op(mpmath.cos, (lambda x: -mpmath.sin(x),)),
-    "tan": Op(mpmath.tan, (lambda x: mpmath.sec(x) ** 2,)),
-    "arcsin": Op(mpmath.asin, (lambda x: 1 / mpmath.sqrt(1 - x * x),)),
-    "arccos": Op(mpmath.acos, (lambda x: -1 / mpmath.sqrt(1 - x * x),)),
-    "arctan": Op(mpmath.atan, (lambda x: 1 / (1 + x * x),)),
-    "sinh": Op(mpmath.sinh, (mpmath.cosh,)),
-    "cosh": Op(mpmath.cosh, (mpmath.sinh,)),
-    "tanh": Op(mpmath.tanh, (lambda x: mpmath.sech(x) ** 2,)),
-    "arcsinh": Op(mpmath.asinh, (lambda x: 1 / mpmath.sqrt(x * x + 1),)),
-    "arccosh": Op(mpmath.acosh, (lambda x: 1 / mpmath.sqrt(x * x - 1),)),
-    "arctanh": Op(mpmath.atanh, (lambda x: 1 / (1 - x * x),)),
-    "less": Op(operator.lt, None), "less_equal": Op(operator.le, None), "greater": Op(operator.gt, None),
-    "greater_equal": Op(operator.ge, None), "equal": Op(operator.eq, None), "not_equal": Op(operator.ne, None),
-    "maximum": Op(lambda a, b: b if b > a else a, None), "minimum": Op(lambda a, b: b if b < a else a, None),
-}
-UFUNCS["true_divide"] = UFUNCS["divide"]
 #: the operations numpy's loops over object arrays call as a method of each element (np.sqrt of
 #: an object array calls ``x.sqrt()``); the others it calls through Python's operators
 _METHODS = ("hypot", "arctan2", "fabs", "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
@@ -613,7 +425,7 @@ _METHODS = ("hypot", "arctan2", "fabs", "sqrt", "exp", "expm1", "log", "log2", "
 
 def _method(name):
     def method(self, *others):
-        return _elementwise(name, (self, *others), ufunc=True)
+        return _ops._elementwise(name, (self, *others), ufunc=True)
 
     method.__name__ = name
     method.__doc__ = f"numpy.{name} of this Value (numpy calls it on object arrays of Values)."
@@ -622,100 +434,6 @@ def _method(name):
 
 for _name in _METHODS:
     setattr(Value, _name, _method(_name))
-
-
-def _scalar_object(v: Value):
-    import numpy as np
-
-    out = np.empty((), dtype=object)
-    out[()] = v
-    return out
-
-
-def _objects(x):
-    """``x`` as an object array of Python numbers and Values (numpy scalars become Python ones,
-    so that no element sends the operation back to numpy)."""
-    import numpy as np
-
-    if isinstance(x, Value):
-        return _scalar_object(x)
-    arr = np.asarray(x)
-    return arr if arr.dtype == object else arr.astype(object)
-
-
-def _elementwise(name, args, ufunc=False):
-    """``name`` applied to Values, numbers and arrays of them (elementwise, an object array)."""
-    import numpy as np
-
-    if not any(isinstance(a, np.ndarray) for a in args):
-        out = _operate(name, *args)
-        if out is NotImplemented and ufunc:
-            raise TypeError(f"numpy.{name} of {', '.join(type(a).__name__ for a in args)}: "
-                            f"a Value combines with numbers and Values")
-        return out
-    return np.frompyfunc(lambda *xs: _elementwise(name, xs, ufunc=True), len(args), 1)(*map(_objects, args))
-
-
-def _as_value(x):
-    if isinstance(x, Value):
-        return x
-    if _is_number(x):
-        return Value(_mpf(x, MAX_DPS + GUARD_DPS), None, "dps", 10**9)  # an exact operand: no precision limit
-    return None
-
-
-def _operate(name: str, *args):
-    """Operation ``name`` of :data:`UFUNCS` on Values and numbers (NotImplemented for other
-    operands): evaluated at the smallest precision of the Values plus :data:`GUARD_DPS` digits,
-    the first-order dependence on each uncertain operand recorded."""
-    import numpy as np
-
-    if any(isinstance(a, np.ndarray) for a in args):  # an array with a Value: elementwise
-        return _elementwise(name, args)
-    if not any(isinstance(a, Value) for a in args):
-        return getattr(np, name)(*args)  # numbers only (an element of an array operand)
-    op, vals = UFUNCS[name], [_as_value(a) for a in args]
-    if any(v is None for v in vals):
-        return NotImplemented
-    if op.partials is None:  # a comparison, or a choice of one operand as it is
-        return op.f(*args)
-    dps = min(v.dps for v in vals)
-    kind = _combined_kind(vals)
-    with mpmath.workdps(dps + GUARD_DPS):
-        xs = [v.mpf for v in vals]
-        try:
-            mid = op.f(*xs)
-        except ValueError as e:
-            raise ValueError(f"{_call(name, op, xs)}: {e}") from None
-        if not isinstance(mid, mpmath.mpf):
-            raise ValueError(f"{_call(name, op, xs)} is not a real number; a Value is real")
-        operands = ()
-        if kind != "dps":
-            operands = tuple((_partial(name, op, d, xs), v) for d, v in zip(op.partials, vals) if not v.exact)
-    return Value._result(mid, kind, dps, operands)
-
-
-def _partial(name, op, d, xs):
-    try:
-        g = d(*xs)
-    except ZeroDivisionError:
-        g = None
-    except ValueError as e:
-        raise ValueError(f"{_call(name, op, xs)}: {e}") from None
-    if g is None or not isinstance(g, (int, mpmath.mpf)) or not mpmath.isfinite(g):
-        raise ValueError(f"{_call(name, op, xs)} has no finite derivative there: its error has no first-order "
-                         f"propagation")
-    return g
-
-
-def _call(name, op, xs) -> str:
-    shown = [mpmath.nstr(x, 8) for x in xs]
-    if op.symbol and len(xs) == 2:
-        return f"{shown[0]} {op.symbol} {shown[1]}"
-    if op.symbol == "-" and len(xs) == 1:
-        return f"-({shown[0]})"
-    return f"{op.symbol or 'numpy.' + name}({', '.join(shown)})"
-
 
 def from_ball(ball, dps: int) -> Value:
     """A certified ball (``.mid``, ``.rad``: decimal strings, numerics.core.arb.Ball) as a Value
