@@ -60,8 +60,9 @@ def test_a_plugin_claim_that_raises_is_an_error_verdict_and_the_run_goes_on(plug
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert set(recs) == {"Y.raises", "Y.broken", "Y.holds", CHEAP}
     assert recs["Y.raises"]["status"] == "error" and not recs["Y.raises"]["passed"]
-    assert recs["Y.raises"]["error"] == ("theory not computable: ValueError: the fixed point has no real root "
-                                         "at these parameters")
+    assert recs["Y.raises"]["error"] == ("claim code of Y.raises failed: ValueError: the fixed point has no real "
+                                         "root at these parameters")
+    assert recs["Y.raises"]["details"]["side"] == "claim"
     assert recs["Y.broken"]["status"] == "error" and "AttributeError" in recs["Y.broken"]["error"]
     assert recs["Y.holds"]["status"] == "passed" and recs[CHEAP]["status"] == "passed"
 
@@ -70,7 +71,7 @@ def test_the_text_output_names_the_claim_and_a_mutation_run_does_not_count_it_ca
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--no-cache"])
     assert res.exit_code == 1
     line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
-    assert "Y.raises" in line and "theory not computable: ValueError: the fixed point" in line
+    assert "Y.raises" in line and "claim code of Y.raises failed: ValueError: the fixed point" in line
     assert "NOT all of 2 claims passed" in res.output
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--no-cache", "--mutate", "0.05"])
     assert res.exit_code == 1 and "NOT all of 1 claims rejected" in res.output
@@ -89,6 +90,93 @@ def test_an_error_is_never_cached(plugin, tmp_path):
         assert cache.info()["entries"] == 0
     finally:
         os.environ[cache.ENV] = old
+
+
+# --- an error is never a pass, and names the side that raised ------------------------------------
+SIDES_PLUGIN = '''
+import sympy as sp
+
+from derivations.core import active_mutants, derivation, mutant, step
+from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import mp_eval
+from numerics.core.params import Param, ParamSpace
+
+x = sp.Symbol("x", positive=True)
+SPACE = ParamSpace((Param("x", float, 0.0, 4.0, doc="x", default=1.0),))
+
+
+@derivation
+def law():
+    return step("V.law", 1 / x)
+
+
+mutant("V.law:x2", "V.law", "twice the law", lambda e: 2 * e)
+mutant("V.law:pole", "V.law", "a pole at the default", lambda e: 1 / (x - 1))
+
+
+def _simulate(point, mutants):
+    # the experiment raises away from x = 1 (and, through a memo key that wrongly holds the
+    # active mutants, under every mutant)
+    if point["x"] != 1.0 or mutants:
+        raise FloatingPointError(f"the simulation overflowed at x={point['x']}")
+    return 1.0
+
+
+def _experiment(settings, claim):
+    point = settings.point or {"x": 1.0}
+    theory = float(mp_eval(law(), {x: point["x"]}, settings.dps))  # raises at x = 0 (1/x)
+    mean = memo(settings, (claim.id, point["x"], active_mutants()), lambda: _simulate(point, active_mutants()))
+    return [Comparison("1/x", theory, mean)], {}, {}
+
+
+def _evaluate(values, dps):
+    return {"law": mp_eval(law(), {x: values["x"]}, dps)}
+
+
+CLAIMS = [Claim(id="V.sides", paper="V", reference="-", statement="1/x", experiment=_experiment,
+                evaluate=_evaluate, param_space=SPACE, point_space=SPACE,
+                mutants=("V.law:x2", "V.law:pole"), outputs=("V.law",))]
+'''
+
+
+@pytest.fixture
+def sides(tmp_path):
+    path = tmp_path / "sides_claims.py"
+    path.write_text(SIDES_PLUGIN)
+    registry.add_claims_file(str(path))  # for the API (the command line loads it with --claims)
+    yield str(path)
+    if str(path) in registry.EXTRA_FILES:
+        registry.EXTRA_FILES.remove(str(path))
+    registry.claims.cache_clear()
+
+
+def test_verify_and_the_api_name_the_side_that_raised(sides):
+    import attncheck
+
+    for x, side, text in (("2", "experiment", "experiment of V.sides failed: FloatingPointError"),
+                          ("0", "theory", "theory of V.sides not computable: ZeroDivisionError")):
+        res = CliRunner().invoke(main, ["verify", "--claims", sides, "V.sides", "--param", f"x={x}", "--json"])
+        rec = json.loads(res.stdout)
+        assert res.exit_code == 1 and rec["status"] == "error" and rec["passed"] is False, res.output
+        assert rec["error"].startswith(text) and rec["details"]["side"] == side, rec
+        v, = attncheck.verify("V.sides", params={"x": float(x)})
+        assert not v.passed and v.status == "error" and v.error.startswith(text)
+    v, = attncheck.verify("V.sides", cache=False)
+    assert v.passed
+
+
+def test_power_never_counts_an_experiment_that_raised_under_a_mutant_as_a_kill(sides):
+    """Under V.law:pole the theory raises (a kill); under V.law:x2 and the output scalings the
+    experiment raises (its memo key holds the mutants): not a kill, so the claim's power fails."""
+    import attncheck
+
+    p = attncheck.power("V.sides")
+    how = {m.name: (m.killed, m.how) for m in p.mutants}
+    assert how["V.law:pole"][0] and how["V.law:pole"][1].startswith("theory of V.sides not computable")
+    assert not how["V.law:x2"][0] and how["V.law:x2"][1].startswith("experiment of V.sides failed")
+    assert not any(p.scaled.values()) and not p.all_killed
+    res = CliRunner().invoke(main, ["verify", "--claims", sides, "V.sides", "--power"])
+    assert res.exit_code == 1 and "ALIVE   V.law:x2" in res.output, res.output
 
 
 # --- interrupts ----------------------------------------------------------------------------------
@@ -336,11 +424,11 @@ def test_power_of_a_claim_that_raises_is_an_error_and_the_others_still_run(plugi
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--power"])
     assert res.exit_code == 1 and "internal error" not in res.output, res.output
     line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
-    assert "Y.raises" in line and "theory not computable: ValueError" in line
+    assert "Y.raises" in line and "claim code of Y.raises failed: ValueError" in line
     assert "Y.holds" in res.output
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--power", "--json"])
     rec = json.loads(res.output.splitlines()[0])
-    assert res.exit_code == 1 and rec["error"].startswith("theory not computable") and not rec["all_killed"]
+    assert res.exit_code == 1 and rec["error"].startswith("claim code of Y.raises failed") and not rec["all_killed"]
 
 
 def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monkeypatch):
@@ -355,5 +443,6 @@ def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monk
     assert res.exit_code == 1, res.output
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert recs[claim.id]["status"] == "error"
-    assert recs[claim.id]["error"].startswith("internal error: TypeError: unsupported operand")
+    assert recs[claim.id]["error"].startswith(f"internal error in the claim of {claim.id}: TypeError: unsupported "
+                                              "operand")
     assert "please report it" in recs[claim.id]["error"] and recs[CHEAP]["status"] == "passed"

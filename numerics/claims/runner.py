@@ -15,7 +15,7 @@ import time
 from concurrent.futures import Future
 from typing import Callable, Iterator
 
-from numerics.claims.base import CODE_ERRORS, Evidence, Settings
+from numerics.claims.base import CODE_ERRORS, SIDES, Evidence, Settings, raised_in
 from numerics.core import cache
 
 
@@ -24,27 +24,33 @@ def _built_in(claim) -> bool:
     return module.split(".")[0] in cache.PROJECT_PACKAGES
 
 
-def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=None,
-                   elapsed_s: float = 0.0) -> Evidence:
-    """The evidence of a claim that raised: no rows, and ``error`` naming the exception.
-
-    ``theory not computable: TYPE: MESSAGE`` for a mathematical failure (a SolveError, a
-    ValueError, an ArithmeticError ...) or any exception of a user's claim; a programming error
-    (``CODE_ERRORS``) in a built-in claim is an internal error of attncheck.  Where it was raised
-    (file:line in function) is ``details["raised_at"]``."""
-    import traceback
-
+def error_text(claim_id: str, exc: BaseException, claim=None) -> tuple[str, str]:
+    """``(text, side)`` of an exception a claim raised: ``side`` is where
+    (:func:`numerics.claims.base.raised_in`: ``theory``, ``experiment`` or ``claim``), and
+    ``text`` one line naming the side, the claim and the exception (``experiment of ID failed:
+    TYPE: MESSAGE``); a programming error (``CODE_ERRORS``) in a built-in claim is an internal
+    error of attncheck."""
     what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
     if len(what) > 400:
         what = what[:399] + "…"
+    side = raised_in(exc)
     if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
-        text = f"internal error: {what} (a defect of attncheck; please report it)"
-    else:
-        text = f"theory not computable: {what}"
+        return f"internal error in the {side} of {claim_id}: {what} (a defect of attncheck; please report it)", side
+    return f"{SIDES[side].format(id=claim_id)}: {what}", side
+
+
+def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=None,
+                   elapsed_s: float = 0.0) -> Evidence:
+    """The evidence of a claim that raised: no rows, and ``error`` naming the side that raised,
+    the claim and the exception (:func:`error_text`).  The side is ``details["side"]``, where it
+    was raised (file:line in function) ``details["raised_at"]``."""
+    import traceback
+
+    text, side = error_text(claim_id, exc, claim)
     frames = traceback.extract_tb(exc.__traceback__)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
-    return Evidence(claim_id=claim_id, comparisons=[], settings=settings, details={"raised_at": where},
-                    elapsed_s=elapsed_s, error=text)
+    return Evidence(claim_id=claim_id, comparisons=[], settings=settings,
+                    details={"side": side, "raised_at": where}, elapsed_s=elapsed_s, error=text)
 
 
 def collect_one(claim, settings: Settings) -> Evidence:
