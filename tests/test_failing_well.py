@@ -150,6 +150,27 @@ def sides(tmp_path):
     registry.claims.cache_clear()
 
 
+def test_explore_counts_a_point_whose_experiment_raised_as_an_error(sides):
+    """The experiment raises at every point but the default: the second drawn point is an error,
+    so the exploration fails (exit 1, "passed": false with the error naming the experiment and
+    the claim), although no point was a confirmed failure."""
+    res = CliRunner().invoke(main, ["explore", "--claims", sides, "V.sides", "--examples", "2", "--shrinks", "0",
+                                    "--json"])
+    assert res.exit_code == 1, res.output
+    point0, point1, summary = (json.loads(ln) for ln in res.stdout.splitlines())
+    assert point0["verdict"] == "passed" and point1["verdict"] == "error"
+    assert point1["error"].startswith("experiment of V.sides failed: FloatingPointError: the simulation overflowed")
+    assert summary["passed"] is False and summary["failed"] is False
+    assert summary["error"] == point1["error"] and summary["errors"][0]["params"] == point1["params"]
+    res = CliRunner().invoke(main, ["explore", "--claims", sides, "V.sides", "--examples", "2", "--shrinks", "0"])
+    assert res.exit_code == 1 and res.stdout.startswith("ERROR V.sides"), res.output
+    assert "experiment of V.sides failed" in res.stdout.splitlines()[0] and "1 claim raised (ERROR)" in res.stdout
+    import attncheck
+
+    e, = attncheck.explore("V.sides", examples=2, shrinks=0)
+    assert not e.passed and e.error.startswith("experiment of V.sides failed") and "ERRORS" in repr(e)
+
+
 def test_verify_and_the_api_name_the_side_that_raised(sides):
     import attncheck
 
