@@ -226,7 +226,9 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     ``grid`` ({name: values}, their Cartesian product; a numpy array or list per name), with the
     other parameters fixed by ``params``.  Points go to the folder ``out`` (content-addressed:
     a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``;
-    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).
+    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).  A point whose
+    closed form raised or whose solve did not converge has no values: ``passed`` is then False
+    and ``errors`` lists each such point with its error (a rerun retries them).
 
     >>> attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
     """

@@ -200,6 +200,46 @@ def test_power_never_counts_an_experiment_that_raised_under_a_mutant_as_a_kill(s
     assert res.exit_code == 1 and "ALIVE   V.law:x2" in res.output, res.output
 
 
+def test_a_sweep_point_that_raised_is_an_error_of_the_sweep(sides, tmp_path):
+    """The closed form 1/x raises at x = 0: the other points are written, the sweep exits 1
+    naming the point and the theory, its provenance says "passed": false with the error, and
+    a rerun retries that point (and only it)."""
+    import attncheck
+
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(main, ["sweep", "--claims", sides, "V.sides", "--grid", "x=0,1,2", "--format", "csv",
+                                    "--out", str(out)])
+    assert res.exit_code == 1, res.output
+    line = next(ln for ln in res.stderr.splitlines() if ln.startswith("ERROR"))
+    assert line.startswith("ERROR at x=0: theory of V.sides not computable: ZeroDivisionError"), res.stderr
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["passed"] is False and [e["grid_point"] for e in prov["errors"]] == [{"x": "0"}]
+    again = attncheck.sweep("V.sides", out, grid={"x": ["0", "1", "2"]}, format="csv")
+    assert again["passed"] is False and again["computed"] == 1 and again["reused"] == 2
+    fine = attncheck.sweep("V.sides", tmp_path / "fine", grid={"x": [1, 2]}, format="csv")
+    assert fine["passed"] is True and fine["errors"] == []
+
+
+def test_a_sweep_point_whose_solve_did_not_converge_has_no_values(tmp_path, monkeypatch):
+    from numerics import sweep as SW
+    from numerics.core.params import Param, ParamSpace
+    from numerics.problems.base import ProblemSpec
+
+    def solve(options, values, dps):
+        ok = values["a"] < 2
+        return {"converged": ok, "status": "ok" if ok else "max iterations", "iterations": 50,
+                "residual": 1e-12 if ok else 0.3, "root": values["a"] / 3}
+
+    spec = ProblemSpec("toy", "a toy", ParamSpace((Param("a", float, 0.0, 4.0, doc="a", default=1.0),)), solve)
+    monkeypatch.setattr(registry, "problems", lambda: {"toy": spec})
+    prov = SW.run(SW.Target("problem", "toy"), {"a": ["1", "3"]}, tmp_path, fmt="csv")
+    assert prov["passed"] is False
+    (err,) = prov["errors"]
+    assert err["grid_point"] == {"a": "3"} and err["error"].startswith("solve of toy did not converge: max iterations")
+    rows, _ = SW.read_table(tmp_path)
+    assert [(r["a"], r["ok"], r.get("root")) for r in rows] == [(1.0, True, 1 / 3), (3.0, False, None)]
+
+
 # --- interrupts ----------------------------------------------------------------------------------
 SLOW_PLUGIN = '''
 import os
