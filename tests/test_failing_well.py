@@ -240,6 +240,16 @@ def test_a_sweep_point_whose_solve_did_not_converge_has_no_values(tmp_path, monk
     assert [(r["a"], r["ok"], r.get("root")) for r in rows] == [(1.0, True, 1 / 3), (3.0, False, None)]
 
 
+def test_the_report_shows_an_error_as_an_error(plugin, tmp_path):
+    out = tmp_path / "r.html"
+    res = CliRunner().invoke(main, ["report", "--claims", plugin, "Y.raises", "Y.holds", "--no-power", "--no-figures",
+                                    "--no-cache", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "2 claims (1 passed, 1 errors)" in page and "<span class='fail'>ERROR</span>" in page
+    assert "claim code of Y.raises failed: ValueError: the fixed point has no real root" in page
+
+
 # --- interrupts ----------------------------------------------------------------------------------
 SLOW_PLUGIN = '''
 import os
