@@ -188,14 +188,16 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
     bound = confirm_bound or (examples + max_shrinks)
     out = Exploration(claim.id, confirm_runs_bound=bound, counterexamples=getattr(claim, "counterexamples", ""))
     outcomes: dict = {}
-    state = {"last": None, "found": False}
+    # the points the exploration may screen: ``examples`` drawn, and after the first confirmed
+    # failure at most ``max_shrinks`` new ones while shrinking
+    state = {"last": None, "found": False, "budget": examples}
     confirm_mode = "full"
 
     def check(point: dict) -> bool:
         key = _key(point)
         if key in outcomes:
             return outcomes[key]
-        if len(outcomes) >= examples + (max_shrinks if state["found"] else 0):
+        if len(outcomes) >= state["budget"]:
             return False  # the budget is spent: not run, not a failure
         path = ("explore", "screen", key)
         s_seed = _seed(seed, *path)
@@ -219,10 +221,10 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
             run.confirm = {"mode": confirm_mode, "seed": c_seed, "seed_path": [seed, *cpath], "z": z,
                            "failing_rows": rows, "error": ev2.error}
             run.verdict = "error" if ev2.error else "failed" if confirmed else "unconfirmed"
-            if confirmed:
-                state["found"] = True
         out.runs.append(run)
         outcomes[key] = confirmed
+        if confirmed and not state["found"]:
+            state["found"], state["budget"] = True, len(outcomes) + max_shrinks
         if on_point:
             on_point(run)
         return confirmed
