@@ -275,8 +275,9 @@ CLAIMS = [
 '''
 
 
-def _group_processes(pgid: int) -> list[int]:
-    """The live (non-zombie) processes of a process group (from /proc)."""
+def _group_processes(pgid: int, zombies: bool = False) -> list[int]:
+    """The live processes of a process group (from /proc); with ``zombies``, the zombies too
+    (a process that ended and that no parent has reaped yet)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -287,7 +288,7 @@ def _group_processes(pgid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if int(fields[2]) == pgid and (zombies or fields[0] != "Z"):
             out.append(int(entry))
     return out
 
@@ -352,6 +353,23 @@ def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, 
         assert cache.info()["entries"] == 1  # Z.quick, computed before the interrupt
     finally:
         os.environ[cache.ENV] = old
+
+
+def test_no_process_of_an_interrupted_pool_is_left_a_second_after_it_exits(tmp_path):
+    """`verify --workers 2` on two claims, SIGINT once the work started: one second after the
+    run exits, no process of its group is left, zombies included (the workers, and the resource
+    tracker that the pool's spawned workers start, are ended and reaped before it exits)."""
+    path = tmp_path / "slow_claims.py"
+    path.write_text(SLOW_PLUGIN)
+    marker = tmp_path / "quick-done"
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
+    proc, out, err, _ = _interrupt_after(
+        _attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", "--workers", "2", "--no-cache"), env, marker,
+        signal.SIGINT)
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    time.sleep(1.0)
+    left = _group_processes(proc.pid, zombies=True)
+    assert not left, [open(f"/proc/{p}/stat").read() for p in left if os.path.exists(f"/proc/{p}/stat")]
 
 
 def test_timeout_interrupts_a_parallel_verify():
