@@ -21,6 +21,11 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 
+class EquationError(ValueError):
+    """An :class:`Equation` that is inconsistent (raised when it is made): the message names the
+    equation and the fix."""
+
+
 @dataclass(frozen=True)
 class Equation:
     """``lhs = rhs``, exact, with where it comes from.
@@ -29,7 +34,9 @@ class Equation:
     ``lhs``        a SymPy expression or symbol naming the quantity.
     ``rhs``        the exact SymPy expression (constants stay exact).
     ``reference``  the paper item it encodes, or our docs page for [derived] results.
-    ``params``     the free parameters, in the order evaluators take them.
+    ``params``     the free parameters, in the order evaluators take them: every free symbol of
+                   ``rhs`` (empty for a step of a derivation that is not evaluated on its own,
+                   written in the symbols of the steps before it).
     ``note``       one line: what it is, and whether it is the paper's or ours.
     """
 
@@ -44,11 +51,13 @@ class Equation:
 
     def __post_init__(self):
         if self.status not in ("paper", "derived", "erratum"):
-            raise ValueError(f"Equation.status must be paper|derived|erratum, got {self.status!r}")
+            raise EquationError(f"equation {self.name}: status must be paper, derived or erratum, got "
+                                f"{self.status!r}")
         missing = self.rhs.free_symbols - set(self.params) if self.params else set()
         if missing:
-            raise ValueError(
-                f"{self.name}: rhs has free symbols {sorted(map(str, missing))} not listed in params"
+            raise EquationError(
+                f"equation {self.name}: its right-hand side has free symbols {', '.join(sorted(map(str, missing)))} "
+                f"not in its params ({', '.join(map(str, self.params))}); add them to params"
             )
 
     def latex(self) -> str:

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
 from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
+from numerics.registry import RegistryError
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
 
 SCHEMA = "attncheck.verdict/1"
@@ -409,13 +410,26 @@ class Claim:
     statement_tex: str = ""
 
     def get_equations(self) -> tuple:
-        eqs = self.equations() if callable(self.equations) else self.equations
+        """The claim's equations, built if ``equations`` is a callable; an inconsistent
+        :class:`~derivations.core.Equation` is a :class:`~numerics.registry.RegistryError`
+        naming the claim, the equation and the fix."""
+        from derivations.core import EquationError
+
+        try:
+            eqs = self.equations() if callable(self.equations) else self.equations
+        except EquationError as e:
+            raise RegistryError(f"claim {self.id}: {e}") from None
         return tuple(eqs)
 
     def get_statement_eq(self):
         """``statement_eq``, built if it is a callable (None if the claim has none)."""
+        from derivations.core import EquationError
+
         eq = self.statement_eq
-        return eq() if callable(eq) else eq
+        try:
+            return eq() if callable(eq) else eq
+        except EquationError as e:
+            raise RegistryError(f"claim {self.id}: {e}") from None
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()

@@ -55,13 +55,15 @@ def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=
 
 def collect_one(claim, settings: Settings) -> Evidence:
     """``claim.collect(settings)``, or its error evidence when the claim raises (an interrupt,
-    or a refusal up front by the resource limits, still propagates)."""
+    a refusal up front by the resource limits, or a defect of the claim's definition, a
+    :class:`~numerics.registry.RegistryError`, still propagates)."""
     from numerics.core.resources import ResourceError
+    from numerics.registry import RegistryError
 
     t0 = time.perf_counter()
     try:
         return _real(claim).collect(settings)
-    except ResourceError:
+    except (ResourceError, RegistryError):
         raise
     except Exception as e:
         return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
