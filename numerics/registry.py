@@ -44,7 +44,8 @@ def check(claim, built: bool = False) -> None:
     (``derivations.core.MUTANTS``) and each named once, ``outputs`` step names, ``point_space``
     and ``param_space`` parameter spaces.  ``built``: its equations and statement are built too
     (:meth:`Claim.get_equations`: an inconsistent :class:`~derivations.core.Equation` is
-    refused)."""
+    refused).  The steps its mutants and outputs rewrite are checked where its theory is
+    computed (``numerics.claims.runner.check_steps``)."""
     from derivations.core import all_mutants
     from numerics.core.params import ParamSpace
 

@@ -130,6 +130,28 @@ def test_a_claim_of_the_package_is_refused_with_the_same_line_when_its_equations
         registry.check(c, built=True)
 
 
+def test_a_mutant_or_an_output_whose_step_the_claim_never_reaches_is_refused(tmp_path, clean_registry):
+    """At the claim's first run at its design (its theory must be computed to know the steps it
+    reaches): exit 2, one line naming the claim, the mutant (or output) and the fix.  Two claims
+    that share a cache of their theory both pass: the second one's steps, hidden by the cache,
+    are probed."""
+    import attncheck
+
+    path = _file(tmp_path, 'CLAIMS = [claim("D.ok"), claim("D.ok2"), claim("D.mutant", mutants=("D.typo:x2",)), '
+                           'claim("D.output", outputs=("D.law.valeu",))]')
+    res = CliRunner().invoke(main, ["verify", "--claims", path, "D.mutant", "--no-cache"])
+    _one_line(res, "claim D.mutant: mutant D.typo:x2 rewrites step 'D.law.hlaf', which its theory never reaches; "
+                   "name a step of the derivation the claim computes (derivations.core.step), or drop it", alone=False)
+    res = CliRunner().invoke(main, ["verify", "--claims", path, "D.output"])
+    _one_line(res, "claim D.output: output step 'D.law.valeu' (scaled by the ±5 % test), which its theory never "
+                   "reaches", alone=False)
+    res = CliRunner().invoke(main, ["verify", "--claims", path, "D.ok", "D.ok2", "--no-cache", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    with pytest.raises(registry.RegistryError, match="claim D.mutant: mutant D.typo:x2"):
+        attncheck.verify("D.mutant", cache=False)
+    assert [v.passed for v in attncheck.verify(["D.ok", "D.ok2"], cache=False, workers=1)] == [True, True]
+
+
 def test_every_built_in_claim_is_consistent():
     """The checks at registration pass for the 39 claims of the package, and their equations
     and statements build."""
