@@ -152,6 +152,20 @@ def test_a_mutant_or_an_output_whose_step_the_claim_never_reaches_is_refused(tmp
     assert [v.passed for v in attncheck.verify(["D.ok", "D.ok2"], cache=False, workers=1)] == [True, True]
 
 
+def test_a_parameter_the_experiment_reads_outside_its_point_space_is_named(tmp_path, clean_registry):
+    """The experiment reads the point through a mapping that names the claim and the parameter
+    its point_space does not declare."""
+    import attncheck
+
+    path = _file(tmp_path, 'CLAIMS = [claim("D.reads_y", experiment=_reads_y, point_space=SPACE)]')
+    res = CliRunner().invoke(main, ["verify", "--claims", path, "D.reads_y", "--param", "x=2"])
+    _one_line(res, "claim D.reads_y: its experiment reads parameter 'y', which its point_space does not declare "
+                   "(it declares x); declare y in the point_space", alone=False)
+    assert CliRunner().invoke(main, ["verify", "--claims", path, "D.reads_y", "--no-cache"]).exit_code == 0
+    with pytest.raises(registry.RegistryError, match="claim D.reads_y: its experiment reads parameter 'y'"):
+        attncheck.verify("D.reads_y", params={"x": 2})
+
+
 def test_every_built_in_claim_is_consistent():
     """The checks at registration pass for the 39 claims of the package, and their equations
     and statements build."""

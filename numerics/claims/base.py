@@ -44,6 +44,24 @@ SCHEMA = "attncheck.verdict/1"
 MODES = ("quick", "full")
 
 
+class UndeclaredParameter(RegistryError):
+    """A claim's experiment read a parameter that its ``point_space`` does not declare: a defect
+    of the claim's definition (``numerics.claims.runner.collect_one`` adds the claim's id)."""
+
+
+class Point(dict):
+    """A parameter point as a claim's experiment reads it (``Settings.point``): a validated
+    point holds every parameter of the claim's ``point_space``, so a name it does not hold is
+    one the space does not declare."""
+
+    def __missing__(self, name):
+        if not self:
+            raise UndeclaredParameter(f"its experiment reads parameter {name!r} at its built-in design, where no "
+                                      "point is given; read it only when settings.point is not empty")
+        raise UndeclaredParameter(f"its experiment reads parameter {name!r}, which its point_space does not "
+                                  f"declare (it declares {', '.join(self)}); declare {name} in the point_space")
+
+
 @dataclass(frozen=True)
 class Settings:
     """How a claim is run: mode (``quick`` reduced sizes, ``full`` the paper's), root seed,
@@ -66,9 +84,10 @@ class Settings:
         return self.mode == "full"
 
     @property
-    def point(self) -> dict:
-        """``params`` as a dict (empty: run the claim's built-in design)."""
-        return dict(self.params)
+    def point(self) -> "Point":
+        """``params`` as a dict (empty: run the claim's built-in design); a parameter it does not
+        hold raises :class:`UndeclaredParameter`."""
+        return Point(self.params)
 
     def seed_sequence(self, claim_id: str, *path):
         return seed_sequence(self.seed, claim_id, *path)

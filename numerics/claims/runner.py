@@ -60,6 +60,7 @@ def collect_one(claim, settings: Settings) -> Evidence:
     :class:`~numerics.registry.RegistryError`, still propagates).  At its design and unmutated,
     the steps its mutants and outputs rewrite must be reached (:func:`check_steps`)."""
     from derivations.core import active_mutants, reaching
+    from numerics.claims.base import UndeclaredParameter
     from numerics.core.resources import ResourceError
     from numerics.registry import RegistryError
 
@@ -68,7 +69,11 @@ def collect_one(claim, settings: Settings) -> Evidence:
     try:
         with reaching() as seen:
             evidence = claim.collect(settings)
-    except (ResourceError, RegistryError):
+    except ResourceError:
+        raise
+    except UndeclaredParameter as e:
+        raise RegistryError(f"claim {claim.id}: {e}") from None
+    except RegistryError:
         raise
     except Exception as e:
         return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
