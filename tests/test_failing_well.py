@@ -532,6 +532,6 @@ def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monk
     assert res.exit_code == 1, res.output
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert recs[claim.id]["status"] == "error"
-    assert recs[claim.id]["error"].startswith(f"internal error in the claim of {claim.id}: TypeError: unsupported "
+    assert recs[claim.id]["error"].startswith(f"internal error in the claim code of {claim.id}: TypeError: unsupported "
                                               "operand")
     assert "please report it" in recs[claim.id]["error"] and recs[CHEAP]["status"] == "passed"

@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
 from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
-from numerics.registry import RegistryError
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
+from numerics.registry import RegistryError
 
 SCHEMA = "attncheck.verdict/1"
 MODES = ("quick", "full")

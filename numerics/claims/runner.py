@@ -36,7 +36,8 @@ def error_text(claim_id: str, exc: BaseException, claim=None) -> tuple[str, str]
         what = what[:399] + "…"
     side = raised_in(exc)
     if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
-        return f"internal error in the {side} of {claim_id}: {what} (a defect of attncheck; please report it)", side
+        where = "claim code" if side == "claim" else side
+        return f"internal error in the {where} of {claim_id}: {what} (a defect of attncheck; please report it)", side
     return f"{SIDES[side].format(id=claim_id)}: {what}", side
 
 
