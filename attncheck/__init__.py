@@ -100,7 +100,8 @@ def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str =
     claim's verify, a failing one is confirmed at full size with a fresh seed, and a confirmed
     failure is shrunk to a minimal point (``numerics.explore``).  Returns one
     :class:`numerics.explore.Exploration` per claim (``.passed``, ``.minimal``, ``.command``,
-    ``.runs`` with every point's verdict and seed paths).  A claim that takes no point runs its
+    ``.runs`` with every point's verdict and seed paths, ``.errors``: the points at which the
+    claim raised, each making ``.passed`` False).  A claim that takes no point runs its
     design.  ``within`` pins some parameters (``{name: value}``, as ``explore --param``): the
     points are drawn in that slice of the domain."""
     from numerics import explore as X
