@@ -100,7 +100,8 @@ def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str =
     claim's verify, a failing one is confirmed at full size with a fresh seed, and a confirmed
     failure is shrunk to a minimal point (``numerics.explore``).  Returns one
     :class:`numerics.explore.Exploration` per claim (``.passed``, ``.minimal``, ``.command``,
-    ``.runs`` with every point's verdict and seed paths).  A claim that takes no point runs its
+    ``.runs`` with every point's verdict and seed paths, ``.errors``: the points at which the
+    claim raised, each making ``.passed`` False).  A claim that takes no point runs its
     design.  ``within`` pins some parameters (``{name: value}``, as ``explore --param``): the
     points are drawn in that slice of the domain."""
     from numerics import explore as X
@@ -226,7 +227,9 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     ``grid`` ({name: values}, their Cartesian product; a numpy array or list per name), with the
     other parameters fixed by ``params``.  Points go to the folder ``out`` (content-addressed:
     a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``;
-    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).
+    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).  A point whose
+    closed form raised or whose solve did not converge has no values: ``passed`` is then False
+    and ``errors`` lists each such point with its error (a rerun retries them).
 
     >>> attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
     """

@@ -21,6 +21,11 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 
+class EquationError(ValueError):
+    """An :class:`Equation` that is inconsistent (raised when it is made): the message names the
+    equation and the fix."""
+
+
 @dataclass(frozen=True)
 class Equation:
     """``lhs = rhs``, exact, with where it comes from.
@@ -29,7 +34,9 @@ class Equation:
     ``lhs``        a SymPy expression or symbol naming the quantity.
     ``rhs``        the exact SymPy expression (constants stay exact).
     ``reference``  the paper item it encodes, or our docs page for [derived] results.
-    ``params``     the free parameters, in the order evaluators take them.
+    ``params``     the free parameters, in the order evaluators take them: every free symbol of
+                   ``rhs`` (empty for a step of a derivation that is not evaluated on its own,
+                   written in the symbols of the steps before it).
     ``note``       one line: what it is, and whether it is the paper's or ours.
     """
 
@@ -44,11 +51,13 @@ class Equation:
 
     def __post_init__(self):
         if self.status not in ("paper", "derived", "erratum"):
-            raise ValueError(f"Equation.status must be paper|derived|erratum, got {self.status!r}")
+            raise EquationError(f"equation {self.name}: status must be paper, derived or erratum, got "
+                                f"{self.status!r}")
         missing = self.rhs.free_symbols - set(self.params) if self.params else set()
         if missing:
-            raise ValueError(
-                f"{self.name}: rhs has free symbols {sorted(map(str, missing))} not listed in params"
+            raise EquationError(
+                f"equation {self.name}: its right-hand side has free symbols {', '.join(sorted(map(str, missing)))} "
+                f"not in its params ({', '.join(map(str, self.params))}); add them to params"
             )
 
     def latex(self) -> str:
@@ -263,8 +272,34 @@ def _map(expr, fn):
     return fn(expr)
 
 
+#: the set that the steps reached are added to, inside :func:`reaching` (None: not recorded)
+_REACHED: contextvars.ContextVar = contextvars.ContextVar("attncheck_reached", default=None)
+
+
+@contextmanager
+def reaching():
+    """The names of the steps reached inside the block: a set, filled as :func:`step` is called
+    (a cached derivation, :func:`derivation`, counts the steps it reached when it was built).
+    Nested blocks each see the steps reached inside them."""
+    outer, seen = _REACHED.get(), set()
+    token = _REACHED.set(seen)
+    try:
+        yield seen
+    finally:
+        _REACHED.reset(token)
+        if outer is not None:
+            outer |= seen
+
+
+def _reached(names) -> None:
+    seen = _REACHED.get()
+    if seen is not None:
+        seen.update(names)
+
+
 def step(name: str, expr):
     """Mark ``expr`` as the derivation step ``name``; apply the active mutants of that step."""
+    _reached((name,))
     for m in _ACTIVE.get():
         if m.step == name:
             expr = m.transform(expr)
@@ -305,8 +340,9 @@ def derivation(fn=None, *, maxsize: int = 64):
 
     The true derivation is built once; under a mutant it is rebuilt (and cached separately), so
     a mutant never leaks into the true derivation and the true one never masks a mutant.
-    A cache hit counts the mutants the cached build applied as applied again (``APPLIED``):
-    the caller does use the mutated step, it just does not rebuild it."""
+    A cache hit counts the mutants the cached build applied as applied again (``APPLIED``),
+    and the steps it reached as reached again (:func:`reaching`): the caller does use them, it
+    just does not rebuild them."""
     def wrap(f):
         cache: dict = {}
 
@@ -314,19 +350,21 @@ def derivation(fn=None, *, maxsize: int = 64):
         def inner(*args, **kwargs):
             key = (active_mutants(), args, tuple(sorted(kwargs.items())))
             try:
-                out, applied = cache[key]
+                out, applied, steps = cache[key]
             except KeyError:
                 pass
             else:
                 for name in applied:
                     APPLIED[name] = APPLIED.get(name, 0) + 1
+                _reached(steps)
                 return out
             before = {name: APPLIED.get(name, 0) for name in key[0]}
-            out = f(*args, **kwargs)
+            with reaching() as steps:
+                out = f(*args, **kwargs)
             applied = tuple(name for name in key[0] if APPLIED.get(name, 0) > before[name])
             if len(cache) >= maxsize:
                 cache.pop(next(iter(cache)))
-            cache[key] = (out, applied)
+            cache[key] = (out, applied, frozenset(steps))
             return out
 
         inner.cache_clear = cache.clear

@@ -29,6 +29,10 @@ point.  A claim that declares ``counterexamples`` (its statement as written is k
 from its design, e.g. Paper A's Conjecture 1 in general) is explored the same way; a confirmed
 failure is the counterexample it exists to find and does not count against the run.
 ``within`` pins parameters (``explore --param``): the points are drawn in that slice.
+
+A point at which the claim raises (its theory or its experiment, at the screen or the confirm
+run) is an error of the exploration: never a pass, whatever the other points give; the
+exploration goes on with the next point, and the error names the side that raised and the claim.
 """
 from __future__ import annotations
 
@@ -53,9 +57,14 @@ class PointRun:
     screen: dict
     confirm: dict | None = None
 
+    @property
+    def error(self) -> str:
+        """Why the point is an error (the screen's or the confirm run's), else ``""``."""
+        return self.screen.get("error") or (self.confirm or {}).get("error") or ""
+
     def to_json(self) -> dict:
         return {"schema": SCHEMA, "claim": self.claim_id, "stage": self.stage, "params": self.params,
-                "verdict": self.verdict, "screen": self.screen, "confirm": self.confirm}
+                "verdict": self.verdict, "error": self.error, "screen": self.screen, "confirm": self.confirm}
 
 
 @dataclass
@@ -80,23 +89,38 @@ class Exploration:
     def failed(self) -> bool:
         """A confirmed failure (or, for a design-only claim, its design failed)."""
         if self.design_only:
-            return bool(self.runs) and self.runs[0].verdict != "passed"
+            return bool(self.runs) and self.runs[0].verdict == "failed"
         return self.minimal is not None
 
     @property
+    def errors(self) -> list:
+        """The points at which the claim raised (its theory or its experiment, at the screen or
+        the confirm run): each an error of the exploration, never a pass."""
+        return [r for r in self.runs if r.verdict == "error"]
+
+    @property
+    def error(self) -> str:
+        """The first error (``""``: none), naming the side that raised and the claim."""
+        return next((r.error for r in self.errors), "")
+
+    @property
     def passed(self) -> bool:
-        """No confirmed failure, or the counterexample of a statement known to have one."""
-        return not self.failed or bool(self.counterexamples)
+        """No error and no confirmed failure (or the counterexample of a statement known to
+        have one)."""
+        return not self.errors and (not self.failed or bool(self.counterexamples))
 
     def __repr__(self) -> str:
+        errors = f", {len(self.errors)} ERRORS" if self.errors else ""
         if self.design_only:
-            return f"Exploration({self.claim_id!r}, design only, {'FAILS' if self.failed else 'passes'})"
+            return f"Exploration({self.claim_id!r}, design only, {'FAILS' if self.failed else 'passes'}{errors})"
         what = "no confirmed failure" if not self.failed else f"FAILS at {self.minimal}"
-        return f"Exploration({self.claim_id!r}, {len(self.runs)} points, {what})"
+        return f"Exploration({self.claim_id!r}, {len(self.runs)} points, {what}{errors})"
 
     def to_json(self) -> dict:
         return {"schema": SUMMARY_SCHEMA, "claim": self.claim_id, "points": len(self.runs), "passed": self.passed,
-                "failed": self.failed, "design_only": self.design_only, "counterexamples": self.counterexamples,
+                "failed": self.failed, "error": self.error,
+                "errors": [{"params": r.params, "stage": r.stage, "error": r.error} for r in self.errors],
+                "design_only": self.design_only, "counterexamples": self.counterexamples,
                 "minimal": self.minimal, "failing_rows": self.failing_rows, "command": self.command,
                 "family_alpha": self.family_alpha, "confirm_runs_bound": self.confirm_runs_bound,
                 "bound": f"P(any confirmed failure | every claim holds) <= {self.family_alpha:g} (Bonferroni over "
@@ -164,14 +188,16 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
     bound = confirm_bound or (examples + max_shrinks)
     out = Exploration(claim.id, confirm_runs_bound=bound, counterexamples=getattr(claim, "counterexamples", ""))
     outcomes: dict = {}
-    state = {"last": None, "found": False}
+    # the points the exploration may screen: ``examples`` drawn, and after the first confirmed
+    # failure at most ``max_shrinks`` new ones while shrinking
+    state = {"last": None, "found": False, "budget": examples}
     confirm_mode = "full"
 
     def check(point: dict) -> bool:
         key = _key(point)
         if key in outcomes:
             return outcomes[key]
-        if len(outcomes) >= examples + (max_shrinks if state["found"] else 0):
+        if len(outcomes) >= state["budget"]:
             return False  # the budget is spent: not run, not a failure
         path = ("explore", "screen", key)
         s_seed = _seed(seed, *path)
@@ -194,11 +220,11 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
             confirmed = bool(rows)
             run.confirm = {"mode": confirm_mode, "seed": c_seed, "seed_path": [seed, *cpath], "z": z,
                            "failing_rows": rows, "error": ev2.error}
-            run.verdict = "failed" if confirmed else "unconfirmed"
-            if confirmed:
-                state["found"] = True
+            run.verdict = "error" if ev2.error else "failed" if confirmed else "unconfirmed"
         out.runs.append(run)
         outcomes[key] = confirmed
+        if confirmed and not state["found"]:
+            state["found"], state["budget"] = True, len(outcomes) + max_shrinks
         if on_point:
             on_point(run)
         return confirmed

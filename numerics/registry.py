@@ -33,7 +33,44 @@ ENTRY_POINT_GROUP = "attncheck.claims"
 
 
 class RegistryError(ValueError):
-    """A claim plugin could not be loaded (bad file, duplicate id, no CLAIMS)."""
+    """A claim that cannot be registered: a plugin that could not be loaded (bad file, duplicate
+    id, no CLAIMS), or a claim, equation or step that is inconsistent (:func:`check`).  One line
+    naming the claim, the object and the fix; the command line exits 2."""
+
+
+def check(claim, built: bool = False) -> None:
+    """The consistency of a claim's definition, checked when it is registered (built-in claims
+    and plugins alike; nothing is computed): ``id`` and ``paper``, ``mutants`` registered
+    (``derivations.core.MUTANTS``) and each named once, ``outputs`` step names, ``point_space``
+    and ``param_space`` parameter spaces.  ``built``: its equations and statement are built too
+    (:meth:`Claim.get_equations`: an inconsistent :class:`~derivations.core.Equation` is
+    refused).  The steps its mutants and outputs rewrite are checked where its theory is
+    computed (``numerics.claims.runner.check_steps``)."""
+    from derivations.core import all_mutants
+    from numerics.core.params import ParamSpace
+
+    cid = getattr(claim, "id", None)
+    if not isinstance(cid, str) or not cid or not isinstance(getattr(claim, "paper", None), str):
+        raise RegistryError(f"claim {cid!r}: id and paper must be non-empty strings")
+    known = all_mutants()
+    for name in claim.mutants:
+        if name not in known:
+            raise RegistryError(f"claim {cid}: mutant {name!r} is not registered; define it with "
+                                "derivations.core.mutant(name, step, description, transform) where the claim "
+                                "is loaded, or drop it from mutants")
+    twice = sorted({m for m in claim.mutants if list(claim.mutants).count(m) > 1})
+    if twice:
+        raise RegistryError(f"claim {cid}: mutant {twice[0]} is listed twice in mutants; list it once")
+    if isinstance(claim.outputs, str) or not all(isinstance(s, str) and s for s in claim.outputs):
+        raise RegistryError(f"claim {cid}: outputs must be a tuple of step names, got {claim.outputs!r}")
+    for name in ("point_space", "param_space"):
+        space = getattr(claim, name)
+        if space is not None and not isinstance(space, ParamSpace):
+            raise RegistryError(f"claim {cid}: {name} must be a numerics.core.params.ParamSpace or None, got "
+                                f"{type(space).__name__}")
+    if built:
+        claim.get_equations()
+        claim.get_statement_eq()
 
 
 def _plugin_groups():
@@ -88,9 +125,14 @@ def claims() -> dict:
     ``attncheck.claims``: a module with a CLAIMS list, or the list itself) and those of the
     files added with :func:`add_claims_file`."""
     out = {}
-    groups = list(_discover("numerics.claims", "CLAIMS")) + list(_plugin_groups())
-    for group in groups:
+    built_in = list(_discover("numerics.claims", "CLAIMS"))
+    plugins = list(_plugin_groups())
+    for group, plugin in [(g, False) for g in built_in] + [(g, True) for g in plugins]:
         for claim in group:
+            # a plugin's equations are built at once (small, once per process); the built-in
+            # claims' when first used (all of them would cost seconds on every command), and
+            # the default suite builds every one (tests/test_claims_catalogue.py)
+            check(claim, built=plugin)
             if claim.id in out:
                 raise RegistryError(f"duplicate claim id {claim.id}")
             out[claim.id] = claim
@@ -133,6 +175,7 @@ def claim(claim_id: str):
             module = importlib.import_module(rec["module"])
             for c in getattr(module, "CLAIMS", ()):
                 if c.id == claim_id:
+                    check(c)
                     return c
         except ImportError:
             pass

@@ -222,7 +222,18 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
     return entries, prov
 
 
+def _tally(entries) -> str:
+    """How many verdicts passed, failed and raised (an error is never counted as passed)."""
+    from collections import Counter
+
+    n = Counter(e.verdict.status for e in entries)
+    return ", ".join(f"{n[s]} {word}" for s, word in (("passed", "passed"), ("failed", "failed"), ("error", "errors"))
+                     if n[s] or s == "passed")
+
+
 def _killed(p) -> str:
+    if p is not None and p.error:
+        return "ERROR"
     return "" if p is None else f"{sum(m.killed for m in p.mutants)}/{len(p.mutants)}"
 
 
@@ -259,11 +270,12 @@ def html_page(entries, prov, settings) -> str:
     parts, summary, shown = [], [], {}
     for e in entries:
         claim, v, p = e.claim, e.verdict, e.power
-        word = "PASS" if v.passed else "FAIL"
+        word = v.word  # PASS, FAIL or ERROR (the claim raised: never a pass)
+        css = "pass" if v.passed else "fail"
         summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(title(claim))}</a></td>"
-                       f"<td><code>{html.escape(claim.id)}</code></td><td>{claim.status}</td><td class='{word.lower()}'>{word}</td><td>{_killed(p)}</td></tr>")
+                       f"<td><code>{html.escape(claim.id)}</code></td><td>{claim.status}</td><td class='{css}'>{word}</td><td>{_killed(p)}</td></tr>")
         sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(title(claim))} "
-               f"<span class='{word.lower()}'>{word}</span></h2>",
+               f"<span class='{css}'>{word}</span></h2>",
                f"<p class='claim-id'><code>{html.escape(claim.id)}</code></p>",
                _statement_prose_html(claim), _statement_html(claim),
                f"<p class='note'>status <b>{claim.status}</b> · {html.escape(claim.reference)}</p>"]
@@ -271,7 +283,8 @@ def html_page(entries, prov, settings) -> str:
         if eqs:
             sec.append("<h3>Equations</h3>")
             sec += eqs
-        sec += ["<h3>Verdict</h3>", _verdict_table(v),
+        sec += ["<h3>Verdict</h3>",
+                f"<p class='fail'>{html.escape(v.error)}</p>" if v.error else _verdict_table(v),
                 f"<p class='note'>{html.escape(claim.allowance_note)}</p>" if claim.allowance_note else "",
                 f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
         if p is not None:
@@ -291,7 +304,7 @@ def html_page(entries, prov, settings) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<title>attncheck verification report</title>"
         f"<style>{CSS}</style><script>{CHECK}</script></head><body>"
-        f"<h1>attncheck verification report</h1><p class='note'>{len(parts)} claims, {settings.mode} mode, "
+        f"<h1>attncheck verification report</h1><p class='note'>{len(parts)} claims ({_tally(entries)}), {settings.mode} mode, "
         f"seed {settings.seed}</p>"
         f"<table class='text'><tr><th>claim</th><th>id</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
         + "\n".join(parts)
@@ -351,9 +364,11 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
     pre = pre.replace("the equations of the checked claims", "verification report")
     summary = _tex_rows("claim & status & verdict & mutants killed", "L{0.56}L{0.16}L{0.12}L{0.16}",
                         [[f"{t(title(e.claim))} {{\\small{_tex_breakable(e.claim.id)}}}", e.claim.status,
-                          "PASS" if e.verdict.passed else "\\textbf{FAIL}", _killed(e.power)] for e in entries])
+                          e.verdict.word if e.verdict.passed else f"\\textbf{{{e.verdict.word}}}", _killed(e.power)]
+                         for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
-    parts = [f"\\noindent {len(entries)} claims, {settings.mode} mode, seed {settings.seed}.\n", summary]
+    parts = [f"\\noindent {len(entries)} claims ({_tally(entries)}), {settings.mode} mode, seed {settings.seed}.\n",
+             summary]
     shown: dict = {}
     for e in entries:
         v, p = e.verdict, e.power
@@ -361,8 +376,8 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
         rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
-        parts += [_heading(f"Verdict: {'PASS' if v.passed else 'FAIL'}"),
-                  _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
+        parts += [_heading(f"Verdict: {v.word}"),
+                  f"\\textbf{{{t(v.error)}}}\n" if v.error else _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
                             "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows),
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:

@@ -99,7 +99,10 @@ def _to_float(v):
 
 def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> dict:
     """One grid point: the claim's ``evaluate`` or the problem's ``solve`` (in any process;
-    ``files``: the user's claim files, ``--claims``, registered in that process too)."""
+    ``files``: the user's claim files, ``--claims``, registered in that process too).  A point
+    whose closed form raised, or whose solve did not converge, is an error: ``ok`` false, no
+    values (a non-converged iterate is never a result), and ``error`` naming the target and
+    why (:func:`error_of`)."""
     from numerics import registry
 
     for f in files:
@@ -108,21 +111,56 @@ def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> 
     if target.kind == "claim":
         claim = registry.claims()[target.name]
         values = claim.param_space.validate(params)
-        out = claim.evaluate(values, dps)
+        try:
+            out = claim.evaluate(values, dps)
+        except ParameterError:
+            raise
+        except Exception as e:
+            return _failed(values, error_of(target, e), t0)
         import mpmath
 
         text = {k: (str(v).lower() if isinstance(v, bool) else mpmath.nstr(v, dps) if not isinstance(v, int) else str(v))
                 for k, v in out.items()}
-        ok = True
     else:
         spec = registry.problems()[target.name]
         values = spec.param_space.validate(params)
-        out = spec.solve(dict(target.options), values, dps)
+        try:
+            out = spec.solve(dict(target.options), values, dps)
+        except ParameterError:
+            raise
+        except Exception as e:
+            return _failed(values, error_of(target, e), t0)
+        if not out.get("converged", False):
+            return _failed(values, error_of(target, None, out), t0)
         text = {k: str(v) for k, v in out.items()}
-        ok = bool(out.get("converged", False))
     numbers = {k: _to_float(v) for k, v in out.items()}
     return {"params": values, "values": {k: v for k, v in numbers.items() if v is not None},
-            "text": text, "ok": ok, "elapsed_s": time.perf_counter() - t0}
+            "text": text, "ok": True, "elapsed_s": time.perf_counter() - t0}
+
+
+def error_of(target: Target, exc: BaseException | None, out: dict | None = None) -> str:
+    """One line: why a point of ``target`` has no values (the closed form of a claim is its
+    theory; a problem's solve raised or did not converge)."""
+    if exc is None:
+        return (f"solve of {target.name} did not converge: {out.get('status', '')} "
+                f"({out.get('iterations', '?')} iterations, residual {out.get('residual', '?')})")
+    what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")[:400]
+    if target.kind == "claim":
+        return f"theory of {target.name} not computable: {what}"
+    return f"solve of {target.name} failed: {what}"
+
+
+def _failed(values: dict, error: str, t0: float) -> dict:
+    return {"params": values, "values": {}, "text": {}, "ok": False, "error": error,
+            "elapsed_s": time.perf_counter() - t0}
+
+
+def _done(path: Path) -> bool:
+    """A point computed before (its file is there and holds no error: an error is retried)."""
+    try:
+        return "error" not in json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
 
 
 def _write_atomic(path: Path, text) -> None:
@@ -143,7 +181,7 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
     todo_all = points(grid)
     keyed = [(point_key(target, p, dps), p) for p in todo_all]
     pdir = out_dir / "points"
-    missing = [(k, p) for k, p in keyed if not (pdir / f"{k}.json").exists()]
+    missing = [(k, p) for k, p in keyed if not _done(pdir / f"{k}.json")]
     from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)  # a pool's or a cluster's workers load the user's claim files too
@@ -181,15 +219,19 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
             record(k, p, compute_point(target, p, dps))
             if progress:
                 progress(1)
-    rows = []
+    rows, errors = [], []
     for k, p in keyed:
         rec = json.loads((pdir / f"{k}.json").read_text())
         rows.append({**{n: _to_float(v) for n, v in rec["params"].items()}, **rec["values"],
                      "ok": rec["ok"], "key": k})
+        if rec.get("error"):
+            errors.append({"grid_point": p, "error": rec["error"]})
     table = out_dir / f"sweep.{fmt}"
     _write_table(rows, table, fmt)
     prov = {"schema": "attncheck.sweep/1", "target": target.describe(), "grid": grid, "dps": dps,
             "points": len(keyed), "computed": len(missing), "reused": len(keyed) - len(missing),
+            # a point whose closed form raised or whose solve did not converge: the sweep fails
+            "passed": not errors, "errors": errors,
             "table": table.name, "versions": versions(), "commit": git_commit(),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
             "started": t0, "finished": time.time(),
@@ -229,8 +271,8 @@ def read_table(out_dir: Path) -> tuple[list[dict], dict]:
         import csv
 
         with open(path) as fh:
-            rows = [{k: (float(v) if v not in ("", "True", "False") else v == "True") for k, v in r.items()
-                     if k != "key"} for r in csv.DictReader(fh)]
+            rows = [{k: (None if v == "" else v == "True" if v in ("True", "False") else float(v))
+                     for k, v in r.items() if k != "key"} for r in csv.DictReader(fh)]
     else:
         import pyarrow.parquet as pq
 

@@ -251,3 +251,52 @@ def test_paper_c_positional_claim_at_a_point_kills_a_mutant():
                                within={"alpha": 0.5, "omega": 0.2})
     assert not e.passed and e.minimal == {"alpha": 0.5, "omega": 0.2}, e.runs
     assert e.runs[0].confirm["mode"] == "full" and e.failing_rows
+
+
+BUDGET_PLUGIN = '''
+from numerics.claims.base import Claim, Comparison
+from numerics.core.params import Param, ParamSpace
+
+SPACE = ParamSpace((Param("x", float, 0.0, 10.0, doc="x", default=0.0),))
+
+
+def _holds(settings, claim):
+    return [Comparison("one", 1.0, 1.0)], {}, {}
+
+
+def _fails_from_5(settings, claim):  # exact rows: fails at the screen and at the confirm run
+    return [Comparison("one", 1.0, 2.0 if settings.point.get("x", 0.0) >= 5 else 1.0)], {}, {}
+
+
+CLAIMS = [Claim(id="U.holds", paper="U", reference="-", statement="one is one", experiment=_holds,
+                point_space=SPACE),
+          Claim(id="U.fails_from_5", paper="U", reference="-", statement="one is one below 5",
+                experiment=_fails_from_5, point_space=SPACE)]
+'''
+
+
+@pytest.fixture
+def budget_claims(tmp_path):
+    path = tmp_path / "budget_claims.py"
+    path.write_text(BUDGET_PLUGIN)
+    registry.add_claims_file(str(path))
+    yield
+    registry.EXTRA_FILES.remove(str(path))
+    registry.claims.cache_clear()
+
+
+def test_the_point_budget(budget_claims):
+    """``examples`` points exactly when none fails; after the first confirmed failure at most
+    ``shrinks`` new points (the draws left unused are not given to the shrinker), all of them
+    while shrinking."""
+    e, = attncheck.explore("U.holds", examples=7, seed=SEED, shrinks=3)
+    assert e.passed and len(e.runs) == 7 and {r.stage for r in e.runs} == {"generate"}
+    assert len({json.dumps(r.params) for r in e.runs}) == 7
+    e, = attncheck.explore("U.fails_from_5", examples=20, seed=SEED, shrinks=3)
+    first = next(i for i, r in enumerate(e.runs) if r.verdict == "failed")
+    assert {r.stage for r in e.runs[:first + 1]} == {"generate"} and first < 16, e.runs
+    assert len(e.runs) == first + 1 + 3 and {r.stage for r in e.runs[first + 1:]} == {"shrink"}, e.runs
+    assert not e.passed and e.minimal["x"] >= 5 and e.confirm_runs_bound == 20 + 3
+    e, = attncheck.explore("U.fails_from_5", examples=20, seed=SEED, shrinks=0)
+    assert len(e.runs) == first + 1 and e.minimal == e.runs[first].params
+

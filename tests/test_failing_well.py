@@ -60,8 +60,9 @@ def test_a_plugin_claim_that_raises_is_an_error_verdict_and_the_run_goes_on(plug
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert set(recs) == {"Y.raises", "Y.broken", "Y.holds", CHEAP}
     assert recs["Y.raises"]["status"] == "error" and not recs["Y.raises"]["passed"]
-    assert recs["Y.raises"]["error"] == ("theory not computable: ValueError: the fixed point has no real root "
-                                         "at these parameters")
+    assert recs["Y.raises"]["error"] == ("claim code of Y.raises failed: ValueError: the fixed point has no real "
+                                         "root at these parameters")
+    assert recs["Y.raises"]["details"]["side"] == "claim"
     assert recs["Y.broken"]["status"] == "error" and "AttributeError" in recs["Y.broken"]["error"]
     assert recs["Y.holds"]["status"] == "passed" and recs[CHEAP]["status"] == "passed"
 
@@ -70,7 +71,7 @@ def test_the_text_output_names_the_claim_and_a_mutation_run_does_not_count_it_ca
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--no-cache"])
     assert res.exit_code == 1
     line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
-    assert "Y.raises" in line and "theory not computable: ValueError: the fixed point" in line
+    assert "Y.raises" in line and "claim code of Y.raises failed: ValueError: the fixed point" in line
     assert "NOT all of 2 claims passed" in res.output
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--no-cache", "--mutate", "0.05"])
     assert res.exit_code == 1 and "NOT all of 1 claims rejected" in res.output
@@ -89,6 +90,164 @@ def test_an_error_is_never_cached(plugin, tmp_path):
         assert cache.info()["entries"] == 0
     finally:
         os.environ[cache.ENV] = old
+
+
+# --- an error is never a pass, and names the side that raised ------------------------------------
+SIDES_PLUGIN = '''
+import sympy as sp
+
+from derivations.core import active_mutants, derivation, mutant, step
+from numerics.claims.base import Claim, Comparison, memo
+from numerics.core.backends import mp_eval
+from numerics.core.params import Param, ParamSpace
+
+x = sp.Symbol("x", positive=True)
+SPACE = ParamSpace((Param("x", float, 0.0, 4.0, doc="x", default=1.0),))
+
+
+@derivation
+def law():
+    return step("V.law", 1 / x)
+
+
+mutant("V.law:x2", "V.law", "twice the law", lambda e: 2 * e)
+mutant("V.law:pole", "V.law", "a pole at the default", lambda e: 1 / (x - 1))
+
+
+def _simulate(point, mutants):
+    # the experiment raises away from x = 1 (and, through a memo key that wrongly holds the
+    # active mutants, under every mutant)
+    if point["x"] != 1.0 or mutants:
+        raise FloatingPointError(f"the simulation overflowed at x={point['x']}")
+    return 1.0
+
+
+def _experiment(settings, claim):
+    point = settings.point or {"x": 1.0}
+    theory = float(mp_eval(law(), {x: point["x"]}, settings.dps))  # raises at x = 0 (1/x)
+    mean = memo(settings, (claim.id, point["x"], active_mutants()), lambda: _simulate(point, active_mutants()))
+    return [Comparison("1/x", theory, mean)], {}, {}
+
+
+def _evaluate(values, dps):
+    return {"law": mp_eval(law(), {x: values["x"]}, dps)}
+
+
+CLAIMS = [Claim(id="V.sides", paper="V", reference="-", statement="1/x", experiment=_experiment,
+                evaluate=_evaluate, param_space=SPACE, point_space=SPACE,
+                mutants=("V.law:x2", "V.law:pole"), outputs=("V.law",))]
+'''
+
+
+@pytest.fixture
+def sides(tmp_path):
+    path = tmp_path / "sides_claims.py"
+    path.write_text(SIDES_PLUGIN)
+    registry.add_claims_file(str(path))  # for the API (the command line loads it with --claims)
+    yield str(path)
+    if str(path) in registry.EXTRA_FILES:
+        registry.EXTRA_FILES.remove(str(path))
+    registry.claims.cache_clear()
+
+
+def test_explore_counts_a_point_whose_experiment_raised_as_an_error(sides):
+    """The experiment raises at every point but the default: the second drawn point is an error,
+    so the exploration fails (exit 1, "passed": false with the error naming the experiment and
+    the claim), although no point was a confirmed failure."""
+    res = CliRunner().invoke(main, ["explore", "--claims", sides, "V.sides", "--examples", "2", "--shrinks", "0",
+                                    "--json"])
+    assert res.exit_code == 1, res.output
+    point0, point1, summary = (json.loads(ln) for ln in res.stdout.splitlines())
+    assert point0["verdict"] == "passed" and point1["verdict"] == "error"
+    assert point1["error"].startswith("experiment of V.sides failed: FloatingPointError: the simulation overflowed")
+    assert summary["passed"] is False and summary["failed"] is False
+    assert summary["error"] == point1["error"] and summary["errors"][0]["params"] == point1["params"]
+    res = CliRunner().invoke(main, ["explore", "--claims", sides, "V.sides", "--examples", "2", "--shrinks", "0"])
+    assert res.exit_code == 1 and res.stdout.startswith("ERROR V.sides"), res.output
+    assert "experiment of V.sides failed" in res.stdout.splitlines()[0] and "1 claim raised (ERROR)" in res.stdout
+    import attncheck
+
+    e, = attncheck.explore("V.sides", examples=2, shrinks=0)
+    assert not e.passed and e.error.startswith("experiment of V.sides failed") and "ERRORS" in repr(e)
+
+
+def test_verify_and_the_api_name_the_side_that_raised(sides):
+    import attncheck
+
+    for x, side, text in (("2", "experiment", "experiment of V.sides failed: FloatingPointError"),
+                          ("0", "theory", "theory of V.sides not computable: ZeroDivisionError")):
+        res = CliRunner().invoke(main, ["verify", "--claims", sides, "V.sides", "--param", f"x={x}", "--json"])
+        rec = json.loads(res.stdout)
+        assert res.exit_code == 1 and rec["status"] == "error" and rec["passed"] is False, res.output
+        assert rec["error"].startswith(text) and rec["details"]["side"] == side, rec
+        v, = attncheck.verify("V.sides", params={"x": float(x)})
+        assert not v.passed and v.status == "error" and v.error.startswith(text)
+    v, = attncheck.verify("V.sides", cache=False)
+    assert v.passed
+
+
+def test_power_never_counts_an_experiment_that_raised_under_a_mutant_as_a_kill(sides):
+    """Under V.law:pole the theory raises (a kill); under V.law:x2 and the output scalings the
+    experiment raises (its memo key holds the mutants): not a kill, so the claim's power fails."""
+    import attncheck
+
+    p = attncheck.power("V.sides")
+    how = {m.name: (m.killed, m.how) for m in p.mutants}
+    assert how["V.law:pole"][0] and how["V.law:pole"][1].startswith("theory of V.sides not computable")
+    assert not how["V.law:x2"][0] and how["V.law:x2"][1].startswith("experiment of V.sides failed")
+    assert not any(p.scaled.values()) and not p.all_killed
+    res = CliRunner().invoke(main, ["verify", "--claims", sides, "V.sides", "--power"])
+    assert res.exit_code == 1 and "ALIVE   V.law:x2" in res.output, res.output
+
+
+def test_a_sweep_point_that_raised_is_an_error_of_the_sweep(sides, tmp_path):
+    """The closed form 1/x raises at x = 0: the other points are written, the sweep exits 1
+    naming the point and the theory, its provenance says "passed": false with the error, and
+    a rerun retries that point (and only it)."""
+    import attncheck
+
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(main, ["sweep", "--claims", sides, "V.sides", "--grid", "x=0,1,2", "--format", "csv",
+                                    "--out", str(out)])
+    assert res.exit_code == 1, res.output
+    line = next(ln for ln in res.stderr.splitlines() if ln.startswith("ERROR"))
+    assert line.startswith("ERROR at x=0: theory of V.sides not computable: ZeroDivisionError"), res.stderr
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["passed"] is False and [e["grid_point"] for e in prov["errors"]] == [{"x": "0"}]
+    again = attncheck.sweep("V.sides", out, grid={"x": ["0", "1", "2"]}, format="csv")
+    assert again["passed"] is False and again["computed"] == 1 and again["reused"] == 2
+    fine = attncheck.sweep("V.sides", tmp_path / "fine", grid={"x": [1, 2]}, format="csv")
+    assert fine["passed"] is True and fine["errors"] == []
+
+
+def test_a_sweep_point_whose_solve_did_not_converge_has_no_values(tmp_path, monkeypatch):
+    from numerics import sweep as SW
+    from numerics.core.params import Param, ParamSpace
+    from numerics.problems.base import ProblemSpec
+
+    def solve(options, values, dps):
+        ok = values["a"] < 2
+        return {"converged": ok, "status": "ok" if ok else "max iterations", "iterations": 50,
+                "residual": 1e-12 if ok else 0.3, "root": values["a"] / 3}
+
+    spec = ProblemSpec("toy", "a toy", ParamSpace((Param("a", float, 0.0, 4.0, doc="a", default=1.0),)), solve)
+    monkeypatch.setattr(registry, "problems", lambda: {"toy": spec})
+    prov = SW.run(SW.Target("problem", "toy"), {"a": ["1", "3"]}, tmp_path, fmt="csv")
+    assert prov["passed"] is False
+    (err,) = prov["errors"]
+    assert err["grid_point"] == {"a": "3"} and err["error"].startswith("solve of toy did not converge: max iterations")
+    rows, _ = SW.read_table(tmp_path)
+    assert [(r["a"], r["ok"], r.get("root")) for r in rows] == [(1.0, True, 1 / 3), (3.0, False, None)]
+
+
+def test_the_report_shows_an_error_as_an_error(plugin, tmp_path):
+    out = tmp_path / "r.html"
+    res = CliRunner().invoke(main, ["report", "--claims", plugin, "Y.raises", "Y.holds", "--no-power", "--no-figures",
+                                    "--no-cache", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "2 claims (1 passed, 1 errors)" in page and "<span class='fail'>ERROR</span>" in page
+    assert "claim code of Y.raises failed: ValueError: the fixed point has no real root" in page
 
 
 # --- interrupts ----------------------------------------------------------------------------------
@@ -116,8 +275,9 @@ CLAIMS = [
 '''
 
 
-def _group_processes(pgid: int) -> list[int]:
-    """The live (non-zombie) processes of a process group (from /proc)."""
+def _group_processes(pgid: int, zombies: bool = False) -> list[int]:
+    """The live processes of a process group (from /proc); with ``zombies``, the zombies too
+    (a process that ended and that no parent has reaped yet)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -128,7 +288,7 @@ def _group_processes(pgid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if int(fields[2]) == pgid and (zombies or fields[0] != "Z"):
             out.append(int(entry))
     return out
 
@@ -193,6 +353,23 @@ def test_an_interrupted_pool_stops_at_once_and_keeps_what_it_computed(tmp_path, 
         assert cache.info()["entries"] == 1  # Z.quick, computed before the interrupt
     finally:
         os.environ[cache.ENV] = old
+
+
+def test_no_process_of_an_interrupted_pool_is_left_a_second_after_it_exits(tmp_path):
+    """`verify --workers 2` on two claims, SIGINT once the work started: one second after the
+    run exits, no process of its group is left, zombies included (the workers, and the resource
+    tracker that the pool's spawned workers start, are ended and reaped before it exits)."""
+    path = tmp_path / "slow_claims.py"
+    path.write_text(SLOW_PLUGIN)
+    marker = tmp_path / "quick-done"
+    env = {**os.environ, "ATTNCHECK_CACHE_DIR": str(tmp_path / "cache"), "ATTNCHECK_TEST_MARKER": str(marker)}
+    proc, out, err, _ = _interrupt_after(
+        _attncheck("verify", "--claims", str(path), "Z.slow", "Z.quick", "--workers", "2", "--no-cache"), env, marker,
+        signal.SIGINT)
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    time.sleep(1.0)
+    left = _group_processes(proc.pid, zombies=True)
+    assert not left, [open(f"/proc/{p}/stat").read() for p in left if os.path.exists(f"/proc/{p}/stat")]
 
 
 def test_timeout_interrupts_a_parallel_verify():
@@ -336,11 +513,11 @@ def test_power_of_a_claim_that_raises_is_an_error_and_the_others_still_run(plugi
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "Y.holds", "--power"])
     assert res.exit_code == 1 and "internal error" not in res.output, res.output
     line = next(ln for ln in res.output.splitlines() if ln.startswith("ERROR"))
-    assert "Y.raises" in line and "theory not computable: ValueError" in line
+    assert "Y.raises" in line and "claim code of Y.raises failed: ValueError" in line
     assert "Y.holds" in res.output
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--power", "--json"])
     rec = json.loads(res.output.splitlines()[0])
-    assert res.exit_code == 1 and rec["error"].startswith("theory not computable") and not rec["all_killed"]
+    assert res.exit_code == 1 and rec["error"].startswith("claim code of Y.raises failed") and not rec["all_killed"]
 
 
 def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monkeypatch):
@@ -355,5 +532,6 @@ def test_a_programming_error_of_a_built_in_claim_is_named_an_internal_error(monk
     assert res.exit_code == 1, res.output
     recs = {r["id"]: r for r in (json.loads(ln) for ln in res.output.splitlines() if ln.startswith("{"))}
     assert recs[claim.id]["status"] == "error"
-    assert recs[claim.id]["error"].startswith("internal error: TypeError: unsupported operand")
+    assert recs[claim.id]["error"].startswith(f"internal error in the claim code of {claim.id}: TypeError: unsupported "
+                                              "operand")
     assert "please report it" in recs[claim.id]["error"] and recs[CHEAP]["status"] == "passed"

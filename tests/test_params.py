@@ -116,3 +116,60 @@ def test_draw_pins_fixed_values():
     from hypothesis import find
 
     assert find(SPACE.draw(fixed={"L": 3}), lambda p: p["R"] == 3)["L"] == 3
+
+
+#: open endpoints the strategy reaches (no ``typical`` range keeps the draws away from them)
+OPEN = ParamSpace((Param("u", float, 0.0, 1.0, True, True, doc="(0, 1)", default=0.5),
+                   Param("v", float, -1.0, 0.0, True, True, doc="(-1, 0)"),
+                   Param("w", float, 0.0, None, lo_open=True, doc="(0, inf)", typical=(0.0, 2.0)),
+                   Param("n", int, 0, 4, True, True, doc="{1, 2, 3}"),
+                   Param("m", int, "n", 6, lo_open=True, doc="(n, 6]"),
+                   Param("y", float, 0.0, "u", lo_open=True, hi_open=True, doc="(0, u)")))
+
+
+@pytest.mark.parametrize("prefer_simple", [True, False])
+def test_an_open_endpoint_is_never_drawn(prefer_simple):
+    """The open endpoints, fixed or dependent, of floats and integers, with the simple values
+    (0 is one of them) first or not: hypothesis draws a range's endpoints often, never these."""
+    from hypothesis import settings
+
+    seen = []
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(OPEN.draw(prefer_simple=prefer_simple))
+    def check(p):
+        seen.append(p)
+        assert 0 < p["u"] < 1 and -1 < p["v"] < 0 and 0 < p["w"] and 0 < p["n"] < 4, p
+        assert p["n"] < p["m"] <= 6 and 0 < p["y"] < p["u"], p
+        assert OPEN.validate(p) == p
+
+    check()
+    assert len(seen) >= 100 and {p["n"] for p in seen} == {1, 2, 3}
+
+
+def _point_spaces():
+    from numerics import registry
+
+    spaces = {}
+    for c in registry.claims().values():
+        if c.point_space is not None:
+            spaces.setdefault(id(c.point_space), (c.id, c.point_space))
+    return sorted(spaces.values(), key=lambda x: x[0])
+
+
+@pytest.mark.parametrize("claim_id, space", _point_spaces(), ids=[c for c, _ in _point_spaces()])
+def test_every_built_in_point_space_draws_only_valid_points(claim_id, space):
+    """Every point space of a built-in claim: each drawn point is one its declaration accepts
+    (open and dependent endpoints, integer kinds, constraints), as drawn."""
+    from hypothesis import HealthCheck, settings
+
+    @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(space.draw(prefer_simple=False))
+    def check(p):
+        assert space.validate(p) == p, (claim_id, p)
+        for q in space.params:
+            lo, hi = q.bounds(p)
+            assert not (q.lo_open and p[q.name] == lo) and not (q.hi_open and p[q.name] == hi), (claim_id, q.name, p)
+
+    check()
+

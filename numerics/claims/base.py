@@ -38,9 +38,28 @@ from typing import Callable, Sequence
 
 from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
+from numerics.registry import RegistryError
 
 SCHEMA = "attncheck.verdict/1"
 MODES = ("quick", "full")
+
+
+class UndeclaredParameter(RegistryError):
+    """A claim's experiment read a parameter that its ``point_space`` does not declare: a defect
+    of the claim's definition (``numerics.claims.runner.collect_one`` adds the claim's id)."""
+
+
+class Point(dict):
+    """A parameter point as a claim's experiment reads it (``Settings.point``): a validated
+    point holds every parameter of the claim's ``point_space``, so a name it does not hold is
+    one the space does not declare."""
+
+    def __missing__(self, name):
+        if not self:
+            raise UndeclaredParameter(f"its experiment reads parameter {name!r} at its built-in design, where no "
+                                      "point is given; read it only when settings.point is not empty")
+        raise UndeclaredParameter(f"its experiment reads parameter {name!r}, which its point_space does not "
+                                  f"declare (it declares {', '.join(self)}); declare {name} in the point_space")
 
 
 @dataclass(frozen=True)
@@ -65,9 +84,10 @@ class Settings:
         return self.mode == "full"
 
     @property
-    def point(self) -> dict:
-        """``params`` as a dict (empty: run the claim's built-in design)."""
-        return dict(self.params)
+    def point(self) -> "Point":
+        """``params`` as a dict (empty: run the claim's built-in design); a parameter it does not
+        hold raises :class:`UndeclaredParameter`."""
+        return Point(self.params)
 
     def seed_sequence(self, claim_id: str, *path):
         return seed_sequence(self.seed, claim_id, *path)
@@ -108,6 +128,51 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
+# --- which side of a claim raised ----------------------------------------------------------------
+#: the code of a claim's theory: the derivations and what evaluates or compiles them
+THEORY_MODULES = ("derivations", "numerics.theory", "numerics.core.backends", "numerics.core.arb_compile")
+#: the code of a claim's experiment: the simulators (which import no derivation), and the memo
+#: (:func:`memo`) through which every experiment of a claim is computed
+EXPERIMENT_MODULES = ("numerics.experiments",)
+#: how an error names its side (``Evidence.error``; ``{id}`` is the claim)
+SIDES = {"theory": "theory of {id} not computable", "experiment": "experiment of {id} failed",
+         "claim": "claim code of {id} failed"}
+
+
+def _within(module: str, packages: tuple) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def raised_in(exc: BaseException) -> str:
+    """The side of a claim that raised ``exc``: ``"theory"``, ``"experiment"`` or ``"claim"``
+    (the claim's own code, outside both: row construction, allowances).
+
+    A side named by the exception itself (``exc.side``: :class:`Comparison` names the field that
+    is not a number) is taken; else the innermost frame of its traceback that lies in theory code
+    (:data:`THEORY_MODULES`) or experiment code (:data:`EXPERIMENT_MODULES`, or :func:`memo`
+    computing an entry) decides, so that a generic helper (a solver of ``numerics.core``, numpy)
+    is attributed to the side that called it."""
+    side = getattr(exc, "side", None)
+    if side in SIDES:
+        return side
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        module = frame.f_globals.get("__name__", "") or ""
+        if _within(module, EXPERIMENT_MODULES) or (module == __name__ and frame.f_code.co_name == "memo"):
+            return "experiment"
+        if _within(module, THEORY_MODULES):
+            return "theory"
+    return "claim"
+
+
+#: the side of a claim each number of a :class:`Comparison` comes from
+_FIELD_SIDE = {"theory": "theory", "mean": "experiment", "se": "experiment", "allowance": "claim"}
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One theory value against one experiment estimate."""
@@ -123,7 +188,9 @@ class Comparison:
         for name in ("theory", "mean", "se", "allowance"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or math.isnan(v):
-                raise ValueError(f"Comparison {self.label!r}: {name} must be a real number, got {v!r}")
+                err = ValueError(f"Comparison {self.label!r}: {name} must be a real number, got {v!r}")
+                err.side = _FIELD_SIDE[name]  # the side that gave the value (raised_in)
+                raise err
         if self.se < 0 or self.allowance < 0:
             raise ValueError(f"Comparison {self.label!r}: se and allowance must be >= 0")
 
@@ -362,13 +429,26 @@ class Claim:
     statement_tex: str = ""
 
     def get_equations(self) -> tuple:
-        eqs = self.equations() if callable(self.equations) else self.equations
+        """The claim's equations, built if ``equations`` is a callable; an inconsistent
+        :class:`~derivations.core.Equation` is a :class:`~numerics.registry.RegistryError`
+        naming the claim, the equation and the fix."""
+        from derivations.core import EquationError
+
+        try:
+            eqs = self.equations() if callable(self.equations) else self.equations
+        except EquationError as e:
+            raise RegistryError(f"claim {self.id}: {e}") from None
         return tuple(eqs)
 
     def get_statement_eq(self):
         """``statement_eq``, built if it is a callable (None if the claim has none)."""
+        from derivations.core import EquationError
+
         eq = self.statement_eq
-        return eq() if callable(eq) else eq
+        try:
+            return eq() if callable(eq) else eq
+        except EquationError as e:
+            raise RegistryError(f"claim {self.id}: {e}") from None
 
     def collect(self, settings: Settings) -> Evidence:
         t0 = time.perf_counter()

@@ -15,7 +15,9 @@ class MutantOutcome:
     name: str
     description: str
     killed: bool
-    how: str  # "verdict failed" | "theory not computable: <message>" | "survived"
+    #: "verdict failed" | "survived" | "not applied: ..." | the error the mutated claim raised
+    #: (``numerics.claims.runner.error_text``: a kill unless its experiment raised)
+    how: str
     applied: bool
 
 
@@ -42,14 +44,19 @@ class Power:
 
 def _run_mutated(claim: "Claim", settings: Settings, mutants) -> tuple[bool, str, Evidence | None]:
     from derivations.core import APPLIED, mutated
+    from numerics.claims.runner import error_text
 
     try:
         with mutated(*mutants):
             ev = claim.collect(settings)
     except CODE_ERRORS:
         raise
-    except Exception as e:  # the mutated theory could not be computed: the claim rejects it
-        return True, f"theory not computable: {type(e).__name__}: {e}"[:300], None
+    except Exception as e:
+        # the mutated theory could not be computed, or the claim's code refused its values: the
+        # claim rejects the mutant; an experiment that raised rejects nothing (the mutant
+        # changes only the derivation, never the experiment)
+        text, side = error_text(claim.id, e, claim)
+        return side != "experiment", text[:300], None
     # reached at least once in this process (a cached mutated derivation does not reach it again)
     applied = all(APPLIED.get(m.name, 0) > 0 for m in mutants)
     if not applied:

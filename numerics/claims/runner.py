@@ -11,11 +11,12 @@ evidence finished by then is in the cache.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import Future
 from typing import Callable, Iterator
 
-from numerics.claims.base import CODE_ERRORS, Evidence, Settings
+from numerics.claims.base import CODE_ERRORS, SIDES, Evidence, Settings, raised_in
 from numerics.core import cache
 
 
@@ -24,41 +25,104 @@ def _built_in(claim) -> bool:
     return module.split(".")[0] in cache.PROJECT_PACKAGES
 
 
-def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=None,
-                   elapsed_s: float = 0.0) -> Evidence:
-    """The evidence of a claim that raised: no rows, and ``error`` naming the exception.
-
-    ``theory not computable: TYPE: MESSAGE`` for a mathematical failure (a SolveError, a
-    ValueError, an ArithmeticError ...) or any exception of a user's claim; a programming error
-    (``CODE_ERRORS``) in a built-in claim is an internal error of attncheck.  Where it was raised
-    (file:line in function) is ``details["raised_at"]``."""
-    import traceback
-
+def error_text(claim_id: str, exc: BaseException, claim=None) -> tuple[str, str]:
+    """``(text, side)`` of an exception a claim raised: ``side`` is where
+    (:func:`numerics.claims.base.raised_in`: ``theory``, ``experiment`` or ``claim``), and
+    ``text`` one line naming the side, the claim and the exception (``experiment of ID failed:
+    TYPE: MESSAGE``); a programming error (``CODE_ERRORS``) in a built-in claim is an internal
+    error of attncheck."""
     what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
     if len(what) > 400:
         what = what[:399] + "…"
+    side = raised_in(exc)
     if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
-        text = f"internal error: {what} (a defect of attncheck; please report it)"
-    else:
-        text = f"theory not computable: {what}"
+        where = "claim code" if side == "claim" else side
+        return f"internal error in the {where} of {claim_id}: {what} (a defect of attncheck; please report it)", side
+    return f"{SIDES[side].format(id=claim_id)}: {what}", side
+
+
+def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=None,
+                   elapsed_s: float = 0.0) -> Evidence:
+    """The evidence of a claim that raised: no rows, and ``error`` naming the side that raised,
+    the claim and the exception (:func:`error_text`).  The side is ``details["side"]``, where it
+    was raised (file:line in function) ``details["raised_at"]``."""
+    import traceback
+
+    text, side = error_text(claim_id, exc, claim)
     frames = traceback.extract_tb(exc.__traceback__)
     where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
-    return Evidence(claim_id=claim_id, comparisons=[], settings=settings, details={"raised_at": where},
-                    elapsed_s=elapsed_s, error=text)
+    return Evidence(claim_id=claim_id, comparisons=[], settings=settings,
+                    details={"side": side, "raised_at": where}, elapsed_s=elapsed_s, error=text)
 
 
 def collect_one(claim, settings: Settings) -> Evidence:
     """``claim.collect(settings)``, or its error evidence when the claim raises (an interrupt,
-    or a refusal up front by the resource limits, still propagates)."""
+    a refusal up front by the resource limits, or a defect of the claim's definition, a
+    :class:`~numerics.registry.RegistryError`, still propagates).  At its design and unmutated,
+    the steps its mutants and outputs rewrite must be reached (:func:`check_steps`)."""
+    from derivations.core import active_mutants, reaching
+    from numerics.claims.base import UndeclaredParameter
     from numerics.core.resources import ResourceError
+    from numerics.registry import RegistryError
 
     t0 = time.perf_counter()
+    claim = _real(claim)
     try:
-        return _real(claim).collect(settings)
+        with reaching() as seen:
+            evidence = claim.collect(settings)
     except ResourceError:
+        raise
+    except UndeclaredParameter as e:
+        raise RegistryError(f"claim {claim.id}: {e}") from None
+    except RegistryError:
         raise
     except Exception as e:
         return error_evidence(claim.id, settings, e, claim, time.perf_counter() - t0)
+    if not settings.params and not active_mutants():
+        check_steps(claim, settings, seen)
+    return evidence
+
+
+def check_steps(claim, settings: Settings, seen: set) -> None:
+    """The steps that the claim's mutants and outputs rewrite are steps its theory reaches (else
+    the mutant, or the ±5 % scaling, checks nothing): a :class:`~numerics.registry.RegistryError`
+    naming the claim, the mutant or output, and the fix.
+
+    ``seen`` is what the claim's collect reached (``derivations.core.reaching``).  A step not
+    seen there may be hidden by a cache of the theory that an earlier claim of this process
+    filled; those steps are probed: the claim is collected once more with an identity mutant of
+    each active (its experiment from the memo; every cache of derived theory is keyed by the
+    active mutants, so its theory is built afresh and reaches every step it uses).  A step that
+    the probe does not reach either is never reached.  A probe that raises decides nothing."""
+    from derivations.core import APPLIED, Mutant, all_mutants, mutated
+    from numerics.registry import RegistryError
+
+    table = all_mutants()
+    users = {}  # step -> what rewrites it
+    for name in claim.mutants:
+        users.setdefault(table[name].step, f"mutant {name} rewrites step {table[name].step!r}")
+    for name in claim.outputs:
+        users.setdefault(name, f"output step {name!r} (scaled by the ±5 % test)")
+    missing = sorted(set(users) - seen)
+    if not missing:
+        return
+    tag = next(_PROBES)
+    probes = [Mutant(f"{s}:reached?{tag}", s, "identity: is the step reached?", lambda e: e) for s in missing]
+    try:
+        with mutated(*probes):
+            claim.collect(settings)
+    except Exception:
+        return
+    never = [s for s, p in zip(missing, probes) if not APPLIED.get(p.name)]
+    if never:
+        what = users[never[0]]
+        raise RegistryError(f"claim {claim.id}: {what}, which its theory never reaches; name a step of the "
+                            f"derivation the claim computes (derivations.core.step), or drop it"
+                            + (f" ({len(never) - 1} more such steps: {', '.join(never[1:])})" if len(never) > 1 else ""))
+
+
+#: a fresh name for each probe of :func:`check_steps` (a probe must miss every cache)
+_PROBES = itertools.count()
 
 
 def _share_memo(folder: str | None, wait: bool) -> None:

@@ -192,6 +192,9 @@ class _OneLineErrors(click.Group):
             sys.exit(130 if interrupted else 1)
         except (KeyboardInterrupt, SystemExit):
             raise
+        except registry.RegistryError as e:  # a claim's definition (or a plugin) is inconsistent: bad input
+            click.echo(f"error: {e}", err=True)
+            sys.exit(2)
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ").strip()
             if isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):

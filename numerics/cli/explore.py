@@ -53,7 +53,8 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
     claim's verify at each; a failing point is re-run at full size with a fresh seed and only a
     confirmed failure counts (run-wide false-alarm rate <= 1e-3, Bonferroni over the confirm
     runs and their rows); a confirmed failure is shrunk to a minimal point and printed with the
-    command that reproduces it.  Exit 0 iff no confirmed failure.
+    command that reproduces it.  Exit 0 iff no confirmed failure and no error (a point at which
+    the claim's theory or experiment raised).
 
     \b
     attncheck explore A.thm3.q2_cosine --examples 3
@@ -79,9 +80,10 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
         extra = ""
         if run.confirm:
             extra = f" -> confirm ({run.confirm['mode']}, seed {run.confirm['seed']}): " + (
-                f"FAIL {', '.join(run.confirm['failing_rows'])}" if run.verdict == "failed" else "not confirmed")
+                f"FAIL {', '.join(run.confirm['failing_rows'])}" if run.verdict == "failed" else
+                f"ERROR {run.error}" if run.verdict == "error" else "not confirmed")
         elif run.verdict == "error":
-            extra = f": {run.screen['error']}"
+            extra = f": {run.error}"
         click.echo(f"  {run.stage:8s} {run.claim_id} at {_point_text(run.params)}: {run.verdict}{extra}", err=True)
 
     from numerics.claims.runner import estimate
@@ -107,10 +109,17 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
             click.echo(_dumps(e.to_json()))
             continue
         if e.design_only:
-            word = "PASS" if not e.failed else "FAIL" if e.runs[0].verdict == "failed" else "ERROR"
+            word = "ERROR" if e.errors else "FAIL" if e.failed else "PASS"
             click.echo(f"{word} {e.claim_id:34s} its design only (it takes no point: {e.design_only})")
+            if e.errors:
+                click.echo(f"    {e.error}")
+            elif e.failed:
+                click.echo(f"    failing rows: {', '.join(e.failing_rows)}")
+        elif e.errors:
+            click.echo(f"ERROR {e.claim_id:34s} raised at {len(e.errors)} of {len(e.runs)} points, first at "
+                       f"{_point_text(e.errors[0].params)}: {e.error}")
             if e.failed:
-                click.echo(f"    failing rows: {', '.join(e.failing_rows) or e.runs[0].screen['error']}")
+                click.echo(f"    and confirmed failing at {_point_text(e.minimal)}: {', '.join(e.failing_rows)}")
         elif not e.failed:
             click.echo(f"PASS {e.claim_id:34s} {len(e.runs)} points, no confirmed failure")
         else:
@@ -132,5 +141,8 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
             text += f"; {found_cx} counterexample{'s' if found_cx > 1 else ''} found (statements declared to have them)"
         if design:
             text += f"; {design} claims at their design only, {sum(e.failed for e in found if e.design_only)} failed"
+        errors = sum(bool(e.errors) for e in found)
+        if errors:
+            text += f"; {errors} claim{'s' if errors > 1 else ''} raised (ERROR)"
         click.echo(text)
     sys.exit(0 if ok else 1)

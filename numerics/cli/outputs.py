@@ -178,7 +178,9 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
     attncheck figure --from sweeps/cos -o cos.png
 
     Points are content-addressed files written atomically: a killed sweep, restarted, computes
-    only the missing points. Defaults: 30 digits, one worker, in process, parquet."""
+    only the missing points. A point whose closed form raised or whose solve did not converge
+    has no values; the sweep then exits 1 naming it (a rerun retries it). Defaults: 30 digits,
+    one worker, in process, parquet."""
     import os
 
     from numerics import sweep as SW
@@ -202,6 +204,14 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
             _fail(str(e))
     click.echo(f"wrote {prov['points']} points ({prov['computed']} computed, {prov['reused']} reused) "
                f"to {os.path.join(out_dir, prov['table'])}", err=True)
+    if prov["errors"]:  # a point without values is an error of the sweep (listed in provenance.json)
+        for e in prov["errors"][:5]:
+            at = ", ".join(f"{k}={v}" for k, v in e["grid_point"].items())
+            click.echo(f"ERROR at {at}: {e['error']}", err=True)
+        more = " (the first 5 above)" if len(prov["errors"]) > 5 else ""
+        click.echo(f"error: {len(prov['errors'])} of {prov['points']} points have no values{more}; "
+                   f"a rerun retries them; each is in {os.path.join(out_dir, 'provenance.json')}", err=True)
+        sys.exit(1)
 
 
 @main.command(cls=_Listed, lister=_figures_help, short_help="Reproduce a paper's figure (theory lines and simulations).")

@@ -168,7 +168,10 @@ class Param:
             simple = [v for v in (self.default,) if v is not None and a <= v <= b]
             base = st.integers(a, b)
         else:
-            if not lo < hi and (self.lo_open or self.hi_open):
+            # the nearest floats inside the open endpoints: none between them (a dependent endpoint
+            # drawn a few ulps away, e.g. (0, 5e-324)), no point
+            if (math.nextafter(lo, math.inf) if self.lo_open else lo) > (
+                    math.nextafter(hi, -math.inf) if self.hi_open else hi):
                 return st.nothing()
             base = st.floats(lo, hi, exclude_min=self.lo_open, exclude_max=self.hi_open, allow_nan=False,
                              allow_infinity=False)

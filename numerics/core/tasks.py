@@ -12,7 +12,8 @@ Every pool of the project (claims, trials, sweep points) is a :func:`process_poo
 ignore SIGINT (a Ctrl-C or ``timeout -s INT`` reaches the whole process group; the parent
 alone decides), and while it is open SIGINT and SIGTERM make the parent terminate the workers
 at once, drop the tasks not started and raise ``KeyboardInterrupt`` (the command line exits
-130).  No worker outlives the pool.
+130).  No worker outlives the pool, and no helper process outlives the process (not even as a
+zombie: :func:`_end_resource_tracker`).
 """
 from __future__ import annotations
 
@@ -178,13 +179,62 @@ def interruptible(stopper: Callable[[], None]):
             signal.signal(signal.SIGTERM, old[1] if old[1] is not None else signal.SIG_DFL)
 
 
+def _end_resource_tracker(grace: float = GRACE_S) -> None:
+    """At exit: end multiprocessing's resource tracker and reap it.  Spawned workers start it
+    (a helper process of this one, which keeps track of the pool's named semaphores); left
+    alone it ends only once it sees this process gone, after it, and stays a zombie of no
+    process of the run until init reaps it.  The finalizers multiprocessing runs at exit run
+    first (those it runs before it joins its children: they release the semaphores), so nothing
+    needs the tracker any more; then it is told to stop (its pipe closed), waited for ``grace``
+    seconds, killed if it is still there (a process that holds its pipe), and reaped."""
+    import sys
+    import time
+
+    rt = sys.modules.get("multiprocessing.resource_tracker")
+    tracker = getattr(rt, "_resource_tracker", None)
+    fd, pid = getattr(tracker, "_fd", None), getattr(tracker, "_pid", None)
+    if fd is None or pid is None:
+        return
+    from multiprocessing import util
+
+    util._run_finalizers(0)  # as multiprocessing's exit hook does first (each finalizer runs once)
+    tracker._fd = tracker._pid = None
+    os.close(fd)
+    end = time.monotonic() + grace
+    try:
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > end:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return
+            time.sleep(0.01)
+    except ChildProcessError:  # reaped already
+        pass
+
+
+_AT_EXIT: list = []
+
+
+def _reap_helpers_at_exit() -> None:
+    """Once per process, after multiprocessing is imported (its exit hook registered): at exit,
+    :func:`_end_resource_tracker` (atexit runs the hooks last registered first)."""
+    if not _AT_EXIT:
+        import atexit
+        import multiprocessing.util  # noqa: F401  (its exit hook first, so that this one runs before it)
+
+        atexit.register(_end_resource_tracker)
+        _AT_EXIT.append(True)
+
+
 @contextmanager
 def process_pool(n: int):
     """A ``ProcessPoolExecutor`` of ``n`` spawned workers that ignore SIGINT.  Leaving the block
     normally waits for the pool; leaving it by an exception or an interrupt (SIGINT, SIGTERM:
-    ``KeyboardInterrupt``) cancels what has not started and terminates the workers at once."""
+    ``KeyboardInterrupt``) cancels what has not started and terminates the workers at once.
+    The process's helpers end with it (:func:`_end_resource_tracker`)."""
     import multiprocessing
 
+    _reap_helpers_at_exit()
     pool = _Pool(max_workers=n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
     with interruptible(lambda: _terminate(_pool_processes(pool), grace=0.5)):
         try:

@@ -16,6 +16,9 @@ def draw_sweep(out_dir, path) -> None:
     import matplotlib.pyplot as plt
 
     rows, prov = read_table(out_dir)
+    rows = [r for r in rows if r.get("ok", True)]  # a point without values (an error) is not drawn
+    if not rows:
+        raise ValueError("no point of the sweep has values")
     swept = [k for k, v in prov["grid"].items() if len(v) > 1]
     if not swept:
         raise ValueError("the sweep has a single point; nothing to draw")
