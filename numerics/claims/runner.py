@@ -27,7 +27,7 @@ def _built_in(claim) -> bool:
 
 def error_text(claim_id: str, exc: BaseException, claim=None) -> tuple[str, str]:
     """``(text, side)`` of an exception a claim raised: ``side`` is where
-    (:func:`numerics.claims.base.raised_in`: ``theory``, ``experiment`` or ``claim``), and
+    (:func:`numerics.claims.sides.raised_in`: ``theory``, ``experiment`` or ``claim``), and
     ``text`` one line naming the side, the claim and the exception (``experiment of ID failed:
     TYPE: MESSAGE``); a programming error (``CODE_ERRORS``) in a built-in claim is an internal
     error of attncheck."""
