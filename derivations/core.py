@@ -300,6 +300,17 @@ def unmutated():
         _ACTIVE.reset(token)
 
 
+#: the cache of every builder made by :func:`derivation` (:func:`clear_derivations`)
+_CACHES: list[dict] = []
+
+
+def clear_derivations() -> None:
+    """Forget every cached derivation and compiled build of :func:`derivation`: each is rebuilt
+    when it is next asked for (a test that tampered with the cache keys cleans up with it)."""
+    for cache in _CACHES:
+        cache.clear()
+
+
 def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
@@ -309,6 +320,7 @@ def derivation(fn=None, *, maxsize: int = 64):
     the caller does use the mutated step, it just does not rebuild it."""
     def wrap(f):
         cache: dict = {}
+        _CACHES.append(cache)
 
         @functools.wraps(f)
         def inner(*args, **kwargs):
