@@ -19,7 +19,8 @@ from numerics.claims.base import CODE_ERRORS, Evidence, Settings
 from numerics.core import cache
 
 
-def _built_in(claim) -> bool:
+def built_in(claim) -> bool:
+    """A claim of the project (not of a plugin or a `--claims` file)."""
     module = getattr(claim, "module", None) or getattr(getattr(claim, "experiment", None), "__module__", "") or ""
     return module.split(".")[0] in cache.PROJECT_PACKAGES
 
@@ -37,7 +38,7 @@ def error_evidence(claim_id: str, settings: Settings, exc: BaseException, claim=
     what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
     if len(what) > 400:
         what = what[:399] + "…"
-    if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
+    if isinstance(exc, CODE_ERRORS) and claim is not None and built_in(claim):
         text = f"internal error: {what} (a defect of attncheck; please report it)"
     else:
         text = f"theory not computable: {what}"
