@@ -300,15 +300,22 @@ def unmutated():
         _ACTIVE.reset(token)
 
 
-#: the cache of every builder made by :func:`derivation` (:func:`clear_derivations`)
+#: the cache of every builder made by :func:`derivation` (:func:`derivation_caches_restored`)
 _CACHES: list[dict] = []
 
 
-def clear_derivations() -> None:
-    """Forget every cached derivation and compiled build of :func:`derivation`: each is rebuilt
-    when it is next asked for (a test that tampered with the cache keys cleans up with it)."""
-    for cache in _CACHES:
-        cache.clear()
+@contextmanager
+def derivation_caches_restored():
+    """Run the enclosed code, then forget every build of :func:`derivation` it cached (the ones
+    cached before stay): a test that tampers with the cache keys leaves no entry behind."""
+    before = [set(cache) for cache in _CACHES]
+    try:
+        yield
+    finally:
+        for i, cache in enumerate(_CACHES):
+            kept = before[i] if i < len(before) else set()
+            for key in [k for k in cache if k not in kept]:
+                del cache[key]
 
 
 def derivation(fn=None, *, maxsize: int = 64):

@@ -103,19 +103,18 @@ def test_a_better_row_passes_the_ratchet(quick_evidence, quick_power):
 
 
 @pytest.fixture
-def derivation_caches_restored(monkeypatch):
+def no_entry_left_behind(monkeypatch):
     """A test that tampers with the derivations' cache keys leaves no entry behind."""
-    from derivations.core import clear_derivations
+    from derivations.core import derivation_caches_restored
     from numerics.claims import base
 
     monkeypatch.setattr(base, "_CERTIFIED", {})
-    clear_derivations()
-    yield
-    monkeypatch.undo()
-    clear_derivations()
+    with derivation_caches_restored():
+        yield
+        monkeypatch.undo()
 
 
-def test_a_memo_key_without_the_active_mutants_fails_the_ratchet(monkeypatch, derivation_caches_restored):
+def test_a_memo_key_without_the_active_mutants_fails_the_ratchet(monkeypatch, no_entry_left_behind):
     """The derivations' cache key loses the active mutants (``derivation`` keys by
     ``active_mutants()``): a mutated run gets the true derivation's values from the cache, so the
     rows no longer follow the output steps nor reject the structural mutants."""
