@@ -335,6 +335,24 @@ def unmutated():
         _ACTIVE.reset(token)
 
 
+#: the cache of every builder made by :func:`derivation` (:func:`derivation_caches_restored`)
+_CACHES: list[dict] = []
+
+
+@contextmanager
+def derivation_caches_restored():
+    """Run the enclosed code, then forget every build of :func:`derivation` it cached (the ones
+    cached before stay): a test that tampers with the cache keys leaves no entry behind."""
+    before = [set(cache) for cache in _CACHES]
+    try:
+        yield
+    finally:
+        for i, cache in enumerate(_CACHES):
+            kept = before[i] if i < len(before) else set()
+            for key in [k for k in cache if k not in kept]:
+                del cache[key]
+
+
 def derivation(fn=None, *, maxsize: int = 64):
     """Cache a derivation builder per (arguments, active mutants).
 
@@ -345,6 +363,7 @@ def derivation(fn=None, *, maxsize: int = 64):
     just does not rebuild them."""
     def wrap(f):
         cache: dict = {}
+        _CACHES.append(cache)
 
         @functools.wraps(f)
         def inner(*args, **kwargs):

@@ -102,6 +102,30 @@ def quick_evidence():
     return of
 
 
+_POWER: SharedMemo | None = None
+
+
+@pytest.fixture(scope="session")
+def quick_power(quick_evidence):
+    """``quick_power(claim)``: the claim's mutation power at quick size
+    (``numerics.claims.power.power``, on the session's ``quick_evidence``), computed once per
+    test session by whichever process asks first and read from its file by the others: the
+    mutation catalogue and the power ratchet judge the same runs."""
+    from numerics.claims.base import Settings
+    from numerics.claims.power import power
+
+    global _POWER
+    if _POWER is None:
+        _POWER = SharedMemo(Path(SESSION["shared"]) / "power")
+
+    def of(claim):
+        if claim.id not in _POWER:
+            _POWER[claim.id] = power(claim, Settings(mode="quick"), evidence=quick_evidence(claim))
+        return _POWER[claim.id]
+
+    return of
+
+
 _FIGURES: SharedMemo | None = None
 
 
@@ -165,7 +189,7 @@ def _shared_locks_released():
     yield
     from numerics.claims import base
 
-    for memo in (base._MEMO, _EVIDENCE, _FIGURES):
+    for memo in (base._MEMO, _EVIDENCE, _POWER, _FIGURES):
         if isinstance(memo, SharedMemo):
             memo.release_all()
 

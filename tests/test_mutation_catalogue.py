@@ -2,7 +2,8 @@
 scaling of its theory values applied at the derivation's output steps (so that every allowance
 is recomputed as the claim computes it).  The experiment is collected once per claim (the
 claims' memo); only the theory is recomputed under each mutant.  The unmutated evidence is
-the session's (``quick_evidence``: the one test_claims_catalogue.py judges)."""
+the session's (``quick_evidence``: the one test_claims_catalogue.py judges), and so is the
+power run (``quick_power``: the one the power ratchet, tests/test_power_ratchet.py, reads)."""
 import pytest
 
 from derivations.core import all_mutants
@@ -24,8 +25,8 @@ def test_claim_declares_mutants_and_outputs(claim):
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
-def test_every_mutant_is_killed(claim, quick_evidence):
-    p = power(claim, SETTINGS, evidence=quick_evidence(claim))
+def test_every_mutant_is_killed(claim, quick_power):
+    p = quick_power(claim)
     assert not p.error, f"{claim.id}: {p.error}"
     alive = [(m.name, m.how) for m in p.mutants if not m.killed]
     assert not alive, f"{claim.id}: mutants survived {alive}"

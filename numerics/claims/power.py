@@ -27,7 +27,7 @@ class Power:
     mutants: list[MutantOutcome]
     scaled: dict  # {"+0.05": killed, "-0.05": killed}
     scale_exact: bool  # the output scaling scaled every non-zero theory value as declared
-    detectable: list  # per row: the smallest relative theory error it detects (both signs)
+    detectable: list  # per row: what it detects (``detectable``: relative, through_outputs, ...)
     #: non-empty: the claim itself could not be run (as ``Verdict.error``); nothing was killed
     error: str = ""
 
@@ -65,15 +65,62 @@ def _run_mutated(claim: "Claim", settings: Settings, mutants) -> tuple[bool, str
     return (not v.passed), ("verdict failed" if not v.passed else "survived"), ev
 
 
-def detectable(evidence: Evidence) -> list:
-    """Per row, the smallest relative change of its theory value that the row rejects in both
-    directions: (tolerance + |mean - theory|) / |theory| (None for a zero theory value)."""
+def detectable(evidence: Evidence, sensitivity: list | None = None, rejects: list | None = None) -> list:
+    """What each row of ``evidence`` can detect, one dict per row (``docs/claims.md``, "Power of
+    each row"):
+
+    ``label``;
+    ``relative``: the smallest relative change of its theory value that the row rejects in both
+    directions, (tolerance + |mean - theory|) / |theory| (None for a zero theory value);
+    ``sensitivity``: how the row's theory follows the claim's output steps,
+    |theory(1 + delta) - theory(1 - delta)| / (2 delta |theory|) from :func:`power`'s two scaled
+    runs (1 when it follows them exactly; 0 when it does not move; None if unmeasured or zero);
+    ``through_outputs``: ``relative / sensitivity``, the smallest relative change *of the
+    output steps* the row rejects (infinite for a row that does not follow them);
+    ``allowance``: the allowance over |theory| (the absolute allowance for a zero theory value);
+    ``tolerance``: z * se + allowance, absolute;
+    ``absolute``: the smallest absolute change of the theory value the row rejects in both
+    directions, tolerance + |mean - theory| (what a zero theory value is recorded by);
+    ``rejects``: ``{mutant: ratio}``, the structural mutants this row rejects on its own, each
+    with its |mean - theory| under the mutant over its tolerance (> 1; infinite for a zero
+    tolerance).
+
+    ``sensitivity`` and ``rejects`` are per-row lists from a :func:`power` run (or None)."""
     zc = z_critical(len(evidence.comparisons))
     out = []
-    for c in evidence.comparisons:
+    for i, c in enumerate(evidence.comparisons):
         tol = zc * c.se + c.allowance
         rel = (tol + abs(c.mean - c.theory)) / abs(c.theory) if c.theory else None
-        out.append({"label": c.label, "relative": rel})
+        s = sensitivity[i] if sensitivity is not None and c.theory else None
+        through = None if rel is None or s is None else (rel / s if s > 0 else math.inf)
+        out.append({"label": c.label, "relative": rel, "sensitivity": s, "through_outputs": through,
+                    "allowance": c.allowance / abs(c.theory) if c.theory else c.allowance,
+                    "tolerance": tol, "absolute": tol + abs(c.mean - c.theory),
+                    "rejects": dict(rejects[i]) if rejects is not None else {}})
+    return out
+
+
+def _sensitivity(base: Evidence, plus: Evidence | None, minus: Evidence | None, delta: float) -> list:
+    """Per row, |theory(+delta) - theory(-delta)| / (2 delta |theory|): 0 for every row when a
+    scaled run gave no rows or other rows (nothing shows that the row follows its outputs)."""
+    n = len(base.comparisons)
+    if plus is None or minus is None or len(plus.comparisons) != n or len(minus.comparisons) != n:
+        return [0.0] * n
+    return [abs(p.theory - m.theory) / (2 * delta * abs(c.theory)) if c.theory else None
+            for c, p, m in zip(base.comparisons, plus.comparisons, minus.comparisons)]
+
+
+def _rejections(base: Evidence, runs: list, claim) -> list:
+    """Per row of ``base``, ``{mutant: |mean - theory| / tolerance}`` of the mutants whose run
+    (``(name, evidence)``, rows aligned with ``base``) the row rejects."""
+    out = [{} for _ in base.comparisons]
+    for name, ev in runs:
+        if ev is None or len(ev.comparisons) != len(base.comparisons):
+            continue
+        for i, r in enumerate(judge(ev, 0.0, claim).rows):
+            if not r.passed:
+                diff = abs(r.mean - r.mutated_theory)
+                out[i][name] = diff / r.tolerance if r.tolerance > 0 else math.inf
     return out
 
 
@@ -98,21 +145,25 @@ def power(claim: "Claim", settings: Settings, delta: float = 0.05,
     if base.error:
         return Power(claim.id, [], {}, False, [], error=base.error)
     table = all_mutants()
-    outcomes = []
+    outcomes, runs = [], []
     for name in claim.mutants:
         m = table[name]
-        killed, how, _ = _run_mutated(claim, settings, (m,))
-        outcomes.append(MutantOutcome(name, m.description, killed and not how.startswith("not applied"),
-                                      how, not how.startswith("not applied")))
-    scaled_out, exact = {}, True
+        killed, how, ev = _run_mutated(claim, settings, (m,))
+        applied = not how.startswith("not applied")
+        outcomes.append(MutantOutcome(name, m.description, killed and applied, how, applied))
+        runs.append((name, ev if applied else None))
+    scaled_out, scaled_ev, exact = {}, {}, True
     for sign in (+1, -1):
         f = 1.0 + sign * delta
         killed, how, ev = _run_mutated(claim, settings, tuple(scaled(s, f) for s in claim.outputs))
         scaled_out[f"{sign * delta:+g}"] = killed and ev is not None
+        scaled_ev[sign] = ev
         if ev is None or len(ev.comparisons) != len(base.comparisons):
             exact = False
             continue
         for c0, c1 in zip(base.comparisons, ev.comparisons):
             if c0.theory and not math.isclose(c1.theory, f * c0.theory, rel_tol=1e-6, abs_tol=0.0):
                 exact = False
-    return Power(claim.id, outcomes, scaled_out, exact and bool(claim.outputs), detectable(base))
+    rows = detectable(base, _sensitivity(base, scaled_ev[+1], scaled_ev[-1], delta),
+                      _rejections(base, runs, claim))
+    return Power(claim.id, outcomes, scaled_out, exact and bool(claim.outputs), rows)

@@ -20,7 +20,8 @@ from numerics.claims.base import CODE_ERRORS, SIDES, Evidence, Settings, raised_
 from numerics.core import cache
 
 
-def _built_in(claim) -> bool:
+def built_in(claim) -> bool:
+    """A claim of the project (not of a plugin or a `--claims` file)."""
     module = getattr(claim, "module", None) or getattr(getattr(claim, "experiment", None), "__module__", "") or ""
     return module.split(".")[0] in cache.PROJECT_PACKAGES
 
@@ -35,7 +36,7 @@ def error_text(claim_id: str, exc: BaseException, claim=None) -> tuple[str, str]
     if len(what) > 400:
         what = what[:399] + "…"
     side = raised_in(exc)
-    if isinstance(exc, CODE_ERRORS) and claim is not None and _built_in(claim):
+    if isinstance(exc, CODE_ERRORS) and claim is not None and built_in(claim):
         where = "claim code" if side == "claim" else side
         return f"internal error in the {where} of {claim_id}: {what} (a defect of attncheck; please report it)", side
     return f"{SIDES[side].format(id=claim_id)}: {what}", side

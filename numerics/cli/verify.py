@@ -79,6 +79,10 @@ def _row_text(r) -> str:
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5 % scaling "
                    "of its outputs; exit 0 iff every one is killed")
+@click.option("--record-ratchet", is_flag=True,
+              help="with --power: record what each row of each built-in claim detects as the power "
+                   "ratchet (numerics/claims/power_ratchet.json, quick size, default seed) and print "
+                   "what changed, row by row")
 @click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=None,
               help="claims run in a pool of this many processes (same records for any N)  "
                    "[default: one per CPU when two or more claims are computed]")
@@ -91,8 +95,8 @@ def _row_text(r) -> str:
                    "support it: A.thm3.*; `attncheck eval ID --help` lists the parameters)")
 @_limits
 @_claims_files
-def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, scheduler, no_cache, verbose,
-           params):
+def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratchet, workers, scheduler, no_cache,
+           verbose, params):
     """Run claims; exit 0 iff all pass (with --mutate: iff all are rejected; with --power: iff
     every structural mutant and the ±5 % output scaling of every claim is rejected).
     Defaults: every claim, quick sizes, seed 20260429, one worker per CPU, the verdict cache
@@ -102,11 +106,14 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
     attncheck verify --quick
     attncheck verify A.thm3 -v
     attncheck verify A.thm3.q2_cosine --param alpha0=3 --param L=6
-    attncheck verify B --power"""
+    attncheck verify B --power
+    attncheck verify C.reference --power --record-ratchet"""
     with requested():
         Q.mutate(mutate, Q.option_name)
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
+    if record_ratchet:
+        _ratchet_request(show_power, full, seed, dps, params)
     with requested():
         settings = Q.settings(_mode(quick, full), seed, dps)
         if params:  # a parameter point of the user's: only claims whose experiment takes one
@@ -115,7 +122,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, workers, sc
         if settings.dps != Q.DPS.default:
             Q.claims_dps(_select(ids), settings.dps, Q.option_name)
     if show_power:
-        sys.exit(_power(_select(ids), settings, as_json))
+        sys.exit(_power(_select(ids), settings, as_json, verbose, record=record_ratchet))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
         chosen = registry.stubs(ids) if not no_cache else _select(ids)
     except KeyError as e:
@@ -184,15 +191,44 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
     return ok_all
 
 
-def _power(chosen, settings, as_json) -> int:
-    from numerics.claims.power import power
+def _ratchet_request(show_power, full, seed, dps, params) -> None:
+    """``--record-ratchet`` records at quick size, the default seed and dps, with ``--power``."""
+    from numerics.claims.ratchet import SETTINGS
 
-    ok_all = True
+    if not show_power:
+        _fail("--record-ratchet records what --power computes: give --power too")
+    for given, option in ((full, "--full"), (seed != SETTINGS.seed, "--seed"), (dps != SETTINGS.dps, "--dps"),
+                          (params, "--param")):
+        if given:
+            _fail(f"--record-ratchet records at quick size, seed {SETTINGS.seed} and dps {SETTINGS.dps}: "
+                  f"drop {option}")
+
+
+def _power(chosen, settings, as_json, verbose=False, record=False) -> int:
+    """``verify --power``: each claim's mutants and ±5 % scaling; at the ratchet's settings each
+    built-in claim's rows against the power ratchet (``record``: written to it)."""
+    from numerics.claims import ratchet
+    from numerics.claims.power import power
+    from numerics.claims.runner import built_in
+
+    if record:
+        plugins = [c.id for c in chosen if not built_in(c)]
+        if plugins:
+            _fail(f"--record-ratchet records the built-in claims only, not {', '.join(plugins)}")
+    # the rows are compared with the record where it was made (and is there: a clone)
+    compared = settings == ratchet.SETTINGS and (record or ratchet.RECORD.exists())
+    recorded = ratchet.load()["claims"] if compared and ratchet.RECORD.exists() else {}
+    ok_all, computed = True, {}
     for claim in chosen:
         p = power(claim, settings)
         ok_all &= p.all_killed and p.scale_exact
+        change = None
+        if compared and built_in(claim) and not p.error:
+            computed[claim.id] = p
+            change = ratchet.compare(recorded.get(claim.id), p)
         if as_json:
-            click.echo(_dumps(p.to_json()))
+            extra = {"ratchet": {"worse": change.worse, "better": change.better}} if change else {}
+            click.echo(_dumps({**p.to_json(), **extra}))
             continue
         if p.error:
             click.echo(f"ERROR    {claim.id:34s} {p.error}")
@@ -206,12 +242,35 @@ def _power(chosen, settings, as_json) -> int:
         rel = sorted((d["relative"], d["label"]) for d in p.detectable if d["relative"] is not None)
         if rel:
             click.echo(f"    smallest relative theory error each row detects: {rel[0][0]:.2g} "
-                       f"({rel[0][1]}) to {rel[-1][0]:.2g} ({rel[-1][1]}); every row with --json")
+                       f"({rel[0][1]}) to {rel[-1][0]:.2g} ({rel[-1][1]}); every row with -v or --json")
+        if verbose:
+            for d in p.detectable:
+                click.echo("    " + _row_power_text(d))
         if not p.scale_exact:
             click.echo("    DEFECT: scaling the declared output steps did not scale the theory values")
+        if change is not None and not record:
+            for line in change.worse:
+                click.echo(f"    RATCHET worse than recorded: {line}")
+    if record:
+        lines = ratchet.record(computed, [c.id for c in registry.claims().values() if built_in(c)])
+        if not as_json:
+            click.echo(f"power ratchet: {ratchet.RECORD}")
+            for line in lines:
+                click.echo(f"    {line}")
     if not as_json:
         click.echo(f"{'every' if ok_all else 'NOT every'} mutant of {len(chosen)} claims killed ({settings.mode})")
     return 0 if ok_all else 1
+
+
+def _row_power_text(d) -> str:
+    """One row of ``detectable``: what it detects through the output steps, its allowance, and
+    how many mutants it rejects on its own."""
+    if d["relative"] is None:
+        what = f"theory 0: detects {d['absolute']:.2g} (absolute), allowance {d['allowance']:.2g}"
+    else:
+        what = (f"detects {d['through_outputs']:.2g} of its outputs (sensitivity {d['sensitivity']:.3g}), "
+                f"allowance {d['allowance']:.2g} of |theory|")
+    return f"{d['label'][:40]:40s} {what}, rejects {len(d['rejects'])} mutants alone"
 
 
 @main.group("cache", short_help="The verdict cache: where it is, clear it.")
