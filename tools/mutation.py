@@ -1,0 +1,282 @@
+"""Mutation testing of the machinery: mutmut over a named group of modules (docs/mutation.md).
+
+    python tools/mutation.py prepare                # make mutants/, record which tests reach what
+    python tools/mutation.py run core [--tier quick|full] [--max-children N]
+    python tools/mutation.py run claims --sample 300 --seed 1
+    python tools/mutation.py report core            # the score per module, survivors to triage
+    python tools/mutation.py show NAME               # the mutant's diff and the hash of its line
+
+Run from the repository root, in the venv of `pip install -e '.[test,mutation]'`. mutmut keeps
+every result under `mutants/` (git-ignored): a run that is stopped goes on where it was, and a
+run only takes up the mutants that have no result yet. Not part of the default suite or of CI.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+EQUIVALENTS = ROOT / "docs" / "mutation" / "equivalent.toml"
+#: what the quick tier left undecided for the full one: {mutant: exit code of its quick run}
+QUICK = MUTANTS / "attncheck-quick.json"
+#: the environment variable tests/conftest.py reads: the claim-running test modules are left out
+QUICK_ENV = "ATTNCHECK_MUTATION_QUICK"
+
+#: the groups of modules (paths relative to the root; a folder is every .py file under it)
+GROUPS = {
+    # the machinery run in full
+    "core": [
+        "numerics/core/arb.py", "numerics/core/arb_compile.py", "numerics/core/backends.py",
+        "numerics/core/cache.py", "numerics/core/cluster.py", "numerics/core/optimize.py",
+        "numerics/core/precision.py", "numerics/core/quadrature.py", "numerics/core/resources.py",
+        "numerics/core/results.py", "numerics/core/seeding.py", "numerics/core/special.py",
+        "numerics/core/stats.py", "numerics/core/tasks.py",
+    ],
+    "requests": ["numerics/requests.py"],
+    "sweep": ["numerics/sweep.py"],
+    "value": ["numerics/core/value.py", "numerics/core/params.py"],
+    "solve": ["numerics/core/solve"],
+    "memo": ["numerics/core/shared_memo.py"],
+    "claims-machinery": [
+        "numerics/claims/base.py", "numerics/claims/power.py", "numerics/claims/runner.py",
+        "numerics/explore.py", "numerics/registry.py", "numerics/theory/certify.py",
+    ],
+    # each paper's claim modules: a seeded sample (--sample), a mutant costs a claim run
+    "claims": ["numerics/claims/paper_a", "numerics/claims/paper_b", "numerics/claims/paper_c"],
+}
+
+#: mutmut's exit codes (mutmut.stats.status_by_exit_code) folded into the report's columns
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
+          36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout",
+          None: "not checked"}
+
+
+def _modules(names: list[str]) -> list[Path]:
+    paths = []
+    for name in names:
+        for entry in GROUPS.get(name, [name]):
+            p = ROOT / entry
+            if p.is_dir():
+                paths += sorted(q.relative_to(ROOT) for q in p.rglob("*.py"))
+            elif p.is_file():
+                paths.append(p.relative_to(ROOT))
+            else:
+                sys.exit(f"tools/mutation.py: {entry!r} is neither a group ({', '.join(GROUPS)}) "
+                         "nor a module of the repository")
+    return paths
+
+
+def _meta(module: Path) -> dict:
+    """mutmut's record of one module: ``{mutant name: exit code or None}``."""
+    f = MUTANTS / (str(module) + ".meta")
+    if not f.exists():
+        sys.exit(f"tools/mutation.py: no mutants of {module}: run `python tools/mutation.py "
+                 "prepare` first (and check [tool.mutmut] only_mutate in pyproject.toml)")
+    return json.loads(f.read_text())["exit_code_by_key"]
+
+
+def _env(quick: bool) -> dict:
+    env = dict(os.environ)
+    # no PYTHONPATH: mutmut puts mutants/ first on sys.path itself, and the tests run in mutants/,
+    # so a subprocess they start as `python -m numerics.cli` or `python -c` imports the mutated
+    # copy from its working directory (and inherits MUTANT_UNDER_TEST, the active mutant); a
+    # PYTHONPATH naming mutants/ leaves mutmut's record of which tests reach what empty
+    env.pop("PYTHONPATH", None)
+    env.pop(QUICK_ENV, None)
+    if quick:
+        env[QUICK_ENV] = "1"
+    return env
+
+
+def _load_quick() -> dict:
+    return json.loads(QUICK.read_text()) if QUICK.exists() else {}
+
+
+def _mutmut(args: list[str], quick: bool) -> int:
+    return subprocess.call([sys.executable, "-c", "from mutmut.__main__ import cli; cli()", *args],
+                           cwd=ROOT, env=_env(quick))
+
+
+def prepare(_args) -> int:
+    """Make the mutants and record which tests reach which function (the whole default suite,
+    one process): what `mutmut run` does before it tests a mutant."""
+    code = ("import sys\n"
+            "from mutmut.__main__ import (copy_src_dir, copy_also_copy_files, setup_source_paths,\n"
+            "    create_mutants, get_mutant_runner, collect_or_load_stats, CatchOutput)\n"
+            "import os; from pathlib import Path; os.makedirs('mutants', exist_ok=True)\n"
+            "copy_src_dir(); copy_also_copy_files(); setup_source_paths()\n"
+            "s = create_mutants(os.cpu_count() or 2)\n"
+            "print('mutants:', s.mutated, 'files mutated,', s.unmodified, 'unchanged')\n"
+            "collect_or_load_stats(get_mutant_runner(1), apply_config_invalidation=True)\n"
+            "print('stats recorded')\n")
+    return subprocess.call([sys.executable, "-c", code], cwd=ROOT, env=_env(False))
+
+
+def _select(modules: list[Path], tier: str, sample: int | None, seed: int) -> list[str]:
+    quick = _load_quick()
+    names = []
+    for m in modules:
+        for name, exit_code in _meta(m).items():
+            if tier == "full":
+                if name in quick and exit_code in (0, 5):  # survived without the claim runs
+                    names.append(name)
+            elif exit_code is None:
+                names.append(name)
+    if sample is not None:
+        everything = sorted(n for m in modules for n in _meta(m))
+        chosen = set(random.Random(seed).sample(everything, min(sample, len(everything))))
+        names = [n for n in names if n in chosen]
+    return sorted(names)
+
+
+def run(args) -> int:
+    modules = _modules(args.groups)
+    names = _select(modules, args.tier, args.sample, args.seed)
+    if not names:
+        print("nothing to run: every mutant of", ", ".join(args.groups), "has a result")
+        return report(args)
+    quick = args.tier == "quick"
+    print(f"{len(names)} mutants of {len(modules)} modules, tier {args.tier}", flush=True)
+    record = _load_quick()
+    status = 0
+    chunk = args.chunk
+    for i in range(0, len(names), chunk):  # chunks: each one's results are saved as it ends
+        part = names[i:i + chunk]
+        cmd = ["run", *part] + (["--max-children", str(args.max_children)] if args.max_children else [])
+        status = _mutmut(cmd, quick) or status
+        results = {n: c for m in modules for n, c in _meta(m).items()}
+        for n in part:
+            if quick and results.get(n) is not None:
+                record[n] = results[n]
+            elif not quick:
+                record.pop(n, None)
+        QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
+    report(args)
+    return status
+
+
+def _diff(name: str) -> str:
+    out = subprocess.run([sys.executable, "-c", "from mutmut.__main__ import cli; cli()", "show", name],
+                         cwd=ROOT, env=_env(False), capture_output=True, text=True)
+    return out.stdout
+
+
+def line_hash(diff: str) -> str:
+    """A short hash of a mutant's changed lines (the ``-``/``+`` lines of its diff, stripped):
+    an equivalence recorded for a mutant whose line has since changed is reported stale."""
+    lines = [l[1:].strip() for l in diff.splitlines()
+             if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:10]
+
+
+def _equivalents() -> dict:
+    return tomllib.loads(EQUIVALENTS.read_text()) if EQUIVALENTS.exists() else {}
+
+
+def show(args) -> int:
+    for name in args.names:
+        d = _diff(name)
+        print(d, end="")
+        print(f"line hash: {line_hash(d)}\n")
+    return 0
+
+
+def report(args) -> int:
+    modules = _modules(args.groups)
+    if args.sample is not None:
+        chosen = set(_select_all_sample(modules, args.sample, args.seed))
+    equivalent = _equivalents()
+    quick = _load_quick()
+    stale, untriaged = [], []
+    rows = []
+    total = {}
+    for m in modules:
+        counts = dict.fromkeys(["generated", "killed", "timeout", "survived", "equivalent",
+                                "no tests", "not checked", "quick only"], 0)
+        for name, exit_code in sorted(_meta(m).items()):
+            if args.sample is not None and name not in chosen:
+                continue
+            counts["generated"] += 1
+            status = STATUS.get(exit_code, "suspicious")
+            if name in equivalent and status in ("survived", "no tests"):
+                if args.check and line_hash(_diff(name)) != equivalent[name].get("line"):
+                    stale.append(name)
+                status = "equivalent"
+            elif status in ("survived", "no tests"):
+                untriaged.append((name, status))
+                if name in quick:
+                    counts["quick only"] += 1
+            counts[status] = counts.get(status, 0) + 1
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
+        rows.append((str(m), counts))
+    rows.append(("all", total))
+    print(f"{'module':44} {'gen':>5} {'kill':>5} {'tout':>4} {'surv':>5} {'equiv':>5} {'none':>5}"
+          f" {'todo':>5} {'score':>7}")
+    for module, c in rows:
+        judged = c["generated"] - c["equivalent"]
+        score = (c["killed"] + c["timeout"]) / judged if judged else float("nan")
+        print(f"{module:44} {c['generated']:5} {c['killed']:5} {c['timeout']:4} {c['survived']:5}"
+              f" {c['equivalent']:5} {c['no tests']:5} {c['not checked']:5} {100 * score:6.1f}%")
+    if args.sample is not None and total["generated"]:
+        k, n = total["killed"] + total["timeout"], total["generated"] - total["equivalent"]
+        lo, hi = _wilson(k, n)
+        print(f"sampled score {100 * k / n:.1f} % (95 % interval {100 * lo:.1f}-{100 * hi:.1f} %)")
+    if untriaged:
+        print(f"\n{len(untriaged)} survivors not recorded as equivalent"
+              f" ({sum(1 for n, _ in untriaged if n in quick)} not yet run with the claim runs):")
+        for name, status in untriaged:
+            print(f"  {name}  [{status}{', quick tier' if name in quick else ''}]")
+    if stale:
+        print(f"\n{len(stale)} stale equivalents (the mutated line changed): {', '.join(stale)}")
+        return 1
+    return 0
+
+
+def _select_all_sample(modules, sample, seed):
+    everything = sorted(n for m in modules for n in _meta(m))
+    return random.Random(seed).sample(everything, min(sample, len(everything)))
+
+
+def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="tools/mutation.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare", help="make mutants/ and record which tests reach which function")
+    for name in ("run", "report"):
+        p = sub.add_parser(name)
+        p.add_argument("groups", nargs="+", help=f"groups ({', '.join(GROUPS)}) or module paths")
+        p.add_argument("--sample", type=int, help="a seeded random sample of this many mutants")
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--check", action="store_true",
+                       help="check that each recorded equivalent still has its line")
+        if name == "run":
+            p.add_argument("--tier", choices=["quick", "full"], default="quick",
+                           help="quick: without the claim-running test modules; full: the "
+                                "quick tier's survivors with every test that reaches them")
+            p.add_argument("--max-children", type=int, help="processes (default: one per CPU)")
+            p.add_argument("--chunk", type=int, default=400, help="mutants per mutmut call")
+    p = sub.add_parser("show")
+    p.add_argument("names", nargs="+")
+    args = ap.parse_args(argv)
+    return {"prepare": prepare, "run": run, "report": report, "show": show}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
