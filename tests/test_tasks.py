@@ -68,3 +68,107 @@ def test_a_pool_left_by_an_exception_terminates_its_workers_at_once():
     while any(p.is_alive() for p in procs) and time.monotonic() - t0 < 10:
         time.sleep(0.02)
     assert time.monotonic() - t0 < 10 and not any(p.is_alive() for p in procs)
+
+
+def _worker_view(_):
+    import os
+
+    from threadpoolctl import threadpool_info
+
+    return os.getpid(), os.environ.get("ATTNCHECK_TRIAL_WORKERS"), max(
+        [i["num_threads"] for i in threadpool_info()] or [1])
+
+
+def test_trial_workers_are_granted_inside_the_block_only():
+    import os
+
+    os.environ.pop("ATTNCHECK_TRIAL_WORKERS", None)
+    with trial_workers(3.0):
+        assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "3"
+        with trial_workers(2):
+            assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "2"
+        assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "3"  # the outer grant is restored
+    assert "ATTNCHECK_TRIAL_WORKERS" not in os.environ
+
+
+def test_map_tasks_uses_a_pool_only_when_workers_and_tasks_are_more_than_one():
+    import os
+
+    me = os.getpid()
+    assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]  # no grant
+    with trial_workers(2):
+        assert [r[0] for r in map_tasks(_worker_view, [0], "x")] == [me]  # one task: here
+        seen = []
+        with reporting(lambda *a: seen.append(a)):
+            out = map_tasks(_worker_view, [0, 1, 2], "pool")
+    assert all(pid != me for pid, _, _ in out)
+    # in a worker the tasks run serially, on one BLAS thread
+    assert all(env == "1" and threads == 1 for _, env, threads in out)
+    assert sorted(seen) == [("pool", 1, 3), ("pool", 2, 3), ("pool", 3, 3)]
+    with trial_workers(1):
+        assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]
+
+
+def _stubborn(ready):
+    import signal
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ready.set()
+    time.sleep(600)
+
+
+def _sleeper(ready):
+    import time
+
+    ready.set()
+    time.sleep(600)
+
+
+def test_terminate_kills_what_ignores_sigterm_after_the_grace():
+    import multiprocessing
+    import signal
+
+    from numerics.core.tasks import _terminate, kill_children
+
+    ctx = multiprocessing.get_context("spawn")
+    ready = [ctx.Event(), ctx.Event()]
+    stubborn, polite = ctx.Process(target=_stubborn, args=(ready[0],)), ctx.Process(target=_sleeper, args=(ready[1],))
+    stubborn.start()
+    polite.start()
+    assert all(r.wait(120) for r in ready)  # both have installed their handlers
+    _terminate([stubborn, polite], grace=0.3)
+    assert not stubborn.is_alive() and stubborn.exitcode == -signal.SIGKILL
+    assert not polite.is_alive() and polite.exitcode == -signal.SIGTERM
+    left = ctx.Process(target=_sleeper, args=(ctx.Event(),))
+    left.start()
+    kill_children(grace=0.5)
+    assert not left.is_alive() and left.exitcode == -signal.SIGTERM
+
+
+def test_an_interrupt_inside_interruptible_stops_first_then_raises():
+    import os
+    import signal
+    import threading
+
+    import pytest
+
+    from numerics.core.tasks import interruptible
+
+    stopped = []
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        with interruptible(lambda: stopped.append(1)):
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before the next bytecode
+    assert stopped == [1]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    seen = []
+
+    def elsewhere():
+        with interruptible(lambda: None):
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join()
+    assert seen == [before[0]]  # outside the main thread nothing changes
