@@ -73,14 +73,16 @@ SKIP_CLAIM_RUNS = "ATTNCHECK_MUTATION_QUICK"
 
 
 def pytest_collection_modifyitems(config, items):
+    # mutmut's clean run (no mutant: ""), its forced failure and the mutants; never its record
+    # of which tests reach what ("stats") nor its list of the tests
+    if os.environ.get(SKIP_CLAIM_RUNS) and (MUTANT in ("", "fail") or "__mutmut_" in MUTANT):
+        skipped = [item for item in items if item.path.name in FIRST]
+        if skipped:
+            items[:] = [item for item in items if item.path.name not in FIRST]
+            config.hook.pytest_deselected(items=skipped)
     if "__mutmut_" in MUTANT:
         # mutmut gives the tests that reach the mutant fastest first and stops at the first
         # failure: that order is kept, so a killed mutant costs its quickest killing test
-        if os.environ.get(SKIP_CLAIM_RUNS):
-            skipped = [item for item in items if item.path.name in FIRST]
-            if skipped:
-                items[:] = [item for item in items if item.path.name not in FIRST]
-                config.hook.pytest_deselected(items=skipped)
         return
     rank = {name: i for i, name in enumerate(FIRST)}
     items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable

@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENTS = ROOT / "docs" / "mutation" / "equivalent.toml"
-#: what the quick tier left undecided for the full one: {mutant: exit code of its quick run}
+#: the mutants run in the quick tier and not since in the full one: a survivor of these is
+#: taken up by `run --tier full`
 QUICK = MUTANTS / "attncheck-quick.json"
 #: the environment variable tests/conftest.py reads: the claim-running test modules are left out
 QUICK_ENV = "ATTNCHECK_MUTATION_QUICK"
@@ -90,6 +91,9 @@ def _env(quick: bool) -> dict:
     # copy from its working directory (and inherits MUTANT_UNDER_TEST, the active mutant); a
     # PYTHONPATH naming mutants/ leaves mutmut's record of which tests reach what empty
     env.pop("PYTHONPATH", None)
+    # the mutated modules are ten times the size of the originals: compiled once and kept, or
+    # every mutant's process spends seconds compiling them again
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop(QUICK_ENV, None)
     if quick:
         env[QUICK_ENV] = "1"
@@ -100,24 +104,35 @@ def _load_quick() -> dict:
     return json.loads(QUICK.read_text()) if QUICK.exists() else {}
 
 
+def _compile() -> None:
+    """Byte-compile mutants/ (what changed since the last call) before mutmut forks from it."""
+    subprocess.call([sys.executable, "-m", "compileall", "-q", "-j", "0", "mutants"], cwd=ROOT,
+                    env=_env(False), stdout=subprocess.DEVNULL)
+
+
 def _mutmut(args: list[str], quick: bool) -> int:
+    _compile()
     return subprocess.call([sys.executable, "-c", "from mutmut.__main__ import cli; cli()", *args],
                            cwd=ROOT, env=_env(quick))
 
 
 def prepare(_args) -> int:
     """Make the mutants and record which tests reach which function (the whole default suite,
-    one process): what `mutmut run` does before it tests a mutant."""
-    code = ("import sys\n"
-            "from mutmut.__main__ import (copy_src_dir, copy_also_copy_files, setup_source_paths,\n"
-            "    create_mutants, get_mutant_runner, collect_or_load_stats, CatchOutput)\n"
-            "import os; from pathlib import Path; os.makedirs('mutants', exist_ok=True)\n"
-            "copy_src_dir(); copy_also_copy_files(); setup_source_paths()\n"
-            "s = create_mutants(os.cpu_count() or 2)\n"
-            "print('mutants:', s.mutated, 'files mutated,', s.unmodified, 'unchanged')\n"
-            "collect_or_load_stats(get_mutant_runner(1), apply_config_invalidation=True)\n"
-            "print('stats recorded')\n")
-    return subprocess.call([sys.executable, "-c", code], cwd=ROOT, env=_env(False))
+    one process): what `mutmut run` does before it tests a mutant (mutmut's own functions)."""
+    head = ("import os\n"
+            "from mutmut.__main__ import copy_src_dir, copy_also_copy_files, setup_source_paths, "
+            "create_mutants, get_mutant_runner, collect_or_load_stats\n"
+            "os.makedirs('mutants', exist_ok=True)\n"
+            "copy_src_dir(); copy_also_copy_files(); setup_source_paths()\n")
+    gen = head + ("s = create_mutants(os.cpu_count() or 2)\n"
+                  "print('mutants:', s.mutated, 'files mutated,', s.unmodified, 'unchanged')\n")
+    stats = head + ("collect_or_load_stats(get_mutant_runner(1), apply_config_invalidation=True)\n"
+                    "print('which tests reach which function: recorded')\n")
+    status = subprocess.call([sys.executable, "-c", gen], cwd=ROOT, env=_env(False))
+    if status:
+        return status
+    _compile()
+    return subprocess.call([sys.executable, "-c", stats], cwd=ROOT, env=_env(False))
 
 
 def _select(modules: list[Path], tier: str, sample: int | None, seed: int) -> list[str]:
@@ -145,18 +160,19 @@ def run(args) -> int:
         return report(args)
     quick = args.tier == "quick"
     print(f"{len(names)} mutants of {len(modules)} modules, tier {args.tier}", flush=True)
+    # one mutmut call: each call first runs every test that reaches the named mutants on the
+    # unmutated code (its clean run, one process), so the mutants are not split into calls.
+    # mutmut saves each mutant's result as it ends: a stopped run goes on from there.
     record = _load_quick()
-    status = 0
-    chunk = args.chunk
-    for i in range(0, len(names), chunk):  # chunks: each one's results are saved as it ends
-        part = names[i:i + chunk]
-        cmd = ["run", *part] + (["--max-children", str(args.max_children)] if args.max_children else [])
-        status = _mutmut(cmd, quick) or status
+    if quick:  # noted before the run: a survivor of these is not yet judged by the claim runs
+        record.update(dict.fromkeys(names, "quick"))
+        QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
+    cmd = ["run", *names] + (["--max-children", str(args.max_children)] if args.max_children else [])
+    status = _mutmut(cmd, quick)
+    if not quick:
         results = {n: c for m in modules for n, c in _meta(m).items()}
-        for n in part:
-            if quick and results.get(n) is not None:
-                record[n] = results[n]
-            elif not quick:
+        for n in names:
+            if results.get(n) is not None:
                 record.pop(n, None)
         QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
     report(args)
@@ -271,7 +287,6 @@ def main(argv=None) -> int:
                            help="quick: without the claim-running test modules; full: the "
                                 "quick tier's survivors with every test that reaches them")
             p.add_argument("--max-children", type=int, help="processes (default: one per CPU)")
-            p.add_argument("--chunk", type=int, default=400, help="mutants per mutmut call")
     p = sub.add_parser("show")
     p.add_argument("names", nargs="+")
     args = ap.parse_args(argv)
