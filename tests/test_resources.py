@@ -3,7 +3,6 @@ the options, the Python API, and the step-4 equations in row blocks (the same so
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -17,18 +16,17 @@ OOM = ["solve", "sparse-token", "--model", "attention", "--param", "log2_points=
 
 
 def _cli(*args):
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "numerics.cli", *args], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "ATTNCHECK_MAX_MEMORY": "", "ATTNCHECK_MAX_TIME": ""})
-    return out, time.perf_counter() - t0
+    return subprocess.run([sys.executable, "-m", "numerics.cli", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "ATTNCHECK_MAX_MEMORY": "", "ATTNCHECK_MAX_TIME": ""})
 
 
 def test_the_largest_qmc_solve_is_refused_at_once():
-    out, wall = _cli(*OOM)
+    # refused before anything is computed (about 0.2 s on an idle machine: the start-up
+    # benchmark `start.cheap` measures it; a test asserts no time)
+    out = _cli(*OOM)
     assert out.returncode == 2 and out.stdout == ""
     line = out.stderr.strip()
     assert "\n" not in line and line.startswith("error: ") and "log2_points" in line and "limit" in line
-    assert wall < 5  # about 0.2 s on an idle machine: no SymPy, nothing computed
     res = CliRunner().invoke(main, ["--max-memory", "1G", *OOM])  # the option's refusal: in process
     assert res.exit_code == 2 and res.stdout == "" and "memory" in res.stderr and "1 GiB" in res.stderr
 
@@ -112,12 +110,10 @@ def test_every_command_honours_a_memory_limit_below_its_interpreter(name):
     args = COMMANDS[name]
     runs = [["--max-memory", "1K", *args]] + ([[*args, "--max-memory", "1K"]] if name in WITH_OPTIONS else [])
     for argv in runs:
-        t0 = time.perf_counter()
         res = CliRunner().invoke(main, argv)
         assert res.exit_code == 2, (argv, res.output)
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: --max-memory") and "1 KiB" in lines[0], lines
-        assert time.perf_counter() - t0 < 5
     assert resources.limits().memory_source == resources.DEFAULT_MEMORY_SOURCE  # not outliving the call
 
 
