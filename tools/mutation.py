@@ -110,10 +110,16 @@ def _compile() -> None:
                     env=_env(False), stdout=subprocess.DEVNULL)
 
 
-def _mutmut(args: list[str], quick: bool) -> int:
+def _mutmut(args: list[str], quick: bool, clean_run: bool = True) -> int:
     _compile()
-    return subprocess.call([sys.executable, "-c", "from mutmut.__main__ import cli; cli()", *args],
-                           cwd=ROOT, env=_env(quick))
+    code = "from mutmut.__main__ import cli\n"
+    if not clean_run:
+        # mutmut first runs the mutants' tests on the unmutated code (one process); right after
+        # `prepare`, whose record of the whole suite ran every test unmutated and required it to
+        # pass, that run repeats it (minutes): `--no-clean-run` leaves it out
+        code += ("from mutmut.workers.isolation import ForkServerRunner\n"
+                 "ForkServerRunner.run_clean_tests = lambda self, tests: 0\n")
+    return subprocess.call([sys.executable, "-c", code + "cli()", *args], cwd=ROOT, env=_env(quick))
 
 
 def prepare(_args) -> int:
@@ -140,11 +146,10 @@ def _select(modules: list[Path], tier: str, sample: int | None, seed: int) -> li
     names = []
     for m in modules:
         for name, exit_code in _meta(m).items():
-            if tier == "full":
-                if name in quick and exit_code in (0, 5):  # survived without the claim runs
-                    names.append(name)
-            elif exit_code is None:
+            if exit_code is None:
                 names.append(name)
+            elif tier == "full" and name in quick and exit_code in (0, 5):
+                names.append(name)  # survived without the claim runs, or reached by them alone
     if sample is not None:
         everything = sorted(n for m in modules for n in _meta(m))
         chosen = set(random.Random(seed).sample(everything, min(sample, len(everything))))
@@ -168,7 +173,7 @@ def run(args) -> int:
         record.update(dict.fromkeys(names, "quick"))
         QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
     cmd = ["run", *names] + (["--max-children", str(args.max_children)] if args.max_children else [])
-    status = _mutmut(cmd, quick)
+    status = _mutmut(cmd, quick, clean_run=args.clean_run)
     if not quick:
         results = {n: c for m in modules for n, c in _meta(m).items()}
         for n in names:
@@ -284,9 +289,13 @@ def main(argv=None) -> int:
                        help="check that each recorded equivalent still has its line")
         if name == "run":
             p.add_argument("--tier", choices=["quick", "full"], default="quick",
-                           help="quick: without the claim-running test modules; full: the "
-                                "quick tier's survivors with every test that reaches them")
+                           help="quick: the mutants without a result, without the claim-running "
+                                "test modules; full: those and the quick tier's survivors, with "
+                                "every test that reaches them")
             p.add_argument("--max-children", type=int, help="processes (default: one per CPU)")
+            p.add_argument("--no-clean-run", dest="clean_run", action="store_false",
+                           help="skip mutmut's run of the tests on the unmutated code (right after "
+                                "`prepare` only: it has just run them all)")
     p = sub.add_parser("show")
     p.add_argument("names", nargs="+")
     args = ap.parse_args(argv)
