@@ -68,18 +68,19 @@ FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_p
 #: the mutant a mutation run (``python tools/mutation.py``, docs/mutation.md) has this process
 #: test: each mutant is a fresh process that imports this file (and makes its own folders)
 MUTANT = os.environ.get("MUTANT_UNDER_TEST", "")
-#: set by ``tools/mutation.py --tier quick``: a mutant is first run without the modules of FIRST
-SKIP_CLAIM_RUNS = "ATTNCHECK_MUTATION_QUICK"
+#: the tests that failed in the mutation run's record of which test reaches what (run on the
+#: unmutated code; written by ``tools/mutation.py prepare`` in mutants/): never a mutant's judge
+STATS_FAILURES = "attncheck-stats-failures.txt"
 
 
 def pytest_collection_modifyitems(config, items):
-    # mutmut's clean run (no mutant: ""), its forced failure and the mutants; never its record
-    # of which tests reach what ("stats") nor its list of the tests
-    if os.environ.get(SKIP_CLAIM_RUNS) and (MUTANT in ("", "fail") or "__mutmut_" in MUTANT):
-        skipped = [item for item in items if item.path.name in FIRST]
-        if skipped:
-            items[:] = [item for item in items if item.path.name not in FIRST]
-            config.hook.pytest_deselected(items=skipped)
+    if "__mutmut_" in MUTANT or ("MUTANT_UNDER_TEST" in os.environ and MUTANT == ""):  # or its clean run
+        failures = Path(STATS_FAILURES)
+        failed = set(failures.read_text().split()) if failures.exists() else set()
+        dropped = [item for item in items if item.nodeid in failed]
+        if dropped:
+            items[:] = [item for item in items if item.nodeid not in failed]
+            config.hook.pytest_deselected(items=dropped)
     if "__mutmut_" in MUTANT:
         # mutmut gives the tests that reach the mutant fastest first and stops at the first
         # failure: that order is kept, so a killed mutant costs its quickest killing test

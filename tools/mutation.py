@@ -1,8 +1,8 @@
 """Mutation testing of the machinery: mutmut over a named group of modules (docs/mutation.md).
 
     python tools/mutation.py prepare                # make mutants/, record which tests reach what
-    python tools/mutation.py run core [--tier quick|full] [--max-children N]
-    python tools/mutation.py run claims --sample 300 --seed 1
+    python tools/mutation.py run core requests sweep [--max-children N]
+    python tools/mutation.py run claims --sample 300 --seed 1   # (selection: docs/mutation.md)
     python tools/mutation.py report core            # the score per module, survivors to triage
     python tools/mutation.py show NAME               # the mutant's diff and the hash of its line
 
@@ -25,11 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENTS = ROOT / "docs" / "mutation" / "equivalent.toml"
-#: the mutants run in the quick tier and not since in the full one: a survivor of these is
-#: taken up by `run --tier full`
-QUICK = MUTANTS / "attncheck-quick.json"
-#: the environment variable tests/conftest.py reads: the claim-running test modules are left out
-QUICK_ENV = "ATTNCHECK_MUTATION_QUICK"
+#: the tests that failed in prepare's record (on the unmutated code): tests/conftest.py keeps
+#: them from judging a mutant, the report names them
+STATS_FAILURES = MUTANTS / "attncheck-stats-failures.txt"
 
 #: the groups of modules (paths relative to the root; a folder is every .py file under it)
 GROUPS = {
@@ -84,7 +82,7 @@ def _meta(module: Path) -> dict:
     return json.loads(f.read_text())["exit_code_by_key"]
 
 
-def _env(quick: bool) -> dict:
+def _env() -> dict:
     env = dict(os.environ)
     # no PYTHONPATH: mutmut puts mutants/ first on sys.path itself, and the tests run in mutants/,
     # so a subprocess they start as `python -m numerics.cli` or `python -c` imports the mutated
@@ -94,23 +92,16 @@ def _env(quick: bool) -> dict:
     # the mutated modules are ten times the size of the originals: compiled once and kept, or
     # every mutant's process spends seconds compiling them again
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.pop(QUICK_ENV, None)
-    if quick:
-        env[QUICK_ENV] = "1"
     return env
-
-
-def _load_quick() -> dict:
-    return json.loads(QUICK.read_text()) if QUICK.exists() else {}
 
 
 def _compile() -> None:
     """Byte-compile mutants/ (what changed since the last call) before mutmut forks from it."""
     subprocess.call([sys.executable, "-m", "compileall", "-q", "-j", "0", "mutants"], cwd=ROOT,
-                    env=_env(False), stdout=subprocess.DEVNULL)
+                    env=_env(), stdout=subprocess.DEVNULL)
 
 
-def _mutmut(args: list[str], quick: bool, clean_run: bool = True) -> int:
+def _mutmut(args: list[str], clean_run: bool = True) -> int:
     _compile()
     code = "from mutmut.__main__ import cli\n"
     if not clean_run:
@@ -119,12 +110,14 @@ def _mutmut(args: list[str], quick: bool, clean_run: bool = True) -> int:
         # pass, that run repeats it (minutes): `--no-clean-run` leaves it out
         code += ("from mutmut.workers.isolation import ForkServerRunner\n"
                  "ForkServerRunner.run_clean_tests = lambda self, tests: 0\n")
-    return subprocess.call([sys.executable, "-c", code + "cli()", *args], cwd=ROOT, env=_env(quick))
+    return subprocess.call([sys.executable, "-c", code + "cli()", *args], cwd=ROOT, env=_env())
 
 
 def prepare(_args) -> int:
-    """Make the mutants and record which tests reach which function (the whole default suite,
-    one process): what `mutmut run` does before it tests a mutant (mutmut's own functions)."""
+    """Make the mutants and record which tests reach which function (the selected tests, one
+    process): what `mutmut run` does before it tests a mutant (mutmut's own functions). A test
+    that fails here (on the unmutated code: a flaky or timed test) does not stop the record, as
+    it would stop mutmut's: it is listed, and kept from judging any mutant."""
     head = ("import os\n"
             "from mutmut.__main__ import copy_src_dir, copy_also_copy_files, setup_source_paths, "
             "create_mutants, get_mutant_runner, collect_or_load_stats\n"
@@ -132,61 +125,70 @@ def prepare(_args) -> int:
             "copy_src_dir(); copy_also_copy_files(); setup_source_paths()\n")
     gen = head + ("s = create_mutants(os.cpu_count() or 2)\n"
                   "print('mutants:', s.mutated, 'files mutated,', s.unmodified, 'unchanged')\n")
-    stats = head + ("collect_or_load_stats(get_mutant_runner(1), apply_config_invalidation=True)\n"
-                    "print('which tests reach which function: recorded')\n")
-    status = subprocess.call([sys.executable, "-c", gen], cwd=ROOT, env=_env(False))
+    stats = head + (
+        "from mutmut.runners.harness import PytestRunner\n"
+        "failed = []\n"
+        "class Failures:\n"
+        "    def pytest_runtest_logreport(self, report):\n"
+        "        if report.failed and report.nodeid not in failed:\n"
+        "            failed.append(report.nodeid)\n"
+        "args, execute = PytestRunner._pytest_args_regular_run, PytestRunner.execute_pytest\n"
+        "def all_of_them(self, tests):\n"
+        "    return [a for a in args(self, tests) if a != '-x']\n"
+        "def tolerant(self, params, **kw):\n"
+        "    if '--collect-only' in params:\n"
+        "        return execute(self, params, **kw)\n"
+        "    kw['plugins'] = list(kw.get('plugins', [])) + [Failures()]\n"
+        "    code = execute(self, params, **kw)\n"
+        "    if failed:\n"
+        f"        with open({str(STATS_FAILURES)!r}, 'a') as fh:\n"
+        "            fh.write(''.join(n + '\\n' for n in failed))\n"
+        "        print('failed on the unmutated code (kept from judging mutants):', *failed, sep='\\n  ')\n"
+        "    return 0 if code == 1 else code\n"
+        "PytestRunner._pytest_args_regular_run, PytestRunner.execute_pytest = all_of_them, tolerant\n"
+        "collect_or_load_stats(get_mutant_runner(1), apply_config_invalidation=True)\n"
+        "print('which tests reach which function: recorded')\n")
+    status = subprocess.call([sys.executable, "-c", gen], cwd=ROOT, env=_env())
     if status:
         return status
+    if not (MUTANTS / "mutmut-stats.json").exists():  # a new record: its failures are new too
+        STATS_FAILURES.unlink(missing_ok=True)
     _compile()
-    return subprocess.call([sys.executable, "-c", stats], cwd=ROOT, env=_env(False))
+    return subprocess.call([sys.executable, "-c", stats], cwd=ROOT, env=_env())
 
 
-def _select(modules: list[Path], tier: str, sample: int | None, seed: int) -> list[str]:
-    quick = _load_quick()
-    names = []
-    for m in modules:
-        for name, exit_code in _meta(m).items():
-            if exit_code is None:
-                names.append(name)
-            elif tier == "full" and name in quick and exit_code in (0, 5):
-                names.append(name)  # survived without the claim runs, or reached by them alone
+def _select(modules: list[Path], sample: int | None, seed: int) -> list[str]:
+    names = [n for m in modules for n, exit_code in _meta(m).items() if exit_code is None]
     if sample is not None:
-        everything = sorted(n for m in modules for n in _meta(m))
-        chosen = set(random.Random(seed).sample(everything, min(sample, len(everything))))
+        chosen = set(_sample(modules, sample, seed))
         names = [n for n in names if n in chosen]
     return sorted(names)
 
 
+def _sample(modules, sample, seed):
+    everything = sorted(n for m in modules for n in _meta(m))
+    return random.Random(seed).sample(everything, min(sample, len(everything)))
+
+
 def run(args) -> int:
     modules = _modules(args.groups)
-    names = _select(modules, args.tier, args.sample, args.seed)
+    names = _select(modules, args.sample, args.seed)
     if not names:
         print("nothing to run: every mutant of", ", ".join(args.groups), "has a result")
         return report(args)
-    quick = args.tier == "quick"
-    print(f"{len(names)} mutants of {len(modules)} modules, tier {args.tier}", flush=True)
+    print(f"{len(names)} mutants of {len(modules)} modules", flush=True)
     # one mutmut call: each call first runs every test that reaches the named mutants on the
     # unmutated code (its clean run, one process), so the mutants are not split into calls.
     # mutmut saves each mutant's result as it ends: a stopped run goes on from there.
-    record = _load_quick()
-    if quick:  # noted before the run: a survivor of these is not yet judged by the claim runs
-        record.update(dict.fromkeys(names, "quick"))
-        QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
     cmd = ["run", *names] + (["--max-children", str(args.max_children)] if args.max_children else [])
-    status = _mutmut(cmd, quick, clean_run=args.clean_run)
-    if not quick:
-        results = {n: c for m in modules for n, c in _meta(m).items()}
-        for n in names:
-            if results.get(n) is not None:
-                record.pop(n, None)
-        QUICK.write_text(json.dumps(record, indent=0, sort_keys=True))
+    status = _mutmut(cmd, clean_run=args.clean_run)
     report(args)
     return status
 
 
 def _diff(name: str) -> str:
     out = subprocess.run([sys.executable, "-c", "from mutmut.__main__ import cli; cli()", "show", name],
-                         cwd=ROOT, env=_env(False), capture_output=True, text=True)
+                         cwd=ROOT, env=_env(), capture_output=True, text=True)
     return out.stdout
 
 
@@ -212,18 +214,14 @@ def show(args) -> int:
 
 def report(args) -> int:
     modules = _modules(args.groups)
-    if args.sample is not None:
-        chosen = set(_select_all_sample(modules, args.sample, args.seed))
+    chosen = set(_sample(modules, args.sample, args.seed)) if args.sample is not None else None
     equivalent = _equivalents()
-    quick = _load_quick()
-    stale, untriaged = [], []
-    rows = []
-    total = {}
+    stale, untriaged, rows, total = [], [], [], {}
     for m in modules:
         counts = dict.fromkeys(["generated", "killed", "timeout", "survived", "equivalent",
-                                "no tests", "not checked", "quick only"], 0)
+                                "no tests", "not checked", "suspicious"], 0)
         for name, exit_code in sorted(_meta(m).items()):
-            if args.sample is not None and name not in chosen:
+            if chosen is not None and name not in chosen:
                 continue
             counts["generated"] += 1
             status = STATUS.get(exit_code, "suspicious")
@@ -233,38 +231,33 @@ def report(args) -> int:
                 status = "equivalent"
             elif status in ("survived", "no tests"):
                 untriaged.append((name, status))
-                if name in quick:
-                    counts["quick only"] += 1
             counts[status] = counts.get(status, 0) + 1
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
         rows.append((str(m), counts))
     rows.append(("all", total))
-    print(f"{'module':44} {'gen':>5} {'kill':>5} {'tout':>4} {'surv':>5} {'equiv':>5} {'none':>5}"
+    print(f"{'module':36} {'gen':>5} {'kill':>5} {'tout':>4} {'surv':>5} {'equiv':>5} {'none':>5}"
           f" {'todo':>5} {'score':>7}")
     for module, c in rows:
         judged = c["generated"] - c["equivalent"]
         score = (c["killed"] + c["timeout"]) / judged if judged else float("nan")
-        print(f"{module:44} {c['generated']:5} {c['killed']:5} {c['timeout']:4} {c['survived']:5}"
+        print(f"{module:36} {c['generated']:5} {c['killed']:5} {c['timeout']:4} {c['survived']:5}"
               f" {c['equivalent']:5} {c['no tests']:5} {c['not checked']:5} {100 * score:6.1f}%")
-    if args.sample is not None and total["generated"]:
+    if chosen is not None and total["generated"] > total["equivalent"]:
         k, n = total["killed"] + total["timeout"], total["generated"] - total["equivalent"]
         lo, hi = _wilson(k, n)
         print(f"sampled score {100 * k / n:.1f} % (95 % interval {100 * lo:.1f}-{100 * hi:.1f} %)")
+    if STATS_FAILURES.exists():
+        print("\ntests that failed on the unmutated code (kept from judging mutants):",
+              *sorted(set(STATS_FAILURES.read_text().split())), sep="\n  ")
     if untriaged:
-        print(f"\n{len(untriaged)} survivors not recorded as equivalent"
-              f" ({sum(1 for n, _ in untriaged if n in quick)} not yet run with the claim runs):")
+        print(f"\n{len(untriaged)} survivors not recorded as equivalent:")
         for name, status in untriaged:
-            print(f"  {name}  [{status}{', quick tier' if name in quick else ''}]")
+            print(f"  {name}  [{status}]")
     if stale:
         print(f"\n{len(stale)} stale equivalents (the mutated line changed): {', '.join(stale)}")
         return 1
     return 0
-
-
-def _select_all_sample(modules, sample, seed):
-    everything = sorted(n for m in modules for n in _meta(m))
-    return random.Random(seed).sample(everything, min(sample, len(everything)))
 
 
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -288,10 +281,6 @@ def main(argv=None) -> int:
         p.add_argument("--check", action="store_true",
                        help="check that each recorded equivalent still has its line")
         if name == "run":
-            p.add_argument("--tier", choices=["quick", "full"], default="quick",
-                           help="quick: the mutants without a result, without the claim-running "
-                                "test modules; full: those and the quick tier's survivors, with "
-                                "every test that reaches them")
             p.add_argument("--max-children", type=int, help="processes (default: one per CPU)")
             p.add_argument("--no-clean-run", dest="clean_run", action="store_false",
                            help="skip mutmut's run of the tests on the unmutated code (right after "
