@@ -115,14 +115,14 @@ def _stubborn(ready):
 
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     ready.set()
-    time.sleep(600)
+    time.sleep(120)
 
 
 def _sleeper(ready):
     import time
 
     ready.set()
-    time.sleep(600)
+    time.sleep(120)
 
 
 def test_terminate_kills_what_ignores_sigterm_after_the_grace():
@@ -172,3 +172,88 @@ def test_an_interrupt_inside_interruptible_stops_first_then_raises():
     t.start()
     t.join()
     assert seen == [before[0]]  # outside the main thread nothing changes
+
+
+def _slow_to_stop(ready):
+    import os
+    import signal
+    import time
+
+    def leave(*_):
+        time.sleep(0.3)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, leave)
+    ready.set()
+    time.sleep(120)
+
+
+def test_a_terminated_process_is_given_the_grace_before_it_is_killed():
+    import multiprocessing
+    import signal
+
+    from numerics.core.tasks import _terminate
+
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    p = ctx.Process(target=_slow_to_stop, args=(ready,))
+    p.start()
+    assert ready.wait(120)
+    _terminate([p], grace=30.0)
+    assert p.exitcode == 0  # it finished its own cleanup: not killed
+    ready = ctx.Event()
+    p = ctx.Process(target=_slow_to_stop, args=(ready,))
+    p.start()
+    assert ready.wait(120)
+    _terminate([p], grace=0.05)
+    assert p.exitcode == -signal.SIGKILL  # its cleanup outlived the grace
+
+
+class _FakePool:
+    def __init__(self):
+        import signal
+
+        self._processes = {}
+        self.calls = []
+        self.signal = signal
+
+    def shutdown(self, **kw):
+        s = self.signal
+        self.calls.append((kw, s.getsignal(s.SIGINT), s.getsignal(s.SIGTERM)))
+
+
+def test_stop_pool_cancels_waits_and_ignores_interrupts_meanwhile():
+    import signal
+    import threading
+
+    from numerics.core.tasks import stop_pool
+
+    def on_int(*_):
+        pass
+
+    def on_term(*_):
+        pass
+
+    old = signal.signal(signal.SIGINT, on_int), signal.signal(signal.SIGTERM, on_term)
+    try:
+        pool = _FakePool()
+        stop_pool(pool)
+        assert pool.calls == [({"wait": False, "cancel_futures": True}, signal.SIG_IGN, signal.SIG_IGN),
+                              ({"wait": True}, signal.SIG_IGN, signal.SIG_IGN)]
+        assert signal.getsignal(signal.SIGINT) is on_int and signal.getsignal(signal.SIGTERM) is on_term
+        elsewhere = _FakePool()
+        errors = []
+
+        def run():
+            try:
+                stop_pool(elsewhere)
+            except Exception as e:  # signal handlers can be set in the main thread only
+                errors.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+        assert errors == [] and [c[1:] for c in elsewhere.calls] == [(on_int, on_term)] * 2
+    finally:
+        signal.signal(signal.SIGINT, old[0])
+        signal.signal(signal.SIGTERM, old[1])

@@ -5,6 +5,7 @@
     python tools/mutation.py run claims --sample 300 --seed 1   # (selection: docs/mutation.md)
     python tools/mutation.py report core            # the score per module, survivors to triage
     python tools/mutation.py show NAME               # the mutant's diff and the hash of its line
+    python tools/mutation.py equivalent "REASON" NAME...   # record survivors as equivalent
 
 Run from the repository root, in the venv of `pip install -e '.[test,mutation]'`. mutmut keeps
 every result under `mutants/` (git-ignored): a run that is stopped goes on where it was, and a
@@ -50,6 +51,15 @@ GROUPS = {
     ],
     # each paper's claim modules: a seeded sample (--sample), a mutant costs a claim run
     "claims": ["numerics/claims/paper_a", "numerics/claims/paper_b", "numerics/claims/paper_c"],
+}
+
+#: functions that run only in a process the tests start (a pool's worker, a cluster's worker):
+#: mutmut records the tests that reach a function in the tests' own process and finds none for
+#: these, so they get the tests of the function that starts that process
+SPAWNED = {
+    "numerics.core.tasks.x__worker_init": "numerics.core.tasks.x_process_pool",
+    "numerics.core.tasks.x__serial_in_worker": "numerics.core.tasks.x_map_tasks",
+    "numerics.core.cluster.x_dask_setup": "numerics.core.cluster.x_client_for",
 }
 
 #: mutmut's exit codes (mutmut.stats.status_by_exit_code) folded into the report's columns
@@ -157,8 +167,27 @@ def prepare(_args) -> int:
     return subprocess.call([sys.executable, "-c", stats], cwd=ROOT, env=_env())
 
 
+def _adopt_spawned() -> None:
+    """Give the functions of SPAWNED the tests of their parent in mutmut's record."""
+    f = MUTANTS / "mutmut-stats.json"
+    if not f.exists():
+        return
+    data = json.loads(f.read_text())
+    tests = data["tests_by_mangled_function_name"]
+    for child, parent in SPAWNED.items():
+        if parent in tests:
+            tests[child] = sorted(set(tests.get(child, [])) | set(tests[parent]))
+    f.write_text(json.dumps(data))
+
+
+def _function(name: str) -> str:
+    return name.rpartition("__mutmut_")[0]
+
+
 def _select(modules: list[Path], sample: int | None, seed: int) -> list[str]:
-    names = [n for m in modules for n, exit_code in _meta(m).items() if exit_code is None]
+    # no result yet; or "no tests" for a function that has tests now (SPAWNED)
+    names = [n for m in modules for n, exit_code in _meta(m).items()
+             if exit_code is None or (exit_code == 33 and _function(n) in SPAWNED)]
     if sample is not None:
         chosen = set(_sample(modules, sample, seed))
         names = [n for n in names if n in chosen]
@@ -180,6 +209,7 @@ def run(args) -> int:
     # one mutmut call: each call first runs every test that reaches the named mutants on the
     # unmutated code (its clean run, one process), so the mutants are not split into calls.
     # mutmut saves each mutant's result as it ends: a stopped run goes on from there.
+    _adopt_spawned()
     cmd = ["run", *names] + (["--max-children", str(args.max_children)] if args.max_children else [])
     status = _mutmut(cmd, clean_run=args.clean_run)
     report(args)
@@ -198,6 +228,22 @@ def line_hash(diff: str) -> str:
     lines = [l[1:].strip() for l in diff.splitlines()
              if l[:1] in "+-" and not l.startswith(("+++", "---"))]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:10]
+
+
+def equivalent(args) -> int:
+    """Record a survivor as equivalent: its name, the hash of its changed lines, the reason."""
+    known = _equivalents()
+    with open(EQUIVALENTS, "a") as fh:
+        for name in args.names:
+            if name in known:
+                print(f"{name}: already recorded")
+                continue
+            diff = _diff(name)
+            if not diff.strip():
+                sys.exit(f"tools/mutation.py: no mutant {name!r}")
+            reason = args.reason.replace("\\", "\\\\").replace('"', '\\"')
+            fh.write(f'\n["{name}"]\nline = "{line_hash(diff)}"\nreason = "{reason}"\n')
+    return 0
 
 
 def _equivalents() -> dict:
@@ -287,8 +333,12 @@ def main(argv=None) -> int:
                                 "`prepare` only: it has just run them all)")
     p = sub.add_parser("show")
     p.add_argument("names", nargs="+")
+    p = sub.add_parser("equivalent", help="record survivors as equivalent, with one reason")
+    p.add_argument("reason")
+    p.add_argument("names", nargs="+")
     args = ap.parse_args(argv)
-    return {"prepare": prepare, "run": run, "report": report, "show": show}[args.command](args)
+    return {"prepare": prepare, "run": run, "report": report, "show": show,
+            "equivalent": equivalent}[args.command](args)
 
 
 if __name__ == "__main__":
