@@ -56,6 +56,11 @@ def test_lambertw_real_branches_and_domain():
     for zi, wi in zip(z[1:3], wm[1:3]):
         assert wi * math.exp(wi) == pytest.approx(zi, rel=1e-13) and wi < -1
     assert lambertw_real(0.5).shape == () and lambertw_real(0.5) == pytest.approx(0.35173371124919584)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(0) on the way to W(0) = 0: no warning
+        assert lambertw_real(np.array([0.0, 1.0])).tolist() == [0.0, pytest.approx(0.5671432904097838)]
 
 
 def test_namespaces():

@@ -184,10 +184,13 @@ def _function(name: str) -> str:
     return name.rpartition("__mutmut_")[0]
 
 
-def _select(modules: list[Path], sample: int | None, seed: int) -> list[str]:
-    # no result yet; or "no tests" for a function that has tests now (SPAWNED)
+def _select(modules: list[Path], sample: int | None, seed: int, again: bool = False) -> list[str]:
+    # no result yet; "no tests" for a function that has tests now (SPAWNED); with ``again`` the
+    # survivors not recorded as equivalent (after tests were added for them)
+    equivalent = _equivalents() if again else {}
     names = [n for m in modules for n, exit_code in _meta(m).items()
-             if exit_code is None or (exit_code == 33 and _function(n) in SPAWNED)]
+             if exit_code is None or (exit_code == 33 and _function(n) in SPAWNED)
+             or (again and exit_code in (0, 5, 33) and n not in equivalent)]
     if sample is not None:
         chosen = set(_sample(modules, sample, seed))
         names = [n for n in names if n in chosen]
@@ -201,7 +204,7 @@ def _sample(modules, sample, seed):
 
 def run(args) -> int:
     modules = _modules(args.groups)
-    names = _select(modules, args.sample, args.seed)
+    names = _select(modules, args.sample, args.seed, args.again)
     if not names:
         print("nothing to run: every mutant of", ", ".join(args.groups), "has a result")
         return report(args)
@@ -328,6 +331,8 @@ def main(argv=None) -> int:
                        help="check that each recorded equivalent still has its line")
         if name == "run":
             p.add_argument("--max-children", type=int, help="processes (default: one per CPU)")
+            p.add_argument("--again", action="store_true",
+                           help="run the survivors again too (after tests were added for them)")
             p.add_argument("--no-clean-run", dest="clean_run", action="store_false",
                            help="skip mutmut's run of the tests on the unmutated code (right after "
                                 "`prepare` only: it has just run them all)")
