@@ -198,6 +198,9 @@ def test_verify_and_many_share_the_time_among_the_workers(clean_limits):
     with resources.limited(max_memory="8G"):
         assert resources.explicit()
     assert resources.verify_cost(1.0, 3, 1).bytes == B and resources.verify_cost(1.0, 3, 2).bytes == 3 * B
+    est = resources.verify_cost(1.0, 4)
+    assert est.bytes == B and est.what == "verify of 4 claims"
+    assert est.knobs == ("the number of claims (or use --quick, more --workers)",)
     assert resources.many([], 2, "sweep") == resources.Estimate(what="sweep")
     es = [resources.Estimate(10.0, 3.0, ("--n",)), resources.Estimate(30.0, 5.0, ("--d", "--n"))]
     m = resources.many(es, workers=4, what="grid")
