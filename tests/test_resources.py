@@ -228,6 +228,7 @@ def test_more_sizes_and_durations(clean_limits):
     S = resources.duration_text
     assert [S(89), S(90), S(5399), S(5400), S(3 * 86400 - 1), S(3 * 86400), S(10 * 86400)] == \
         ["89 s", "2 min", "90 min", "1.5 h", "72.0 h", "3 days", "10 days"]
+    assert S(5580) == "1.6 h" and S(868320) == "10.1 days"  # 1.55 h, 10.05 days: the units exact
 
 
 def test_limits_from_the_environment_the_options_and_the_api(clean_limits, monkeypatch):
