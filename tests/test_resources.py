@@ -220,8 +220,9 @@ def test_more_sizes_and_durations(clean_limits):
         D("2w")
     with pytest.raises(ParameterError, match=r"memory size must be finite and > 0, got '0'"):
         P("0")
-    with pytest.raises(ParameterError, match="memory size must look like"):
+    with pytest.raises(ParameterError) as e:
         P("4 G B")
+    assert str(e.value) == "memory size must look like 4G, 512M or 2000000000 (bytes), got '4 G B'"
     T = resources.size_text
     assert [T(512), T(1023), T(1024), T(1.5 * 2**30), T(2**40), T(3 * 2**20)] == \
         ["512 B", "1023 B", "1 KiB", "1.5 GiB", "1 TiB", "3 MiB"]

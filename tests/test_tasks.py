@@ -107,6 +107,13 @@ def test_map_tasks_uses_a_pool_only_when_workers_and_tasks_are_more_than_one():
     assert sorted(seen) == [("pool", 1, 3), ("pool", 2, 3), ("pool", 3, 3)]
     with trial_workers(1):
         assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]
+    with trial_workers(2):  # two tasks, two workers: a pool
+        assert all(r[0] != me for r in map_tasks(_worker_view, [0, 1], "x"))
+    os.environ["ATTNCHECK_TRIAL_WORKERS"] = ""  # set but empty: one worker
+    try:
+        assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]
+    finally:
+        os.environ.pop("ATTNCHECK_TRIAL_WORKERS")
 
 
 def _stubborn(ready):
