@@ -264,3 +264,21 @@ def test_stop_pool_cancels_waits_and_ignores_interrupts_meanwhile():
     finally:
         signal.signal(signal.SIGINT, old[0])
         signal.signal(signal.SIGTERM, old[1])
+
+
+def test_a_pool_has_as_many_processes_as_granted_and_no_more_than_tasks(monkeypatch):
+    from numerics.core import tasks
+
+    sizes = []
+    real = tasks.process_pool
+
+    def counted(n):
+        sizes.append(n)
+        return real(n)
+
+    monkeypatch.setattr(tasks, "process_pool", counted)
+    with trial_workers(5):
+        map_tasks(_worker_view, [0, 1, 2], "x")
+    with trial_workers(2):
+        map_tasks(_worker_view, [0, 1, 2], "x")
+    assert sizes == [3, 2]
