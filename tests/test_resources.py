@@ -182,6 +182,8 @@ def test_estimates_without_and_with_a_cost_model(clean_limits):
     three = resources.unpriced("sweep", processes=3)
     assert (three.bytes, three.knobs, three.what) == (3 * B, ("--workers",), "sweep (the Python interpreters alone)")
     assert resources.unpriced(processes=0).bytes == B and resources.unpriced().what == "(the Python interpreter alone)"
+    two = resources.unpriced("verify", processes=2)
+    assert two.knobs == ("--workers",) and two.what == "verify (the Python interpreters alone)"
     assert resources.priced(None, 1, 2, what="x") == resources.unpriced("x")
     assert resources.priced(lambda a, b: resources.Estimate(a, b), 5.0, 6.0) == resources.Estimate(5.0, 6.0)
 
@@ -207,6 +209,8 @@ def test_verify_and_many_share_the_time_among_the_workers(clean_limits):
     assert (m.bytes, m.seconds, m.what) == (60.0, 4.0, "grid")  # at most one worker per point
     assert m.knobs == ("--n", "--d", "the number of grid points")
     assert resources.many(es, workers=1).seconds == 8.0 and resources.many(es, workers=0).bytes == 30.0
+    one = resources.many(es)  # one process by default
+    assert (one.seconds, one.bytes, one.what) == (8.0, 30.0, "")
 
 
 def test_more_sizes_and_durations(clean_limits):
