@@ -57,7 +57,7 @@ GROUPS = {
 #: mutmut records the tests that reach a function in the tests' own process and finds none for
 #: these, so they get the tests of the function that starts that process
 SPAWNED = {
-    "numerics.core.tasks.x__worker_init": "numerics.core.tasks.x_process_pool",
+    "numerics.core.tasks.x__worker_init": "numerics.core.tasks.xǁ_Poolǁ_spawn_process",
     "numerics.core.tasks.x__serial_in_worker": "numerics.core.tasks.x_map_tasks",
     "numerics.core.cluster.x_dask_setup": "numerics.core.cluster.x_client_for",
 }
