@@ -65,7 +65,43 @@ FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_p
          "test_reproducibility.py", "test_notebook.py")
 
 
+#: the mutant a mutation run (``python tools/mutation.py``, docs/mutation.md) has this process
+#: test: each mutant is a fresh process that imports this file (and makes its own folders)
+MUTANT = os.environ.get("MUTANT_UNDER_TEST", "")
+#: the tests that failed in the mutation run's record of which test reaches what (run on the
+#: unmutated code; written by ``tools/mutation.py prepare`` in mutants/): never a mutant's judge
+STATS_FAILURES = "attncheck-stats-failures.txt"
+
+
+def _reach() -> dict:
+    """{test: how many mutated functions it reached} in mutmut's record (mutants/, the cwd)."""
+    import json
+    from collections import Counter
+
+    try:
+        record = json.loads(Path("mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return Counter(test for tests in record.values() for test in tests)
+
+
 def pytest_collection_modifyitems(config, items):
+    if "__mutmut_" in MUTANT or ("MUTANT_UNDER_TEST" in os.environ and MUTANT == ""):  # or its clean run
+        failures = Path(STATS_FAILURES)
+        failed = set(failures.read_text().split()) if failures.exists() else set()
+        dropped = [item for item in items if item.nodeid in failed]
+        if dropped:
+            items[:] = [item for item in items if item.nodeid not in failed]
+            config.hook.pytest_deselected(items=dropped)
+    if "__mutmut_" in MUTANT:
+        # mutmut gives the tests that reach the mutant fastest first by the times of its record,
+        # and stops at the first failure. Those times hide what a test reused from the session
+        # (a claim's evidence collected by an earlier test is free to the next one), and every
+        # mutant runs in a fresh session: the tests that reach the fewest mutated functions (a
+        # unit test before a command that runs a claim) go first, then mutmut's order
+        reach = _reach()
+        items[:] = sorted(items, key=lambda item: reach.get(item.nodeid, 0))  # stable
+        return
     rank = {name: i for i, name in enumerate(FIRST)}
     items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable
 

@@ -244,3 +244,161 @@ def test_newton_stops_at_its_declared_tolerance(tol):
     sol = solve("newton", lambda x: ([x[0] ** 2], [[2 * x[0]]]), (False,), x0=[1.0], tol=tol, max_steps=200)
     assert sol.ok and tol / 2 < sol.residual <= tol
     assert abs(sol.value[0]) <= 2 * sol.residual
+
+
+# --- the whole Solution of maximize and polish_mp: what a caller reads of a failure as well ------
+def test_maximize_reports_every_run_and_the_maximiser(recwarn):
+    from threadpoolctl import threadpool_info
+
+    threads = []
+
+    def watched(x, order=2):
+        threads.append(max([i["num_threads"] for i in threadpool_info()] or [1]))
+        return quad(x, order)
+
+    starts = [(0.0, 0.0), (-0.9, 2.0)]
+    sol = maximize(watched, starts, [(-1.0, 1.0), (None, None)], names=("a", "b"))
+    assert set(threads) == {1}  # BLAS single-threaded inside
+    assert sol.result is RESULTS.successful and sol.message == ""
+    assert sol.iterations == sol.stats["newton_steps"] and 0 <= sol.iterations <= 50
+    assert sol.stats["names"] == ("a", "b") and sol.stats["value"] == pytest.approx(3.0)
+    runs = sol.stats["lbfgs"]
+    assert [r["start"] for r in runs] == [[0.0, 0.0], [-0.9, 2.0]]
+    for r in runs:
+        assert set(r) == {"start", "value", "nit", "message"}
+        assert r["value"] == pytest.approx(3.0) and isinstance(r["nit"], int) and r["nit"] >= 1
+        assert isinstance(r["message"], str) and r["message"]
+    eigs = np.linalg.eigvalsh(np.array([[-2.0, 0.5], [0.5, -1.0]]))
+    assert np.allclose(sol.stats["hessian_eigenvalues"], eigs)
+    assert not [w for w in recwarn if "Unknown solver options" in str(w.message)]
+
+
+def test_maximize_picks_the_best_start_and_stops_inside_open_bounds():
+    # two local maxima near x = -1 and x = +1, the higher at +1: the best run wins, whatever the order
+    def two(x, order=2):
+        t = x[0]
+        return (-(t * t - 1) ** 2 + 0.5 * t, np.array([-4 * t * (t * t - 1) + 0.5]),
+                np.array([[-12 * t * t + 4]]))
+    sol = maximize(two, [(-1.2,), (1.2,)], [(None, None)])
+    assert sol.ok and sol.value[0] > 0.9
+    assert sol.stats["lbfgs"][0]["value"] < sol.stats["lbfgs"][1]["value"]
+    sol = maximize(two, [(1.2,), (-1.2,)], [(None, None)])
+    assert sol.ok and sol.value[0] > 0.9
+    # a maximum at 1.5 inside the open domain (-inf, 1.5 + 1e-9), closer to its end than 1e-8:
+    # refused, on the boundary
+    edge = lambda x, order=2: (-(x[0] - 1.5) ** 2, np.array([-2 * (x[0] - 1.5)]), np.array([[-2.0]]))
+    sol = maximize(edge, [(0.0,)], [(None, 1.5 + 1e-9)])
+    assert sol.result is RESULTS.failed and sol.message.startswith("maximum on the boundary of the domain at [")
+    sol = maximize(edge, [(2.0,)], [(1.5 - 1e-9, None)])
+    assert sol.result is RESULTS.failed and "boundary" in sol.message
+    assert maximize(edge, [(0.0,)], [(None, 1.5 + 1e-6)]).ok
+    # a maximum beyond the open domain's end: L-BFGS-B keeps inside, Newton does not converge there
+    up = lambda x, order=2: (float(x[0]), np.array([1.0]), np.array([[-1.0]]))
+    sol = maximize(up, [(0.0,)], [(-2.0, 1.5)])
+    assert not sol.ok and sol.stats["lbfgs"][0]["value"] < 1.5
+
+
+def test_maximize_failures_say_why():
+    nan = lambda x, order=2: (math.nan, np.zeros(1), np.zeros((1, 1)))
+    sol = maximize(nan, [(0.0,), (1.0,)], [(None, None)], names=("t",))
+    assert (sol.result, sol.iterations, sol.residual, sol.raw) == (RESULTS.nonfinite, 0, math.inf, None)
+    assert sol.message == "objective not finite from any start"
+    assert len(sol.stats["lbfgs"]) == 2 and sol.stats["names"] == ("t",)
+    flat = lambda x, order=2: (-x[0] ** 2, np.array([-2 * x[0], 0.0]), np.array([[-2.0, 0.0], [0.0, 0.0]]))
+    sol = maximize(flat, [(0.3, 0.2)], [(None, None), (None, None)])
+    assert sol.result is RESULTS.failed and sol.message.startswith("not a strict maximum (Hessian eigenvalues [")
+    assert sol.raw is not None and sol.iterations == sol.stats["newton_steps"]
+    # a non-finite Hessian at the end: eigenvalues nan, never a strict maximum
+    nanH = lambda x, order=2: (-x[0] ** 2, np.array([-2 * x[0]]), np.array([[math.nan]]))
+    sol = maximize(nanH, [(0.3,)], [(None, None)])
+    assert not sol.ok and all(math.isnan(e) for e in sol.stats["hessian_eigenvalues"])
+    # the Newton stage's own limit: max_newton steps, then the Solution says so
+    slow = lambda x, order=2: (-(x[0] ** 4), np.array([-4 * x[0] ** 3]), np.array([[-12 * x[0] ** 2]]))
+    sol = maximize(slow, [(0.5,)], [(None, None)], max_newton=1, gtol=1e-300)
+    assert not sol.ok and sol.iterations <= 1
+
+
+def test_strict_maximum_threshold():
+    from numerics.core.optimize import _strict_max
+
+    assert _strict_max([-1.0, -2.0]) and not _strict_max([-1.0, 0.0]) and not _strict_max([-1.0, math.nan])
+    assert not _strict_max([-1e-9, -1.0])  # relative to the largest |eigenvalue| (at least 1)
+    assert _strict_max([-2e-9, -1.0]) and not _strict_max([-5e-10, -0.5]) and _strict_max([-2e-9])
+    assert not _strict_max([-1e-8, -100.0]) and _strict_max([-1.1e-7, -100.0])
+    assert _strict_max(np.array([-3, -1]))  # integers too
+
+
+def test_sample_average_orders_and_no_warning_on_a_zero_average():
+    import warnings
+
+    z, w = np.array([-1.0, 1.0]), np.array([1, 1])  # integer weights
+
+    def inner(x, order):
+        h = (x[0] * z) ** 2
+        return h, np.array([2 * x[0] * z**2]), np.array([[2 * z**2]])
+
+    def outer(x, D, order):
+        return (-np.log(D), np.array([0.0, -1 / D]), np.array([[0.0, 0.0], [0.0, 1 / D**2]])) if order else \
+            (-np.log(D), None, None)
+
+    fn = sample_average(inner, outer, w)
+    v, g, H = fn(np.array([0.5]))
+    assert v == pytest.approx(-math.log(0.5)) and H.shape == (1, 1)
+    assert fn(np.array([0.5]), 0)[1:] == (None, None)
+    v1, g1, H1 = fn(np.array([0.5]), 1)
+    assert H1 is None and g1 == pytest.approx(g) and g[0] == pytest.approx(-2 / 0.5)
+    # H = d2g_xx + 2 d2g_xD dD + d2g_DD dD^2 + dg_D d2D: here 1/D^2 (2x z^2 w)^2 - 1/D (2 z^2 w)
+    assert H[0, 0] == pytest.approx((2 * 0.5 * 2) ** 2 / 0.25 - 4 / 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v0, g0, H0 = fn(np.array([0.0]))  # D = 0: inf/nan for the caller's check, no warning
+    assert not np.isfinite(v0)
+
+
+def test_sample_average_cross_terms():
+    """g(x, D) = x0 x1 D + x0 D^2 with D = x0 + 2 x1 (one point, weight 1): every term of the
+    chain rule, against the composed function's exact derivatives."""
+    def inner(x, order):
+        return (np.array([x[0] + 2 * x[1]]), np.array([[1.0], [2.0]]), np.zeros((2, 2, 1)))
+
+    def outer(x, D, order):
+        g = x[0] * x[1] * D + x[0] * D**2
+        dg = np.array([x[1] * D + D**2, x[0] * D, x[0] * x[1] + 2 * x[0] * D])
+        H = np.array([[0.0, D, x[1] + 2 * D], [D, 0.0, x[0]], [x[1] + 2 * D, x[0], 2 * x[0]]])
+        return g, dg, H
+
+    fn = sample_average(inner, outer, [1.0])
+    x0, x1 = 0.7, -0.4
+    v, g, H = fn(np.array([x0, x1]))
+    # f(x) = x0 x1 (x0 + 2 x1) + x0 (x0 + 2 x1)^2
+    D = x0 + 2 * x1
+    assert v == pytest.approx(x0 * x1 * D + x0 * D**2)
+    assert g == pytest.approx([2 * x0 * x1 + 2 * x1**2 + D**2 + 2 * x0 * D, x0**2 + 4 * x0 * x1 + 4 * x0 * D])
+    want = np.array([[2 * x1 + 4 * D + 2 * x0, 6 * x0 + 4 * x1 + 4 * D],
+                     [6 * x0 + 4 * x1 + 4 * D, 12 * x0]])
+    assert np.allclose(H, want)
+
+
+def test_polish_mp_failures_say_why():
+    grad = lambda r, b: [-2 * r / (1 - r * r) - b, -2 * (b - mpmath.mpf(1) / 3) - r]
+    hess = lambda r, b: [[-2 * (1 + r * r) / (1 - r * r) ** 2, -1], [-1, -2]]
+    sol = polish_mp(grad, hess, (0.0, 0.3), 30, [(-1, 1), (None, None)])
+    assert sol.result is RESULTS.successful and sol.iterations >= 1 and 0 <= sol.residual < 1e-30
+    assert len(sol.stats["hessian_eigenvalues"]) == 2 and max(sol.stats["hessian_eigenvalues"]) < 0
+    assert sol.raw[0].context.prec >= mpmath.mp.prec  # the root at dps + 15 digits
+    # a minimum, not a maximum
+    up = polish_mp(lambda t: [2 * t], lambda t: [[mpmath.mpf(2)]], (0.5,), 20, [(None, None)])
+    assert up.result is RESULTS.failed and up.raw is not None and up.residual < 1e-20
+    assert up.message.startswith("no strict interior maximum (residual ") and "max=False, inside=True" in up.message
+    # the root outside the domain (lo, hi): open at both ends
+    for bounds in ([(1, None)], [(None, 1)], [(1, 2)], [(0, 1)]):
+        out = polish_mp(lambda t: [-2 * (t - 1)], lambda t: [[mpmath.mpf(-2)]], (0.5,), 20, bounds)
+        assert out.result is RESULTS.failed and "inside=False" in out.message and "max=True" in out.message
+    assert polish_mp(lambda t: [-2 * (t - 1)], lambda t: [[mpmath.mpf(-2)]], (0.5,), 20, [(0, 2)]).ok
+    # no root: Newton fails, nothing handed back
+    none = polish_mp(lambda t: [mpmath.mpf(1)], lambda t: [[mpmath.mpf(0)]], (0.0,), 20, [(None, None)])
+    assert (none.result, none.residual, none.raw) == (RESULTS.failed, math.inf, None) and none.message
+    # a complex iterate (the objective's log of a negative number): non-finite, said so
+    cplx = polish_mp(lambda t: [mpmath.log(t) + 1], lambda t: [[1 / t]], (-0.5,), 20, [(None, None)])
+    assert cplx.result is RESULTS.nonfinite and cplx.residual == math.inf
+    assert cplx.message == "complex iterate (objective not positive)"

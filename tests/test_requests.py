@@ -208,3 +208,129 @@ def test_a_dps_that_a_claim_cannot_honour_is_refused_up_front():
         Q.claims_dps([honest, float64], 40, Q.option_name)
     with pytest.raises(ParameterError, match=r"X\.capped supports dps 5\.\.50"):
         Q.claims_dps([honest, capped], 60)
+
+
+# --- the validators, word for word (the one line a user reads) -----------------------------------
+def _refused(fn, *args, **kw):
+    with pytest.raises(ParameterError) as e:
+        fn(*args, **kw)
+    return str(e.value)
+
+
+def test_scalars_are_checked_and_named_the_callers_way():
+    assert Q.option_name("max_shrinks") == "--max-shrinks" and Q.python_name("dps") == "dps"
+    assert Q.integer("n", 3, 1, 5) == 3 and Q.integer("n", 1, 1, 5) == 1 and Q.integer("n", 5, 1, 5) == 5
+    assert Q.integer("n", np.int64(7), 0, None) == 7 and type(Q.integer("n", np.int64(7), 0, None)) is int
+    assert _refused(Q.integer, "n", 6, 1, 5) == "n must be an integer in [1, 5], got 6"
+    assert _refused(Q.integer, "n", 0, 1, None) == "n must be an integer in [1, inf], got 0"
+    assert _refused(Q.integer, "n", True, 0, 5) == "n must be an integer in [0, 5], got True"
+    assert _refused(Q.integer, "n", 2.0, 0, 5, Q.option_name) == "--n must be an integer in [0, 5], got 2.0"
+    assert Q.dps(MIN_DPS) == MIN_DPS and Q.dps(MAX_DPS) == MAX_DPS
+    assert _refused(Q.dps, MAX_DPS + 1, spell=Q.option_name) == \
+        f"--dps must be an integer in [{MIN_DPS}, {MAX_DPS}], got {MAX_DPS + 1}"
+    capped = type("C", (), {"max_dps": 40, "id": "T.capped"})()
+    assert Q.dps(40, capped) == 40
+    assert _refused(Q.dps, 41, capped, Q.option_name) == f"--dps 41: T.capped supports --dps {MIN_DPS}..40"
+    assert Q.dps(MAX_DPS, type("U", (), {"max_dps": None, "id": "T.u"})()) == MAX_DPS
+    from numerics.core.seeding import DEFAULT_SEED
+
+    assert Q.seed(None) == DEFAULT_SEED and Q.seed(0) == 0 and Q.seed(2**40) == 2**40
+    assert _refused(Q.seed, -1, Q.option_name) == "--seed must be an integer in [0, inf], got -1"
+    assert Q.mode("quick") == "quick" and Q.mode("full") == "full"
+    assert _refused(Q.mode, "fast") == "mode must be one of quick, full, got 'fast'"
+    assert _refused(Q.mode, None) == "mode must be one of quick, full, got None"
+    assert Q.workers(1) == 1 and Q.workers(Q.MAX_WORKERS) == Q.MAX_WORKERS == 64
+    assert _refused(Q.workers, 0, Q.option_name) == "--workers must be an integer in [1, 64], got 0"
+    assert _refused(Q.workers, 65) == "workers must be an integer in [1, 64], got 65"
+    assert Q.mutate(0.05) == 0.05 and Q.mutate(-0.99) == -0.99 and type(Q.mutate(1)) is float
+    for bad in (-1, -1.5, float("inf"), float("nan"), True, "0.1"):
+        assert _refused(Q.mutate, bad, Q.option_name) == f"--mutate must be a finite number > -1, got {bad!r}"
+    s = Q.settings("full", 7, 40, (("a", 1),))
+    assert (s.mode, s.seed, s.dps, s.params) == ("full", 7, 40, (("a", 1),))
+    assert Q.settings().seed == DEFAULT_SEED and Q.settings().dps == DPS.default and Q.settings().mode == "quick"
+
+
+def test_claims_at_another_precision_are_refused_by_name():
+    cs = registry_claims()
+    fixed = [cs["A.grad.q2"]]
+    Q.claims_dps(fixed, DPS.default)  # the default: always
+    assert _refused(Q.claims_dps, fixed, 40, Q.option_name) == (
+        "--dps 40: A.grad.q2 does not evaluate the theory at --dps digits (float64, or a working "
+        "precision of its own); run it without --dps")
+    two = [cs["A.grad.q2"], cs["A.attention_vs_linear"], cs["B.rate.exponent"]]
+    assert _refused(Q.claims_dps, two, 40) == (
+        "dps 40: A.grad.q2, A.attention_vs_linear do not evaluate the theory at dps digits (float64, or a "
+        "working precision of its own); run them without dps")
+    Q.claims_dps([cs["B.rate.exponent"]], 40)
+    capped = type("C", (), {"max_dps": 40, "id": "T.capped", "uses_dps": True})()
+    with pytest.raises(ParameterError, match="T.capped supports dps"):
+        Q.claims_dps([cs["B.rate.exponent"], capped], 41)
+
+
+def registry_claims():
+    from numerics import registry
+
+    return registry.claims()
+
+
+def test_points_and_explore_requests():
+    cs = registry_claims()
+    base = Q.settings()
+    assert Q.point_settings([cs["A.thm3.q2_cosine"]], base, {}) is base
+    s = Q.point_settings([cs["A.thm3.q2_cosine"], cs["A.thm3.q2_norm"]], base, {"alpha0": "3", "L": "6"})
+    assert dict(s.params)["alpha0"] == 3.0 and dict(s.params)["L"] == 6 and list(s.params) == sorted(s.params)
+    msg = _refused(Q.point_settings, [cs["A.thm3.q2_cosine"], cs["A.capacity.ordering"]], base, {"L": "6"},
+                   Q.option_name)
+    assert msg.startswith("claim A.capacity.ordering runs at its built-in design only and takes no --param "
+                          "(claims that do: A.capacity.conjecture1, A.grad.q2, ")
+    chosen = Q.explore_request(["A.thm3.q2_cosine"], 1, 0)
+    assert [c.id for c in chosen] == ["A.thm3.q2_cosine"]
+    assert len(Q.explore_request(None, 1000, 1000)) == len(cs)
+    assert _refused(Q.explore_request, None, 0, 5, Q.option_name) == "--examples must be an integer in [1, 1000], got 0"
+    assert _refused(Q.explore_request, None, 1001, 5) == "examples must be an integer in [1, 1000], got 1001"
+    assert _refused(Q.explore_request, None, 5, 1001) == "shrinks must be an integer in [0, 1000], got 1001"
+    assert _refused(Q.explore_request, None, 5, -1) == "shrinks must be an integer in [0, 1000], got -1"
+    chosen, pinned = Q.explore_request(["A.thm3.q2_cosine", "A.thm3.q2_norm"], 5, 5, within={"alpha0": "3"})
+    assert len(chosen) == 2 and pinned == {"alpha0": 3.0}
+    assert _refused(Q.explore_request, ["A.capacity.ordering"], 5, 5, Q.option_name, within={"L": "6"}) == \
+        "claim A.capacity.ordering runs at its built-in design only and takes no --param"
+    msg = _refused(Q.explore_request, ["A.thm3.q2_cosine"], 5, 5, within={"zeta": "1", "nu": "2"})
+    assert msg.startswith("claim A.thm3.q2_cosine: unknown parameter(s) nu, zeta; valid: L, R, pi, ")
+    with pytest.raises(ParameterError):
+        Q.explore_request(["A.thm3.q2_cosine"], 5, 5, within={"alpha0": "-3"})
+
+
+def test_what_is_asked_for_is_named():
+    assert Q.claim("B.rate.exponent").id == "B.rate.exponent"
+    for bad in ("B.nope", 3, None):
+        assert _refused(Q.claim, bad) == f"unknown claim id {bad!r}; `attncheck list` (attncheck.claims()) lists them"
+    assert [c.id for c in Q.select("B.rate.exponent")] == ["B.rate.exponent"]
+    assert len(Q.select(None)) == len(Q.select([])) == len(Q.select(())) == len(registry_claims())
+    assert _refused(Q.select, 3) == "ids must be a claim id, a list of ids or None, got 3"
+    assert _refused(Q.select, ["A.thm3", 3]) == "claim ids must be strings, got ['A.thm3', 3]"
+    assert _refused(Q.select, ["Z.none"]) == "unknown claim id 'Z.none'; `attncheck list` (attncheck.claims()) lists them"
+    assert Q.evaluable("B.rate.exponent").evaluate is not None
+    assert _refused(Q.evaluable, "A.attention_vs_linear") == (
+        "claim A.attention_vs_linear has no closed form to evaluate; evaluable claims are marked 'eval' in "
+        "`attncheck list`")
+    assert Q.problem("sparse-token").name == "sparse-token"
+    assert _refused(Q.problem, "nope") == "unknown problem 'nope'; known: positional-semantic, sparse-token"
+    assert _refused(Q.problem, 1) == "unknown problem 1; known: positional-semantic, sparse-token"
+    spec = Q.problem("sparse-token")
+    assert Q.options(spec, {"model": "pool", "loss": None}) == {"model": "pool"}
+    assert _refused(Q.options, spec, {"branch": "semantic"}, Q.option_name) == "problem sparse-token takes no --branch"
+    assert _refused(Q.options, spec, {"model": "mlp"}, Q.option_name) == \
+        "--model must be one of attention, pool, vec, got 'mlp'"
+
+
+def test_check_cost_refuses_with_the_given_limits_only_inside_the_call():
+    from numerics.core import resources
+
+    est = resources.Estimate(1e6, 100.0, ("--n",), "solve")
+    said = []
+    assert Q.check_cost(est, announce=said.append) is est and said == ["solve: estimated 2 min, 977 KiB of memory"]
+    with pytest.raises(resources.ResourceError, match="above the limit 60 s"):
+        Q.check_cost(est, max_time="60s")
+    with pytest.raises(resources.ResourceError, match="above the limit 512 KiB"):
+        Q.check_cost(est, max_memory="512K")
+    assert Q.check_cost(est) is est  # the limits given to one call do not outlive it

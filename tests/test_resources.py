@@ -3,7 +3,6 @@ the options, the Python API, and the step-4 equations in row blocks (the same so
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -17,18 +16,17 @@ OOM = ["solve", "sparse-token", "--model", "attention", "--param", "log2_points=
 
 
 def _cli(*args):
-    t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "numerics.cli", *args], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "ATTNCHECK_MAX_MEMORY": "", "ATTNCHECK_MAX_TIME": ""})
-    return out, time.perf_counter() - t0
+    return subprocess.run([sys.executable, "-m", "numerics.cli", *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "ATTNCHECK_MAX_MEMORY": "", "ATTNCHECK_MAX_TIME": ""})
 
 
 def test_the_largest_qmc_solve_is_refused_at_once():
-    out, wall = _cli(*OOM)
+    # refused before anything is computed (about 0.2 s on an idle machine: the start-up
+    # benchmark `start.cheap` measures it; a test asserts no time)
+    out = _cli(*OOM)
     assert out.returncode == 2 and out.stdout == ""
     line = out.stderr.strip()
     assert "\n" not in line and line.startswith("error: ") and "log2_points" in line and "limit" in line
-    assert wall < 5  # about 0.2 s on an idle machine: no SymPy, nothing computed
     res = CliRunner().invoke(main, ["--max-memory", "1G", *OOM])  # the option's refusal: in process
     assert res.exit_code == 2 and res.stdout == "" and "memory" in res.stderr and "1 GiB" in res.stderr
 
@@ -112,12 +110,10 @@ def test_every_command_honours_a_memory_limit_below_its_interpreter(name):
     args = COMMANDS[name]
     runs = [["--max-memory", "1K", *args]] + ([[*args, "--max-memory", "1K"]] if name in WITH_OPTIONS else [])
     for argv in runs:
-        t0 = time.perf_counter()
         res = CliRunner().invoke(main, argv)
         assert res.exit_code == 2, (argv, res.output)
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: --max-memory") and "1 KiB" in lines[0], lines
-        assert time.perf_counter() - t0 < 5
     assert resources.limits().memory_source == resources.DEFAULT_MEMORY_SOURCE  # not outliving the call
 
 
@@ -168,3 +164,123 @@ def test_the_api_solve_is_estimated_and_refused_as_the_cli_solve(request_):
     with pytest.raises(resources.ResourceError) as err:
         attncheck.solve("sparse-token", max_time="1s", **request_)
     assert str(err.value).replace("max_time=", "--max-time") == res.stderr.strip().removeprefix("error: ")
+
+
+@pytest.fixture
+def clean_limits(monkeypatch):
+    monkeypatch.delenv("ATTNCHECK_MAX_MEMORY", raising=False)
+    monkeypatch.delenv("ATTNCHECK_MAX_TIME", raising=False)
+    resources.reset_limits()
+    yield
+    resources.reset_limits()
+
+
+def test_estimates_without_and_with_a_cost_model(clean_limits):
+    B = resources.BASE_BYTES
+    one = resources.unpriced("latex")
+    assert (one.bytes, one.seconds, one.knobs, one.what) == (B, 0.0, (), "latex (the Python interpreter alone)")
+    three = resources.unpriced("sweep", processes=3)
+    assert (three.bytes, three.knobs, three.what) == (3 * B, ("--workers",), "sweep (the Python interpreters alone)")
+    assert resources.unpriced(processes=0).bytes == B and resources.unpriced().what == "(the Python interpreter alone)"
+    two = resources.unpriced("verify", processes=2)
+    assert two.knobs == ("--workers",) and two.what == "verify (the Python interpreters alone)"
+    assert resources.priced(None, 1, 2, what="x") == resources.unpriced("x")
+    assert resources.priced(lambda a, b: resources.Estimate(a, b), 5.0, 6.0) == resources.Estimate(5.0, 6.0)
+
+
+def test_verify_and_many_share_the_time_among_the_workers(clean_limits):
+    B = resources.BASE_BYTES
+    assert not resources.explicit()
+    assert resources.verify_cost(100.0, 4, 2).seconds == 0.0  # the default 2 h: priced requests only
+    with resources.limited(max_time="10h"):
+        assert resources.explicit()
+        assert resources.verify_cost(100.0, 4, 2).seconds == 50.0
+        assert resources.verify_cost(100.0, 1, 4).seconds == 100.0  # one claim: one worker's time
+        assert resources.verify_cost(100.0, 0, 3).seconds == 100.0
+    with resources.limited(max_memory="8G"):
+        assert resources.explicit()
+    assert resources.verify_cost(1.0, 3, 1).bytes == B and resources.verify_cost(1.0, 3, 2).bytes == 3 * B
+    est = resources.verify_cost(1.0, 4)
+    assert est.bytes == B and est.what == "verify of 4 claims"
+    assert est.knobs == ("the number of claims (or use --quick, more --workers)",)
+    assert resources.many([], 2, "sweep") == resources.Estimate(what="sweep")
+    es = [resources.Estimate(10.0, 3.0, ("--n",)), resources.Estimate(30.0, 5.0, ("--d", "--n"))]
+    m = resources.many(es, workers=4, what="grid")
+    assert (m.bytes, m.seconds, m.what) == (60.0, 4.0, "grid")  # at most one worker per point
+    assert m.knobs == ("--n", "--d", "the number of grid points")
+    assert resources.many(es, workers=1).seconds == 8.0 and resources.many(es, workers=0).bytes == 30.0
+    one = resources.many(es)  # one process by default
+    assert (one.seconds, one.bytes, one.what) == (8.0, 30.0, "")
+
+
+def test_more_sizes_and_durations(clean_limits):
+    P = resources.parse_size
+    assert P("2.5GB") == 2.5 * 2**30 and P(" 512 mib ") == 512 * 2**20 and P("1e3") == 1000.0
+    assert P("3k") == 3 * 2**10 and P("2T") == 2 * 2**40 and P(".5kb") == 512 and P("7b") == 7
+    D = resources.parse_duration
+    assert D("1.5h") == 5400 and D("10min") == 600 and D("2d") == 172800 and D("30 s") == 30
+    assert D("3m") == 180 and D("4sec") == 4
+    with pytest.raises(ParameterError, match=r"duration must look like 90s, 30m, 2h or 600 \(seconds\), got '2w'"):
+        D("2w")
+    with pytest.raises(ParameterError, match=r"memory size must be finite and > 0, got '0'"):
+        P("0")
+    with pytest.raises(ParameterError) as e:
+        P("4 G B")
+    assert str(e.value) == "memory size must look like 4G, 512M or 2000000000 (bytes), got '4 G B'"
+    T = resources.size_text
+    assert [T(512), T(1023), T(1024), T(1.5 * 2**30), T(2**40), T(3 * 2**20)] == \
+        ["512 B", "1023 B", "1 KiB", "1.5 GiB", "1 TiB", "3 MiB"]
+    S = resources.duration_text
+    assert [S(89), S(90), S(5399), S(5400), S(3 * 86400 - 1), S(3 * 86400), S(10 * 86400)] == \
+        ["89 s", "2 min", "90 min", "1.5 h", "72.0 h", "3 days", "10 days"]
+    assert S(5580) == "1.6 h" and S(868320) == "10.1 days"  # 1.55 h, 10.05 days: the units exact
+
+
+def test_limits_from_the_environment_the_options_and_the_api(clean_limits, monkeypatch):
+    lim = resources.limits()
+    assert lim.seconds == 7200.0 and lim.time_source == resources.DEFAULT_TIME_SOURCE
+    assert lim.memory_source == resources.DEFAULT_MEMORY_SOURCE and 0 < lim.bytes < resources.available_memory()
+    monkeypatch.setenv("ATTNCHECK_MAX_MEMORY", "1G")
+    monkeypatch.setenv("ATTNCHECK_MAX_TIME", "5m")
+    lim = resources.limits()
+    assert (lim.bytes, lim.memory_source, lim.seconds, lim.time_source) == \
+        (2**30, "$ATTNCHECK_MAX_MEMORY", 300.0, "$ATTNCHECK_MAX_TIME")
+    resources.set_limits(max_memory="2G")  # an option wins over the environment
+    lim = resources.limits()
+    assert (lim.bytes, lim.memory_source, lim.seconds) == (2 * 2**30, "--max-memory", 300.0)
+    resources.set_limits(max_time="1h")
+    assert resources.limits().bytes == 2 * 2**30 and resources.limits().time_source == "--max-time"
+    with resources.limited(max_time="2m") as inside:
+        assert (inside.seconds, inside.time_source, inside.bytes) == (120.0, "max_time=", 2 * 2**30)
+    assert resources.limits().seconds == 3600.0  # restored on leaving the block
+    resources.reset_limits()
+    assert resources.limits().memory_source == "$ATTNCHECK_MAX_MEMORY"
+
+
+def test_check_refuses_in_one_line_and_announces_long_requests(clean_limits):
+    said = []
+    small = resources.Estimate(1e6, 30.0, ("--n",), "solve x")
+    assert resources.check(small, said.append) is small and said == []  # 30 s: not announced
+    long = resources.Estimate(1e6, 31.0, (), "")
+    resources.check(long, said.append)
+    assert said == ["estimated 31 s, 977 KiB of memory"]
+    with resources.limited(max_memory="100M"):
+        # an explicit memory limit is compared with at least one interpreter
+        with pytest.raises(resources.ResourceError) as e:
+            resources.check(resources.Estimate(1.0, 0.0, ("--a", "--b"), "eval"))
+        assert str(e.value) == ("eval: needs about 238 MiB of memory, above the limit 100 MiB "
+                                "(max_memory=): lower --a or --b, or raise the limit")
+    assert resources.check(resources.Estimate(1.0)).bytes == 1.0  # the default limit: as estimated
+    with resources.limited(max_memory="1G", max_time="60s"):
+        assert resources.check(resources.Estimate(2**30, 60.0)).bytes == 2**30  # at the limits: allowed
+        with pytest.raises(resources.ResourceError) as e:
+            resources.check(resources.Estimate(1e6, 61.0))
+        assert str(e.value) == "would take about 61 s, above the limit 60 s (max_time=): raise the limit"
+        with pytest.raises(resources.ResourceError, match="needs about 1 GiB"):
+            resources.check(resources.Estimate(2**30 + 1, 1.0))
+    resources.within("L", 5, 1, 5, "the Sobol dimension")
+    resources.within("L", 1, 1, 5, "the Sobol dimension")
+    with pytest.raises(resources.ResourceError) as e:
+        resources.within("L", 6, 1, 5, "the Sobol dimension")
+    assert str(e.value) == "parameter L: must be in [1, 5] (the Sobol dimension), got 6"
+    assert isinstance(e.value, ParameterError)

@@ -78,3 +78,78 @@ def test_local_cluster_gives_the_in_process_records(tmp_path):
         recs.append([{k: v for k, v in json.loads(line).items() if k not in ("elapsed_s", "cached")}
                      for line in res.output.splitlines() if line.startswith("{")])
     assert recs[0] == recs[1]
+
+
+def test_grid_bounds_and_messages():
+    assert SW.parse_grid([" a = 1:3:3 ", "b= x ,y"]) == {"a": ["1.0", "2.0", "3.0"], "b": ["x", "y"]}
+    assert len(SW.parse_grid(["a=0:1:10000"])["a"]) == 10_000
+    assert SW.parse_grid(["a=2:2:1"]) == {"a": ["2.0"]}
+    cases = {
+        "a": "--grid expects name=start:stop:num or name=v1,v2,..., got 'a'",
+        "=1,2": "--grid expects name=start:stop:num or name=v1,v2,..., got '=1,2'",
+        "a=": "--grid expects name=start:stop:num or name=v1,v2,..., got 'a='",
+        "a=1:2": "--grid a: expected start:stop:num, got '1:2'",
+        "a=1:2:3:4": "--grid a: expected start:stop:num, got '1:2:3:4'",
+        "a=1:y:3": "--grid a: expected numbers start:stop:num, got '1:y:3'",
+        "a=1:2:2.5": "--grid a: expected numbers start:stop:num, got '1:2:2.5'",
+        "a=inf:2:3": "--grid a: start and stop must be finite and num in [1, 10000], got 'inf:2:3'",
+        "a=1:nan:3": "--grid a: start and stop must be finite and num in [1, 10000], got '1:nan:3'",
+        "a=1:2:10001": "--grid a: start and stop must be finite and num in [1, 10000], got '1:2:10001'",
+        "a=1:2:0": "--grid a: start and stop must be finite and num in [1, 10000], got '1:2:0'",
+        "a=1, ,2": "--grid a: empty value in '1, ,2'",
+    }
+    for item, message in cases.items():
+        with pytest.raises(ParameterError) as e:
+            SW.parse_grid([item])
+        assert str(e.value) == message
+    with pytest.raises(ParameterError, match="--grid a given twice; give it once"):
+        SW.parse_grid(["a=1", "a=2"])
+    with pytest.raises(ParameterError, match="sweep needs at least one --grid name=..."):
+        SW.parse_grid([])
+    assert len(SW.points(SW.parse_grid(["a=0:1:1000", "b=0:1:100", "c=1"]))) == 100_000
+    with pytest.raises(ParameterError, match="--grid: 100100 points requested; at most 100000 per sweep"):
+        SW.parse_grid(["a=0:1:1001", "b=0:1:100"])
+
+
+def test_points_keys_and_numbers():
+    assert SW.points({"a": ["1", "2"], "b": ["x", "y"]}) == [
+        {"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2", "b": "x"}, {"a": "2", "b": "y"}]
+    t = SW.Target("problem", "sparse-token", (("loss", "square"),))
+    assert t.describe() == {"kind": "problem", "name": "sparse-token", "options": {"loss": "square"}}
+    k = SW.point_key(t, {"a": "1"}, 30)
+    assert len(k) == 64 and k == SW.point_key(SW.Target("problem", "sparse-token", (("loss", "square"),)), {"a": "1"}, 30)
+    others = {SW.point_key(SW.Target("claim", "sparse-token", (("loss", "square"),)), {"a": "1"}, 30),
+              SW.point_key(SW.Target("problem", "other", (("loss", "square"),)), {"a": "1"}, 30),
+              SW.point_key(SW.Target("problem", "sparse-token", (("loss", "logistic"),)), {"a": "1"}, 30),
+              SW.point_key(t, {"a": "2"}, 30), SW.point_key(t, {"a": "1"}, 31)}
+    assert len(others | {k}) == 6
+    assert [SW._to_float(v) for v in (True, False, "2.5", 3, "x", None, [1])] == [1.0, 0.0, 2.5, 3.0, None, None, None]
+
+
+def test_a_point_of_a_claim_and_the_provenance_of_a_sweep(tmp_path):
+    rec = SW.compute_point(TARGET, {"beta": "2", "M": "1000"}, 25)
+    assert rec["params"] == {"beta": 2.0, "M": 1000.0} and rec["ok"] is True and rec["elapsed_s"] >= 0
+    assert rec["values"]["exponent"] == pytest.approx(-0.8)
+    assert rec["text"]["exponent"] == "-0.8" and len(rec["text"]["K_star"].replace(".", "")) >= 20
+    with pytest.raises(ParameterError, match="--format must be one of parquet, csv, got 'xlsx'"):
+        SW.run(TARGET, {"beta": ["2"]}, tmp_path / "x", fmt="xlsx")
+    grid = {"beta": ["1.0", "2.0"], "M": ["1000"]}
+    prov = SW.run(TARGET, grid, tmp_path / "csv", dps=20, fmt="csv")
+    assert prov["schema"] == "attncheck.sweep/1" and prov["target"] == TARGET.describe()
+    assert (prov["grid"], prov["dps"], prov["points"], prov["computed"], prov["reused"]) == (grid, 20, 2, 2, 0)
+    assert prov["table"] == "sweep.csv" and prov["where"] == "in process"
+    assert prov["finished"] >= prov["started"] and prov["machine"]["cpus"] >= 1 and prov["versions"]["python"]
+    assert json.loads((tmp_path / "csv" / "provenance.json").read_text()) == prov
+    rows, again = SW.read_table(tmp_path / "csv")
+    assert again == prov and [r["beta"] for r in rows] == [1.0, 2.0]
+    assert all(r["ok"] is True and "key" not in r and isinstance(r["M"], float) for r in rows)
+    header = (tmp_path / "csv" / "sweep.csv").read_text().splitlines()[0].split(",")
+    assert set(header[:2]) == {"beta", "M"} and header[-2:] == ["ok", "key"]
+    prov = SW.run(TARGET, grid, tmp_path / "pq", dps=20, workers=2)
+    assert prov["table"] == "sweep.parquet" and prov["where"] == "2 processes" and prov["computed"] == 2
+    pq_rows, _ = SW.read_table(tmp_path / "pq")
+    assert [{k: v for k, v in r.items() if k != "key"} for r in pq_rows] == rows
+    # the points in a pool are the points in process, file for file
+    for f in (tmp_path / "csv" / "points").glob("*.json"):
+        a, b = json.loads(f.read_text()), json.loads((tmp_path / "pq" / "points" / f.name).read_text())
+        assert {k: v for k, v in a.items() if k != "elapsed_s"} == {k: v for k, v in b.items() if k != "elapsed_s"}

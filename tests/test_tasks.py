@@ -68,3 +68,217 @@ def test_a_pool_left_by_an_exception_terminates_its_workers_at_once():
     while any(p.is_alive() for p in procs) and time.monotonic() - t0 < 10:
         time.sleep(0.02)
     assert time.monotonic() - t0 < 10 and not any(p.is_alive() for p in procs)
+
+
+def _worker_view(_):
+    import os
+
+    from threadpoolctl import threadpool_info
+
+    return os.getpid(), os.environ.get("ATTNCHECK_TRIAL_WORKERS"), max(
+        [i["num_threads"] for i in threadpool_info()] or [1])
+
+
+def test_trial_workers_are_granted_inside_the_block_only():
+    import os
+
+    os.environ.pop("ATTNCHECK_TRIAL_WORKERS", None)
+    with trial_workers(3.0):
+        assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "3"
+        with trial_workers(2):
+            assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "2"
+        assert os.environ["ATTNCHECK_TRIAL_WORKERS"] == "3"  # the outer grant is restored
+    assert "ATTNCHECK_TRIAL_WORKERS" not in os.environ
+
+
+def test_map_tasks_uses_a_pool_only_when_workers_and_tasks_are_more_than_one():
+    import os
+
+    me = os.getpid()
+    assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]  # no grant
+    with trial_workers(2):
+        assert [r[0] for r in map_tasks(_worker_view, [0], "x")] == [me]  # one task: here
+        seen = []
+        with reporting(lambda *a: seen.append(a)):
+            out = map_tasks(_worker_view, [0, 1, 2], "pool")
+    assert all(pid != me for pid, _, _ in out)
+    # in a worker the tasks run serially, on one BLAS thread
+    assert all(env == "1" and threads == 1 for _, env, threads in out)
+    assert sorted(seen) == [("pool", 1, 3), ("pool", 2, 3), ("pool", 3, 3)]
+    with trial_workers(1):
+        assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]
+    with trial_workers(2):  # two tasks, two workers: a pool
+        assert all(r[0] != me for r in map_tasks(_worker_view, [0, 1], "x"))
+    os.environ["ATTNCHECK_TRIAL_WORKERS"] = ""  # set but empty: one worker
+    try:
+        assert [r[0] for r in map_tasks(_worker_view, [0, 1], "x")] == [me, me]
+    finally:
+        os.environ.pop("ATTNCHECK_TRIAL_WORKERS")
+
+
+def _stubborn(ready):
+    import signal
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    ready.set()
+    time.sleep(120)
+
+
+def _sleeper(ready):
+    import time
+
+    ready.set()
+    time.sleep(120)
+
+
+def test_terminate_kills_what_ignores_sigterm_after_the_grace():
+    import multiprocessing
+    import signal
+
+    from numerics.core.tasks import _terminate, kill_children
+
+    ctx = multiprocessing.get_context("spawn")
+    ready = [ctx.Event(), ctx.Event()]
+    stubborn, polite = ctx.Process(target=_stubborn, args=(ready[0],)), ctx.Process(target=_sleeper, args=(ready[1],))
+    stubborn.start()
+    polite.start()
+    assert all(r.wait(120) for r in ready)  # both have installed their handlers
+    _terminate([stubborn, polite], grace=0.3)
+    assert not stubborn.is_alive() and stubborn.exitcode == -signal.SIGKILL
+    assert not polite.is_alive() and polite.exitcode == -signal.SIGTERM
+    left = ctx.Process(target=_sleeper, args=(ctx.Event(),))
+    left.start()
+    kill_children(grace=0.5)
+    assert not left.is_alive() and left.exitcode == -signal.SIGTERM
+
+
+def test_an_interrupt_inside_interruptible_stops_first_then_raises():
+    import os
+    import signal
+    import threading
+
+    import pytest
+
+    from numerics.core.tasks import interruptible
+
+    stopped = []
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+        with interruptible(lambda: stopped.append(1)):
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before the next bytecode
+    assert stopped == [1]
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    seen = []
+
+    def elsewhere():
+        with interruptible(lambda: None):
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join()
+    assert seen == [before[0]]  # outside the main thread nothing changes
+
+
+def _slow_to_stop(ready):
+    import os
+    import signal
+    import time
+
+    def leave(*_):
+        time.sleep(0.3)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, leave)
+    ready.set()
+    time.sleep(120)
+
+
+def test_a_terminated_process_is_given_the_grace_before_it_is_killed():
+    import multiprocessing
+    import signal
+
+    from numerics.core.tasks import _terminate
+
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    p = ctx.Process(target=_slow_to_stop, args=(ready,))
+    p.start()
+    assert ready.wait(120)
+    _terminate([p], grace=30.0)
+    assert p.exitcode == 0  # it finished its own cleanup: not killed
+    ready = ctx.Event()
+    p = ctx.Process(target=_slow_to_stop, args=(ready,))
+    p.start()
+    assert ready.wait(120)
+    _terminate([p], grace=0.05)
+    assert p.exitcode == -signal.SIGKILL  # its cleanup outlived the grace
+
+
+class _FakePool:
+    def __init__(self):
+        import signal
+
+        self._processes = {}
+        self.calls = []
+        self.signal = signal
+
+    def shutdown(self, **kw):
+        s = self.signal
+        self.calls.append((kw, s.getsignal(s.SIGINT), s.getsignal(s.SIGTERM)))
+
+
+def test_stop_pool_cancels_waits_and_ignores_interrupts_meanwhile():
+    import signal
+    import threading
+
+    from numerics.core.tasks import stop_pool
+
+    def on_int(*_):
+        pass
+
+    def on_term(*_):
+        pass
+
+    old = signal.signal(signal.SIGINT, on_int), signal.signal(signal.SIGTERM, on_term)
+    try:
+        pool = _FakePool()
+        stop_pool(pool)
+        assert pool.calls == [({"wait": False, "cancel_futures": True}, signal.SIG_IGN, signal.SIG_IGN),
+                              ({"wait": True}, signal.SIG_IGN, signal.SIG_IGN)]
+        assert signal.getsignal(signal.SIGINT) is on_int and signal.getsignal(signal.SIGTERM) is on_term
+        elsewhere = _FakePool()
+        errors = []
+
+        def run():
+            try:
+                stop_pool(elsewhere)
+            except Exception as e:  # signal handlers can be set in the main thread only
+                errors.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+        assert errors == [] and [c[1:] for c in elsewhere.calls] == [(on_int, on_term)] * 2
+    finally:
+        signal.signal(signal.SIGINT, old[0])
+        signal.signal(signal.SIGTERM, old[1])
+
+
+def test_a_pool_has_as_many_processes_as_granted_and_no_more_than_tasks(monkeypatch):
+    from numerics.core import tasks
+
+    sizes = []
+    real = tasks.process_pool
+
+    def counted(n):
+        sizes.append(n)
+        return real(n)
+
+    monkeypatch.setattr(tasks, "process_pool", counted)
+    with trial_workers(5):
+        map_tasks(_worker_view, [0, 1, 2], "x")
+    with trial_workers(2):
+        map_tasks(_worker_view, [0, 1, 2], "x")
+    assert sizes == [3, 2]

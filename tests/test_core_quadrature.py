@@ -1,0 +1,115 @@
+"""numerics.core.quadrature: Gaussian expectations in mpmath and numpy, and their point sets."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from numerics.core import quadrature as q
+
+
+def test_expect_mp_is_exact_to_its_digits_and_rounded_to_them():
+    for dps in (20, 50):
+        with mpmath.workdps(dps + 20):
+            want = mpmath.exp(mpmath.mpf("0.3") + mpmath.mpf("0.7") ** 2 / 2)
+        val, err = q.expect_mp_err(mpmath.exp, "0.3", "0.7", dps)
+        with mpmath.workdps(dps + 20):
+            assert abs(val - want) <= 10 * mpmath.mpf(10) ** -dps * want
+            assert 0 <= err < mpmath.mpf(10) ** -dps
+        with mpmath.workdps(dps):
+            assert +val == val  # already rounded to dps digits
+        assert q.expect_mp(mpmath.exp, "0.3", "0.7", dps) == val
+    # the whole real line, no truncation: a polynomial's moments exactly
+    m4 = q.expect_mp(lambda x: x**4, 1, 2, 30)
+    assert abs(m4 - (1 + 6 * 4 + 3 * 16)) < mpmath.mpf(10) ** -27
+
+
+def test_expect_mp_at_sigma_zero_and_below():
+    val, err = q.expect_mp_err(lambda x: x * 3, "0.1", 0, 25)
+    assert err == 0
+    with mpmath.workdps(25):
+        assert abs(val - mpmath.mpf("0.3")) < mpmath.mpf(10) ** -24 and +val == val
+    with pytest.raises(ValueError, match="sigma must be >= 0"):
+        q.expect_mp(mpmath.exp, 0, -1)
+
+
+def test_expect_np_is_exact_for_polynomials_below_twice_the_nodes_and_broadcasts():
+    mu, sigma = np.array([0.0, 1.0, -2.0]), 0.5
+    got = q.expect_np(lambda x: x**4, mu, sigma, n_nodes=3)
+    assert got.shape == (3,)
+    assert np.allclose(got, mu**4 + 6 * mu**2 * sigma**2 + 3 * sigma**4, rtol=1e-13)
+    assert not np.isclose(q.expect_np(lambda x: x**6, 0.0, 1.0, n_nodes=3), 15.0)  # degree 6 = 2n
+    grid = q.expect_np(np.cos, np.zeros((2, 1)), np.array([1.0, 2.0]))
+    assert grid.shape == (2, 2) and np.allclose(grid, np.exp(-np.array([[0.5, 2.0], [0.5, 2.0]])), rtol=1e-12)
+    assert q.expect_np(np.cos, 0.0, 1.0, n_nodes=1.0 + 79) == pytest.approx(math.exp(-0.5), rel=1e-12)
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="n_nodes must be >= 1"):
+            q.expect_np(np.cos, 0.0, 1.0, n_nodes=bad)
+    assert q.expect_np(lambda x: x, 2.0, 1.0, n_nodes=1) == pytest.approx(2.0)
+
+
+def test_gauss_hermite_weights_sum_to_one():
+    x, w = q.gauss_hermite(4)
+    assert len(x) == len(w) == 4 and w.sum() == pytest.approx(1.0, abs=1e-15)
+    assert np.dot(w, x**2) == pytest.approx(1.0) and np.dot(w, x**6) == pytest.approx(15.0)
+    x5, _ = q.gauss_hermite(5.0)
+    assert len(x5) == 5
+
+
+def test_gaussian_sobol_points():
+    z = q.gaussian_sobol(3, 10, 7)
+    assert z.shape == (1024, 3) and np.isfinite(z).all()
+    assert np.array_equal(z, q.gaussian_sobol(3, 10, 7))
+    assert not np.array_equal(z, q.gaussian_sobol(3, 10, 8))
+    assert np.all(np.abs(z.mean(axis=0)) < 0.02) and np.allclose(z.std(axis=0), 1.0, atol=0.02)
+    assert q.gaussian_sobol(1, 0, np.random.SeedSequence(1)).shape == (1, 1)
+
+
+def test_trapezoid_mp_vector_integrand():
+    with mpmath.workdps(30):
+        vals, diff = q.gaussian_trapezoid_mp(lambda z: [z**2, z**4, mpmath.cos(z)], 3)
+        for v, want in zip(vals, [1, 3, mpmath.exp(mpmath.mpf(-1) / 2)]):
+            assert abs(v - want) < mpmath.mpf(10) ** -26
+        assert 0 <= diff < mpmath.mpf(10) ** -25
+        loose, _ = q.gaussian_trapezoid_mp(lambda z: [mpmath.cos(z)], 1, tol=mpmath.mpf("1e-3"))
+        assert abs(loose[0] - mpmath.exp(mpmath.mpf(-1) / 2)) < mpmath.mpf("1e-3")
+        with pytest.raises(ArithmeticError, match="did not converge in 0 halvings"):
+            q.gaussian_trapezoid_mp(lambda z: [mpmath.cos(z)], 1, max_halvings=0)
+        with pytest.raises(ArithmeticError):
+            q.gaussian_trapezoid_mp(lambda z: [mpmath.cos(9 * z)], 1, start_step=4, max_halvings=1)
+
+
+def test_gaussian_expect_mp_to_its_digits():
+    dps = 40
+    vals, rel = q.gaussian_expect_mp(lambda z: [mpmath.mpf(1), z * z, mpmath.cos(z), z], 4, dps)
+    with mpmath.workdps(dps + 10):
+        for v, want in zip(vals[:3], [1, 1, mpmath.exp(mpmath.mpf(-1) / 2)]):
+            assert abs(v - want) <= mpmath.mpf(10) ** -(dps + 1)
+        assert abs(vals[3]) <= mpmath.mpf(10) ** -(dps + 5)  # odd: the nodes +-z cancel
+        assert rel <= mpmath.mpf(10) ** -(dps + 2)
+
+
+def test_gaussian_expect_mp_follows_mass_in_the_tail():
+    # E exp(20 zeta) = exp(200): its mass sits near zeta = 20, beyond the first truncation
+    vals, _ = q.gaussian_expect_mp(lambda z: [mpmath.exp(20 * z)], 1, 20)
+    with mpmath.workdps(40):
+        assert abs(vals[0] / mpmath.exp(200) - 1) < mpmath.mpf(10) ** -19
+
+
+def test_gaussian_expect_mp_refuses_a_grid_too_large_up_front():
+    with pytest.raises(ArithmeticError, match="lower --dps"):
+        q.gaussian_expect_mp(lambda z: [1 / (1 + 400 * z * z)], 1, 30, max_nodes=2**10)
+    with pytest.raises(ArithmeticError, match="more than 64 nodes"):
+        q.gaussian_expect_mp(lambda z: [mpmath.exp(20 * z)], 1, 20, max_nodes=64)
+
+
+def test_gaussian_trapezoid_and_density():
+    x, w = q.gaussian_trapezoid(0.5)
+    assert w.sum() == pytest.approx(1.0) and np.allclose(x, -x[::-1])
+    assert x.max() == pytest.approx(9.0) and np.allclose(np.diff(x), 0.5)
+    assert np.dot(w, x**2) == pytest.approx(1.0, abs=1e-12)
+    x2, _ = q.gaussian_trapezoid(1.0, width=3.0)
+    assert list(x2) == [-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]
+    assert q.gaussian_density(0.0) == pytest.approx(1 / math.sqrt(2 * math.pi))
+    assert np.allclose(q.gaussian_density(np.array([1.0, -2.0])),
+                       np.exp(-np.array([0.5, 2.0])) / math.sqrt(2 * math.pi))
