@@ -222,9 +222,16 @@ def select(ids) -> list:
 
 
 # --- the claim index: what ``attncheck list`` shows, without importing any claim ---------------
+def plugin_entry_points() -> tuple:
+    """The installed claim plugins, as ``(name, value)`` of their entry points: part of the key
+    of anything remembered about the registered claims."""
+    from importlib.metadata import entry_points
+
+    return tuple(sorted((ep.name, ep.value) for ep in entry_points(group=ENTRY_POINT_GROUP)))
+
+
 def _index_key() -> str:
     import hashlib
-    from importlib.metadata import entry_points
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]  # the repository (numerics/registry.py)
@@ -233,9 +240,9 @@ def _index_key() -> str:
         for f in sorted((root / folder).rglob("*.py")):
             h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        h.update(f"{ep.name}={ep.value}".encode())
-        for f in _plugin_sources(ep.value):  # an edited plugin is listed afresh
+    for name, value in plugin_entry_points():
+        h.update(f"{name}={value}".encode())
+        for f in _plugin_sources(value):  # an edited plugin is listed afresh
             h.update(f.read_bytes())
     return h.hexdigest()
 

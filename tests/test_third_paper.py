@@ -125,6 +125,16 @@ def test_claims_certifiers_and_latex_through_the_entry_points(plugin):
     assert abs(out["top_eigenvalue"] - 3.75) < 1e-25 and abs(out["threshold"] ** 2 - 0.5) < 1e-25
 
 
+def test_what_is_remembered_of_the_plugins_claims_ends_with_the_plugin(plugin, monkeypatch):
+    """The certifiable claims remembered while the plugin is installed are not those of a process
+    without it: the memo of the claim index is keyed by the installed entry points too."""
+    registry, certify = plugin
+    assert set(IDS) <= set(certify.certifiable_ids())
+    monkeypatch.undo()
+    registry.claims.cache_clear()
+    assert not set(IDS) & set(certify.certifiable_ids())
+
+
 def test_theory_comes_from_the_derivation_and_bad_input_is_one_line(plugin):
     registry, _ = plugin
     from derivations.core import MUTANTS, mutated

@@ -59,7 +59,8 @@ def _index() -> dict:
     evaluators, without importing them again); {} when the index does not say."""
     from numerics import registry
 
-    key = tuple(registry.EXTRA_FILES)
+    # the claims registered: the files given with --claims and the installed plugins' entry points
+    key = (tuple(registry.EXTRA_FILES), registry.plugin_entry_points())
     if key not in _INDEX:
         _INDEX[key] = _read_index(registry)
     return _INDEX[key]
