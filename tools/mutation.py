@@ -42,7 +42,8 @@ GROUPS = {
     ],
     "requests": ["numerics/requests.py"],
     "sweep": ["numerics/sweep.py"],
-    "value": ["numerics/core/value.py", "numerics/core/params.py"],
+    "value": ["numerics/core/value.py", "numerics/core/digits.py", "numerics/core/value_ops.py",
+              "numerics/core/params.py"],
     "solve": ["numerics/core/solve"],
     "memo": ["numerics/core/shared_memo.py"],
     "claims-machinery": [
