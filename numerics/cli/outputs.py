@@ -66,21 +66,23 @@ def latex(ids, output, body, snippets, certified):
 
 
 def _claim_progress(total: int, label: str):
-    """Per-claim progress on stderr: a bar on a terminal, else one plain line per claim
-    (``report [3/12] B.kl.bound (cached)``), so a log or a pipe shows how far it got."""
+    """Per-claim progress on stderr, told before the claim's work what it reuses and what it
+    computes (``report [3/12] B.kl.bound: verdict cached; power cached``): a bar showing that
+    text on a terminal, else one plain line per claim, so a log or a pipe shows how far it got."""
     import contextlib
 
     if sys.stderr.isatty():
         @contextlib.contextmanager
         def bar_progress():
-            with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-                yield lambda claim, cached=False: bar.update(1)
+            with click.progressbar(length=total, label=label, file=sys.stderr,
+                                   item_show_func=lambda text: text) as bar:
+                yield lambda claim, note="": bar.update(1, f"{claim.id}: {note}" if note else claim.id)
         return bar_progress()
     done = [0]
 
-    def line(claim, cached=False):
+    def line(claim, note=""):
         done[0] += 1
-        click.echo(f"{label} [{done[0]}/{total}] {claim.id}{' (cached)' if cached else ''}", err=True)
+        click.echo(f"{label} [{done[0]}/{total}] {claim.id}{': ' + note if note else ''}", err=True)
     return contextlib.nullcontext(line)
 
 
