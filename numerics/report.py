@@ -30,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from numerics.report_assets import _figure_png, figures_of, plan  # noqa: F401
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
 CSS = """
@@ -51,14 +52,6 @@ document.body.setAttribute('data-math-total',m.length);document.body.setAttribut
 """
 
 
-def figures_of(claim) -> tuple:
-    """The figures the claim names (``Claim.figures``) that are registered."""
-    from numerics import registry
-
-    table = registry.figures()
-    return tuple(f for f in getattr(claim, "figures", ()) if f in table)
-
-
 def _fmt(x, digits=6) -> str:
     """A number with ``digits`` significant digits and a true minus sign (U+2212)."""
     return "—" if x is None else f"{x:.{digits}g}".replace("-", "\u2212")
@@ -69,9 +62,25 @@ def _fmt_tex(x, digits=6) -> str:
     return _fmt(x, digits).replace("\u2212", "$-$")
 
 
+def _label_html(label: str) -> str:
+    """A row label: text, or LaTeX prose with ``$...$`` math (a curve ``attention, $\\eta_q\\beta
+    = 50$``) rendered as MathML, never shown as source."""
+    return (prose_html(label) if "$" in label else None) or html.escape(label)
+
+
+def _label_tex(label: str) -> str:
+    """A row label in the LaTeX report: the text escaped, its ``$...$`` math kept as math."""
+    from numerics.latex import _tex_text
+
+    pieces = re.split(r"(?<!\\)\$", label)
+    if len(pieces) % 2 == 0:  # an unclosed formula: all text
+        return _tex_text(label)
+    return "".join(f"${p}$" if k % 2 else _tex_text(p) for k, p in enumerate(pieces))
+
+
 def _verdict_table(v) -> str:
     rows = "".join(
-        f"<tr><td>{html.escape(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
+        f"<tr><td>{_label_html(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
         f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
         f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'.replace('-', chr(0x2212))}</td>"
         f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
@@ -111,77 +120,6 @@ def _certified_table(cert) -> str:
             f"10<sup>-{cert.digits - 3}</sup>, at the default parameters {html.escape(at)} "
             f"(<code>attncheck eval {html.escape(cert.claim_id)} --certify</code>)</p>"
             f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
-
-
-def _figure_key(figure_id: str, fig, settings) -> str:
-    """A figure's cache key: the code of its module (and of everything it imports: the theory
-    and simulators it draws), its id, the settings it is drawn at and the matplotlib version."""
-    from matplotlib import __version__ as mpl
-
-    from numerics.core.cache import module_key
-
-    return module_key(fig.__module__, "figure", figure_id, settings.mode, settings.seed, settings.dps,
-                      settings.backend, settings.params, mpl)
-
-
-def _figure_cached(figure_id: str, settings) -> bool:
-    from numerics import registry
-    from numerics.core import cache
-
-    fig = registry.figures().get(figure_id)
-    return fig is not None and cache.load_artifact("figures", _figure_key(figure_id, fig, settings)) is not None
-
-
-def _figure_png(figure_id: str, settings, use_cache: bool = False) -> str | None:
-    """The figure's PNG (base64), rendered once and, with ``use_cache``, recorded in the verdict
-    cache's folder keyed by :func:`_figure_key` (the time it took too, for the next estimate)."""
-    from numerics import registry
-    from numerics.core import cache
-
-    fig = registry.figures().get(figure_id)
-    if fig is None:
-        return None
-    k = _figure_key(figure_id, fig, settings) if use_cache else None
-    png = cache.load_artifact("figures", k) if k else None
-    if png is None:
-        t0 = time.perf_counter()
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "fig.png")
-            fig(path, settings, lambda it, label: it)
-            with open(path, "rb") as fh:
-                png = fh.read()
-        if k:
-            cache.store_artifact("figures", k, png)
-            cache.record_time(f"figure:{figure_id}", settings.mode, time.perf_counter() - t0)
-    return base64.b64encode(png).decode()
-
-
-def _about(seconds) -> str:
-    if seconds is None:
-        return "not timed yet"
-    return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
-
-
-def plan(claim, settings, evidence_cached: bool, elapsed: float, *, with_power: bool, figures: tuple,
-         use_cache: bool, done: set) -> str:
-    """What the report reuses and what it computes for ``claim``, before it computes it: the
-    verdict, the mutation power and each figure not shown yet, with an estimate from the times
-    recorded on this machine (``report [3/5] C.transition: verdict cached; power: computing 12
-    mutants (about 2 min); figure C.phase: cached``)."""
-    from numerics.claims.power import is_cached
-    from numerics.core.cache import recorded_times
-
-    times = recorded_times(settings.mode)
-    parts = ["verdict cached" if evidence_cached else f"verdict computed ({elapsed:.1f} s)"]
-    if with_power and claim.mutants:
-        parts.append("power cached" if use_cache and is_cached(claim, settings) else
-                     f"power: computing {len(claim.mutants)} mutants and the ±5 % scaling "
-                     f"({_about(times.get('power:' + claim.id))})")
-    for fid in figures:
-        if fid not in done:
-            parts.append(f"figure {fid} cached" if use_cache and _figure_cached(fid, settings) else
-                         f"figure {fid}: drawing ({_about(times.get('figure:' + fid))})")
-    return "; ".join(parts)
 
 
 #: the provenance table's row names
@@ -406,7 +344,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
         v, p = e.verdict, e.power
         parts += ["\\keepwithnext{12\\baselineskip}\n",
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
-        rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
+        rows = [[_label_tex(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"]
                 for r in v.rows if not r.certified]
         certified = "".join(_tex_certified(r) for r in v.rows if r.certified)
@@ -447,8 +385,26 @@ def pdflatex() -> str | None:
 
 
 def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300.0) -> None:
-    """Typeset the report with pdflatex (twice, for the long tables) into ``pdf_path``; raise
-    RuntimeError if pdflatex is missing or fails."""
+    """Typeset the report with pdflatex (:func:`typeset`) into ``pdf_path``; raise RuntimeError
+    if pdflatex is missing or fails."""
+    files = {}
+    for e in entries:
+        for fid, png in e.figures:
+            if fid not in files:
+                files[fid] = (f"fig{len(files)}.png", base64.b64decode(png))
+    tex = latex_document(entries, prov, settings, {fid: name for fid, (name, _) in files.items()})
+    typeset(tex, pdf_path, files=dict(files.values()), timeout=timeout)
+
+
+#: what pdflatex's log says while a cross-reference is still unresolved
+_RERUN = ("Rerun to get", "Label(s) may have changed", "There were undefined references")
+
+
+def typeset(tex: str, pdf_path: str, *, files: dict | None = None, timeout: float = 300.0) -> int:
+    """Compile the LaTeX document ``tex`` (with ``files``: name -> bytes beside it) into
+    ``pdf_path``, running pdflatex as often as its log asks (at most four passes), so that no
+    reference is left as ``??``; the number of passes.  RuntimeError if pdflatex is missing,
+    fails, or leaves a reference unresolved."""
     import shutil
     import subprocess
 
@@ -458,25 +414,25 @@ def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300
                            "texlive-latex-recommended texlive-fonts-recommended")
     work = tempfile.mkdtemp(prefix="attncheck-tex-")
     try:
-        files = {}
-        for e in entries:
-            for fid, png in e.figures:
-                if fid not in files:
-                    name = f"fig{len(files)}.png"
-                    with open(os.path.join(work, name), "wb") as fh:
-                        fh.write(base64.b64decode(png))
-                    files[fid] = name
-        with open(os.path.join(work, "report.tex"), "w", encoding="utf-8") as fh:
-            fh.write(latex_document(entries, prov, settings, files))
-        for _ in range(2):
-            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=work,
+        for name, data in (files or {}).items():
+            with open(os.path.join(work, name), "wb") as fh:
+                fh.write(data)
+        with open(os.path.join(work, "doc.tex"), "w", encoding="utf-8") as fh:
+            fh.write(tex)
+        for passes in range(1, 5):
+            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=work,
                                  capture_output=True, text=True, timeout=timeout)
-        out = os.path.join(work, "report.pdf")
-        if run.returncode != 0 or not os.path.exists(out):
-            log = open(os.path.join(work, "report.log"), errors="replace").read().splitlines()
-            first = next((ln for ln in log if ln.startswith("!")), f"exit {run.returncode}")
-            raise RuntimeError(f"pdflatex failed: {first[:200]}")
-        shutil.move(out, pdf_path)
+            with open(os.path.join(work, "doc.log"), errors="replace") as fh:
+                log = fh.read()
+            if run.returncode != 0:
+                first = next((ln for ln in log.splitlines() if ln.startswith("!")), f"exit {run.returncode}")
+                raise RuntimeError(f"pdflatex failed: {first[:200]}")
+            if passes > 1 and not any(w in log for w in _RERUN):
+                break
+        else:
+            raise RuntimeError("pdflatex left references unresolved after 4 passes")
+        shutil.move(os.path.join(work, "doc.pdf"), pdf_path)
+        return passes
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -249,13 +249,14 @@ class Verdict:
 
         head = ("<tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>tolerance</th>"
                 "<th>z</th><th></th></tr>")
-        body = "".join(
-            f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
+        from numerics.report_math import prose_html
+
+        body = "".join(  # a label with $...$ math is rendered, never shown as source
+            f"<tr><td>{('$' in r.label and prose_html(r.label)) or html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
             f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
             f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if not r.certified)
         body += "".join(f"<tr><td colspan='6'>certified: {html.escape(r.certified)}</td>"
                         f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if r.certified)
-        from numerics.report_math import prose_html
 
         word = self.word
         heading = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
