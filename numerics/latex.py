@@ -324,6 +324,7 @@ class Document:
         self.bodies: dict = {}  # printed text of an equation -> its label (one text, one block)
         self.names = _symbols()
         self.labels: set = set()
+        self.owner: dict = {}  # label -> the title of the claim whose section printed it
 
     @staticmethod
     def key(eq):
@@ -404,12 +405,19 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
         if eq.name not in seen:
             seen.add(eq.name)
             eqs.append(eq)
-    earlier: list = []
+    earlier: list = []  # (text, label) of the steps printed in an earlier section
 
     def flush():
-        if earlier:
-            parts.append("\\noindent The steps printed above: " + ", ".join(earlier) + ".\n")
-            earlier.clear()
+        if len(earlier) > 6:  # a shared chain: named by the section that derived it, not listed
+            groups: dict = {}
+            for _, label in earlier:
+                groups.setdefault(doc.owner.get(label, ""), []).append(label)
+            said = [f"{len(ls)} steps of the derivation under ``{owner}'', \\eqref{{{ls[0]}}} to \\eqref{{{ls[-1]}}}"
+                    if len(ls) > 2 else ", ".join(f"\\eqref{{{x}}}" for x in ls) for owner, ls in groups.items()]
+            parts.append("\\noindent Its derivation uses the steps printed above: " + "; ".join(said) + ".\n")
+        elif earlier:
+            parts.append("\\noindent The steps printed above: " + ", ".join(t for t, _ in earlier) + ".\n")
+        earlier.clear()
 
     for link in chain(eqs):
         eq = link.eq
@@ -418,19 +426,20 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
         head = f"% step {eq.name}\n\\paragraph{{{step_heading(eq)}}}\n"
         key = Document.key(eq)
         if key in doc.printed:
-            earlier.append(f"${latex(eq.lhs)}$ {_ref(doc, eq)}")
+            earlier.append((f"${latex(eq.lhs)}$ {_ref(doc, eq)}", doc.printed[key]))
             continue
         text = equation_latex(eq, "@", rhs=link.rhs, names=doc.names)
         same = doc.bodies.get(_body(text))
         if same is not None:  # the same formula in this variant's symbols: printed once
             doc.printed[key] = same
-            earlier.append(f"${latex(eq.lhs)}$ as {_ref(doc, eq)}")
+            earlier.append((f"${latex(eq.lhs)}$ as {_ref(doc, eq)}", same))
             continue
         flush()
         label = doc.label(claim.id, eq)
         parts.append(head + text.replace("\\label{@}", f"\\label{{{label}}}", 1) + _uses_line(doc, link))
         doc.printed[key] = label
         doc.bodies[_body(text)] = label
+        doc.owner[label] = note_tex(title(claim))
     flush()
     return "\n\n".join(parts) + "\n"
 
@@ -452,25 +461,20 @@ _KINDS = {"prop": 0, "proposition": 0, "lemma": 0, "thm": 0, "thms": 0, "theorem
 
 
 def paper_key(claim) -> tuple:
-    """Where a claim sits in its paper, from its reference: the paper, then the number of the
-    first theorem-like result it names (``Thm 3``, ``Lemma 4.1``, ``Result 4.2``; of a range
-    ``Thms 3-5`` its last), corollaries after, then figures, then conjectures, then what names
-    no result; claims at one result with the fewer steps first (a chain is printed where it is
-    first derived, before the claims that build on it)."""
-    ref = claim.reference
+    """Where a claim sits in its paper, from its reference (nothing is built): the paper, then
+    the number of the first theorem-like result it names (``Thm 3``, ``Lemma 4.1``, ``Result
+    4.2``; of a range ``Thms 3-5`` its last, after the claims of that result alone, so that a
+    chain is printed where it is first derived), corollaries after, then figures, then
+    conjectures, then what names no result."""
     best = None
     for m in re.finditer(r"\b(Prop(?:osition)?|Lemma|Thms?|Theorem|Result|Cor(?:ollary)?|Fig(?:ure)?|Conjecture)"
-                         r"\.?\s*\(?(\d+(?:\.\d+)*)(?:\s*-\s*(\d+))?", ref):
+                         r"\.?\s*\(?(\d+(?:\.\d+)*)(?:\s*-\s*(\d+))?", claim.reference):
         kind = _KINDS[m.group(1).lower()]
         number = tuple(int(x) for x in (m.group(3) or m.group(2)).split("."))
         if best is None or kind < best[0]:
-            best = (kind, number)
-    kind, number = best if best else (4, ())
-    try:
-        steps = len(claim.get_equations())
-    except Exception:  # noqa: BLE001  (an inconsistent claim is refused where it is printed)
-        steps = 0
-    return (claim.paper, kind, number, steps, claim.id)
+            best = (kind, number, bool(m.group(3)))
+    kind, number, ranged = best if best else (4, (), False)
+    return (claim.paper, kind, number, ranged, claim.id)
 
 
 def paper_order(claims) -> list:

@@ -122,3 +122,21 @@ def test_the_whole_document_is_an_appendix():
     steps = {eq.name for c in claims for eq in c.get_equations()} - ids
     shown = [name for name in steps if re.search(re.escape(name.replace("_", "\\_")) + r"(?![\w.\\])", visible)]
     assert not shown, shown[:5]
+
+
+@pytest.mark.parametrize("note, tex", [
+    ("pool: Q = m^2 + Q_1/alpha_1 + O(alpha_1^-2)", r"pool: $Q = m^{2} + Q_{1}/\alpha_{1} + O(\alpha_{1}^{-2})$"),
+    ("[logistic] h1_p = E[l'(yhat;+1)|y=+1] etc.", r"[logistic] $h_{1p} = \mathbb{E}[\ell'(\hat{y};+1)|y=+1]$ etc."),
+    ("sharp threshold sqrt(2 log L), from gamma = sqrt(log L/2) (ours)",
+     r"sharp threshold $\sqrt{2 \log L}$, from $\gamma = \sqrt{\log L/2}$ (ours)"),
+    ("readout after steps 1-2 (Thm 3)", "readout after steps 1-2 (Thm 3)"),  # a range, a number: text
+    ("alpha_1 -> inf", r"$\alpha_{1} \to \infty$"),
+    ("the bulk variance of the model's two-point law", "the bulk variance of the model's two-point law"),
+])
+def test_a_notes_ascii_math_becomes_math_and_its_words_stay_text(note, tex):
+    assert L.note_tex(note) == tex
+
+
+def test_a_sum_of_matrices_is_printed_in_the_papers_order():
+    one, ident = sp.MatrixSymbol(r"\mathbb{1}", 3, 1), sp.Identity(3)
+    assert L.latex(ident - one * one.T / sp.Symbol("L")) == r"I - \frac{1}{L} \mathbf{1} \mathbf{1}^{\top}"

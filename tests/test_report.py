@@ -287,3 +287,13 @@ def test_a_figure_label_survives_latex():
 
     # an underscore, escaped for LaTeX, inside a label stops pdflatex (Missing endcsname)
     assert _fig_label("A.sharp_threshold") == "fig:A.sharp-threshold"
+
+
+def test_a_row_label_with_math_is_rendered_not_shown_as_source():
+    """A curve's label ``attention, $\\eta_q\\beta = 50$`` is MathML in the HTML and math in the
+    LaTeX report, never its source as text."""
+    label = r"attention, $\eta_q\beta = 50$"
+    page = report._label_html(label)
+    assert "<math" in page and "\\" not in page and "$" not in page
+    assert report._label_tex(label) == r"attention, $\eta_q\beta = 50$"
+    assert report._label_tex("a_b & c") == r"a\_b \& c"

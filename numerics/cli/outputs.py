@@ -157,7 +157,9 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
         _probe_write(path)
     with requested():
         settings = Q.settings(_mode(quick, full), seed)
-    chosen = _select(ids)
+    from numerics.latex import paper_order
+
+    chosen = paper_order(_select(ids))  # as the papers state them (each step shown where it is first derived)
     with _claim_progress(len(chosen), "report") as progress:
         entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
                                   use_cache=not no_cache, progress=progress)
