@@ -30,7 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from numerics.report_assets import _figure_png, figures_of, plan  # noqa: F401
+from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
 CSS = """

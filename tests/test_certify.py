@@ -363,3 +363,14 @@ def test_the_cross_check_takes_twice_the_radius_for_the_width(mid, scale):
         assert C.width_ratio(b, 23) == pytest.approx(expected, rel=1e-9), (f, C.promised_width(b, 23))
         chk = C.Check("x", True, 0.0, C.width_ratio(b, 23))
         assert chk.ok is (expected <= 1)
+
+
+def test_verify_prints_the_certified_row_as_what_it_showed():
+    from numerics.claims.base import RowVerdict
+    from numerics.cli.verify import _row_text
+
+    row = RowVerdict("certified (30 digits, defaults)", 0.0, 0.0, 0.4, 0.0, 1.0, 1.0, None, True, 2,
+                     "k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)")
+    text = _row_text(row)
+    assert text.strip() == "ok  certified: k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)"
+    assert "theory=" not in text and "tol=" not in text

@@ -94,7 +94,7 @@ def _visible_text(tex: str) -> str:
     labels, references, displays and inline math."""
     tex = re.sub(r"(?m)(?<!\\)%.*$", "", tex)
     tex = re.sub(r"\\(label|eqref|ref|pageref)\{[^}]*\}", "", tex)
-    tex = re.sub(r"\\begin\{(equation|multline|align\*|gathered)\}.*?\\end\{\1\}", "", tex, flags=re.S)
+    tex = re.sub(r"\\begin\{(equation|multline|align\*|gathered)\}.*?\\end\{\1\}", "", tex, flags=re.DOTALL)
     return re.sub(r"(?<!\\)\$[^$]*(?<!\\)\$", "", tex)
 
 
@@ -114,7 +114,7 @@ def test_the_whole_document_is_an_appendix():
     for sec in sections:
         cid = re.search(r"\\texttt\{([^}]*)\}", sec).group(1).replace("\\_", "_")
         for label in re.findall(r"% step (A\.thm3\.[^\n]*)", sec):
-            assert cid.startswith("A.thm3.") or cid.startswith("A.grad"), (label, cid)
+            assert cid.startswith(("A.thm3.", "A.grad")), (label, cid)
     visible = _visible_text(doc)
     for gloss in ("yhat", "alpha0", "sqrt(", "E[", "\\texttt{A.thm3.b1}"):
         assert gloss not in visible, (gloss, visible[max(0, visible.find(gloss) - 80):visible.find(gloss) + 40])
