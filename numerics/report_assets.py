@@ -78,9 +78,14 @@ def plan(claim, settings, evidence_cached: bool, elapsed: float, *, with_power: 
     times = recorded_times(settings.mode)
     parts = ["verdict cached" if evidence_cached else f"verdict computed ({elapsed:.1f} s)"]
     if with_power and claim.mutants:
+        took = times.get("power:" + claim.id)
+        # not timed yet: each mutant and scaling reruns at most one collection of the claim (its
+        # experiment memoised), plus the experiment once in this process
+        guess = _about(took) if took is not None else (
+            f"at most {_about((len(claim.mutants) + 3) * elapsed)[len('about '):]}, from the claim's own run time"
+            if elapsed > 0 else "not timed yet")
         parts.append("power cached" if use_cache and is_cached(claim, settings) else
-                     f"power: computing {len(claim.mutants)} mutants and the ±5 % scaling "
-                     f"({_about(times.get('power:' + claim.id))})")
+                     f"power: computing {len(claim.mutants)} mutants and the ±5 % scaling ({guess})")
     for fid in figures:
         if fid not in done:
             parts.append(f"figure {fid} cached" if use_cache and _figure_cached(fid, settings) else

@@ -148,7 +148,8 @@ def test_html_and_pdf_come_from_one_computation(both_formats):
     # that is expected to take (nothing is cached or timed in the fixture's fresh folder)
     assert "report [1/2] A.thm1.linear_threshold: verdict computed (" in out.output
     assert "report [2/2] B.kl.bound: verdict computed (" in out.output
-    assert "power: computing" in out.output and "(not timed yet)" in out.output and "cached" not in out.output
+    assert "power: computing" in out.output and "from the claim's own run time)" in out.output
+    assert "cached" not in out.output
 
 
 @needs_latex
