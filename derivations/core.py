@@ -199,6 +199,21 @@ class AttnLatexPrinter(LatexPrinter):
         """The identity matrix as the papers write it: ``I``."""
         return "I"
 
+    def _print_MatAdd(self, expr):
+        """A sum of matrices as the papers write it: the terms with a plus sign first, a negative
+        term after a minus (``I - \\frac{1}{L} \\mathbf{1} \\mathbf{1}^{\\top}``, the same sum
+        SymPy prints ``- \\frac{1}{L} \\mathbf{1} \\mathbf{1}^{\\top} + I``)."""
+        from sympy.core.function import _coeff_isneg
+
+        terms = sorted(expr.args, key=lambda t: bool(_coeff_isneg(t)))  # stable: SymPy's order otherwise
+        out = []
+        for t in terms:
+            if _coeff_isneg(t):
+                out.append(" - " + self._print(-t))
+            else:
+                out.append((" + " if out else "") + self._print(t))
+        return "".join(out).lstrip()
+
     def _print_Transpose(self, expr):
         text = super()._print_Transpose(expr)
         return text[:-len("^{T}")] + "^{\\top}" if text.endswith("^{T}") else text

@@ -36,6 +36,9 @@ LINE = 58.0
 PREAMBLE = r"""\documentclass[10pt]{article}
 \usepackage[margin=2.5cm]{geometry}
 \usepackage{amsmath,amssymb}
+\usepackage{amsthm}
+\theoremstyle{definition}
+\newtheorem*{result}{Claim}
 \allowdisplaybreaks
 \setlength{\emergencystretch}{3em}
 \sloppy
@@ -321,6 +324,7 @@ class Document:
         self.bodies: dict = {}  # printed text of an equation -> its label (one text, one block)
         self.names = _symbols()
         self.labels: set = set()
+        self.owner: dict = {}  # label -> the title of the claim whose section printed it
 
     @staticmethod
     def key(eq):
@@ -365,8 +369,8 @@ def title(claim) -> str:
 
 def statement_prose(claim) -> str:
     """The claim's statement as LaTeX prose: its ``statement_tex`` (text with ``$...$`` inline
-    math) if it has one, else its plain ``statement`` escaped as text."""
-    return getattr(claim, "statement_tex", "") or _tex_text(claim.statement)
+    math) if it has one, else its plain ``statement`` with its ASCII math as math (:func:`note_tex`)."""
+    return getattr(claim, "statement_tex", "") or note_tex(claim.statement)
 
 
 def claim_section(claim, *, certified: bool = False, certificate=None, doc: Document | None = None) -> str:
@@ -375,9 +379,9 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
     (:func:`chain`); within a ``doc`` (one document) a step printed before is referred to by
     ``\\eqref`` instead of being printed again."""
     doc = Document() if doc is None else doc
-    parts = [f"\\section*{{{_tex_text(title(claim))}}}",
+    parts = [f"\\section*{{{note_tex(title(claim))}}}",
              f"\\noindent{{\\small\\texttt{{{_tex_text(claim.id)}}}}}\n",
-             f"\\noindent\\textbf{{Statement}}: {statement_prose(claim)}\n"]
+             f"\\begin{{result}}\n{statement_prose(claim)}\n"]
     stated = statement_latex(claim)
     if stated:
         earlier_label = doc.bodies.get(_body(stated))
@@ -386,8 +390,9 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
             doc.bodies[_body(stated)] = _label(claim.id, "statement")
         else:  # the statement's formula was printed before in this document: one text, one block
             parts.append(f"\\noindent Its formula is \\eqref{{{earlier_label}}}.\n")
+    parts.append("\\end{result}\n")
     parts.append(f"\\noindent\\textbf{{Status}}: {claim.status}. "
-                 f"\\textbf{{Reference}}: {_tex_text(claim.reference)}.\n")
+                 f"\\textbf{{Reference}}: {note_tex(claim.reference)}.\n")
     if certified and certificate is None:
         from numerics.theory.certify import at_defaults
 
@@ -400,40 +405,96 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
         if eq.name not in seen:
             seen.add(eq.name)
             eqs.append(eq)
-    earlier: list = []
+    earlier: list = []  # (text, label) of the steps printed in an earlier section
 
     def flush():
-        if earlier:
-            parts.append("\\noindent The steps printed above: " + ", ".join(earlier) + ".\n")
-            earlier.clear()
+        if len(earlier) > 6:  # a shared chain: named by the section that derived it, not listed
+            groups: dict = {}
+            for _, label in earlier:
+                groups.setdefault(doc.owner.get(label, ""), []).append(label)
+            said = [f"{len(ls)} steps of the derivation under ``{owner}'', \\eqref{{{ls[0]}}} to \\eqref{{{ls[-1]}}}"
+                    if len(ls) > 2 else ", ".join(f"\\eqref{{{x}}}" for x in ls) for owner, ls in groups.items()]
+            parts.append("\\noindent Its derivation uses the steps printed above: " + "; ".join(said) + ".\n")
+        elif earlier:
+            parts.append("\\noindent The steps printed above: " + ", ".join(t for t, _ in earlier) + ".\n")
+        earlier.clear()
 
     for link in chain(eqs):
         eq = link.eq
-        note = f" ({note_tex(eq.note)})" if eq.note else ""
-        head = f"\\paragraph{{\\texttt{{{_tex_text(eq.name)}}}}}{note}\n"
+        # the heading in words from the step's own description; its name only in the label
+        # (and a comment of the source, for cross-checking)
+        head = f"% step {eq.name}\n\\paragraph{{{step_heading(eq)}}}\n"
         key = Document.key(eq)
         if key in doc.printed:
-            earlier.append(f"${latex(eq.lhs)}$ {_ref(doc, eq)}")
+            earlier.append((f"${latex(eq.lhs)}$ {_ref(doc, eq)}", doc.printed[key]))
             continue
         text = equation_latex(eq, "@", rhs=link.rhs, names=doc.names)
         same = doc.bodies.get(_body(text))
         if same is not None:  # the same formula in this variant's symbols: printed once
             doc.printed[key] = same
-            earlier.append(f"${latex(eq.lhs)}$ as {_ref(doc, eq)}")
+            earlier.append((f"${latex(eq.lhs)}$ as {_ref(doc, eq)}", same))
             continue
         flush()
         label = doc.label(claim.id, eq)
         parts.append(head + text.replace("\\label{@}", f"\\label{{{label}}}", 1) + _uses_line(doc, link))
         doc.printed[key] = label
         doc.bodies[_body(text)] = label
+        doc.owner[label] = note_tex(title(claim))
     flush()
     return "\n\n".join(parts) + "\n"
 
 
+def step_heading(eq) -> str:
+    """A step's heading in LaTeX prose: its note (``numerics.latex_text.note_tex``: the ASCII
+    math of the note as math), first letter capitalised, ending with a full stop; a step without
+    a note is headed by its left-hand side."""
+    if not eq.note:
+        return f"The step ${latex(eq.lhs)}$."
+    text = note_tex(eq.note).strip()
+    text = text[0].upper() + text[1:] if text[:1].isalpha() else text
+    return text if text.endswith(".") else text + "."
+
+
+#: the kinds of result a reference names, in the order a paper states them at one number
+_KINDS = {"prop": 0, "proposition": 0, "lemma": 0, "thm": 0, "thms": 0, "theorem": 0, "result": 0,
+          "cor": 1, "corollary": 1, "fig": 2, "figure": 2, "conjecture": 3}
+
+
+def paper_key(claim) -> tuple:
+    """Where a claim sits in its paper, from its reference (nothing is built): the paper, then
+    the number of the first theorem-like result it names (``Thm 3``, ``Lemma 4.1``, ``Result
+    4.2``; of a range ``Thms 3-5`` its last, after the claims of that result alone, so that a
+    chain is printed where it is first derived), corollaries after, then figures, then
+    conjectures, then what names no result."""
+    best = None
+    for m in re.finditer(r"\b(Prop(?:osition)?|Lemma|Thms?|Theorem|Result|Cor(?:ollary)?|Fig(?:ure)?|Conjecture)"
+                         r"\.?\s*\(?(\d+(?:\.\d+)*)(?:\s*-\s*(\d+))?", claim.reference):
+        kind = _KINDS[m.group(1).lower()]
+        number = tuple(int(x) for x in (m.group(3) or m.group(2)).split("."))
+        if best is None or kind < best[0]:
+            best = (kind, number, bool(m.group(3)))
+    kind, number, ranged = best if best else (4, (), False)
+    return (claim.paper, kind, number, ranged, claim.id)
+
+
+def paper_order(claims) -> list:
+    """``claims`` in the order of their papers (:func:`paper_key`), not of their ids."""
+    return sorted(claims, key=paper_key)
+
+
 def claims_latex(claims, *, standalone: bool = False, certified: bool = False) -> str:
-    """The sections of ``claims`` (one :class:`Document`: each step printed once); a complete
-    document with ``standalone=True``; with ``certified=True`` the certified digits of each
-    certifiable claim at its defaults."""
+    """The sections of ``claims`` in their papers' order (:func:`paper_order`), one
+    :class:`Document` (each step printed once, where it is first derived); a complete document
+    with ``standalone=True``, a part per paper when it holds several; with ``certified=True``
+    the certified digits of each certifiable claim at its defaults."""
     doc = Document()
-    body = "\n".join(claim_section(c, certified=certified, doc=doc) for c in claims)
+    ordered = paper_order(claims)
+    papers = {c.paper for c in ordered}
+    body, paper = [], None
+    for c in ordered:
+        if standalone and len(papers) > 1 and c.paper != paper:
+            paper = c.paper
+            body.append(f"\\part*{{Paper {_tex_text(paper)}}}\n")
+        body.append(claim_section(c, certified=certified, doc=doc))
+    body = "\n".join(body)
     return PREAMBLE + body + "\\end{document}\n" if standalone else body

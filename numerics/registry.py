@@ -61,6 +61,9 @@ def check(claim, built: bool = False) -> None:
     twice = sorted({m for m in claim.mutants if list(claim.mutants).count(m) > 1})
     if twice:
         raise RegistryError(f"claim {cid}: mutant {twice[0]} is listed twice in mutants; list it once")
+    figs = getattr(claim, "figures", ())
+    if isinstance(figs, str) or not all(isinstance(f, str) and f for f in figs):
+        raise RegistryError(f"claim {cid}: figures must be a tuple of figure ids, got {figs!r}")
     if isinstance(claim.outputs, str) or not all(isinstance(s, str) and s for s in claim.outputs):
         raise RegistryError(f"claim {cid}: outputs must be a tuple of step names, got {claim.outputs!r}")
     for name in ("point_space", "param_space"):
@@ -73,7 +76,9 @@ def check(claim, built: bool = False) -> None:
         claim.get_statement_eq()
 
 
-def _plugin_groups():
+def _plugin_objects():
+    """What each claim plugin registers: the loaded object of each entry point, then each file
+    added with :func:`add_claims_file` (a module, or for an entry point a CLAIMS list itself)."""
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -81,9 +86,14 @@ def _plugin_groups():
             obj = ep.load()
         except Exception as e:  # a broken plugin names itself, it does not break attncheck
             raise RegistryError(f"claim plugin {ep.name!r} ({ep.value}) failed to load: {e}") from e
-        yield getattr(obj, "CLAIMS", obj)
+        yield obj
     for path in EXTRA_FILES:
-        yield _load_file(path).CLAIMS
+        yield _load_file(path)
+
+
+def _plugin_groups():
+    for obj in _plugin_objects():
+        yield getattr(obj, "CLAIMS", obj)
 
 
 @lru_cache(maxsize=None)
@@ -117,6 +127,8 @@ def add_claims_file(path: str) -> None:
     if path not in EXTRA_FILES:
         EXTRA_FILES.append(path)
         claims.cache_clear()
+        figures.cache_clear()
+        problems.cache_clear()
 
 
 @lru_cache(maxsize=1)
@@ -139,21 +151,34 @@ def claims() -> dict:
     return dict(sorted(out.items()))
 
 
-def _merged(package: str, attribute: str) -> dict:
+def _merged(package: str, attribute: str, plugins: bool = False) -> dict:
+    """The ``attribute`` dicts of the modules of ``package`` merged; with ``plugins``, those the
+    claim plugins export next to their CLAIMS too (the same attribute: a plugin registers its
+    figures and problems as the built-in papers do).  An id registered twice is refused."""
     out = {}
-    for group in _discover(package, attribute):
+    groups = list(_discover(package, attribute))
+    if plugins:
+        groups += [getattr(obj, attribute) for obj in _plugin_objects() if isinstance(getattr(obj, attribute, None), dict)]
+    for group in groups:
+        twice = sorted(set(out) & set(group))
+        if twice:
+            raise RegistryError(f"{attribute}: {twice[0]!r} is registered twice; give it another id")
         out.update(group)
     return dict(sorted(out.items()))
 
 
 @lru_cache(maxsize=1)
 def figures() -> dict:
-    return _merged("numerics.figures", "FIGURES")
+    """Every figure, id -> ``callable(path, settings, progress)``: the ``FIGURES`` of the modules
+    of :mod:`numerics.figures` and of the claim plugins (a claim names its own in
+    ``Claim.figures``)."""
+    return _merged("numerics.figures", "FIGURES", plugins=True)
 
 
 @lru_cache(maxsize=1)
 def problems() -> dict:
-    return _merged("numerics.problems", "PROBLEMS")
+    """Every solvable problem: the ``PROBLEMS`` of :mod:`numerics.problems` and of the plugins."""
+    return _merged("numerics.problems", "PROBLEMS", plugins=True)
 
 
 @lru_cache(maxsize=1)

@@ -11,9 +11,13 @@ table.  Nothing in the file refers to anything outside it.  The PDF is the same 
 by pdflatex (``latex_document``), or the HTML printed by headless Chromium.
 
 ``collect`` computes the content once for every format.  It reads the verdict cache, and records
-next to it each claim's mutation power (``_power``) and each figure's PNG (``_figure_png``), so
-a report of cached claims reruns no claim, mutant or figure.  Each figure is embedded once,
-with the first claim that uses it; later claims link to it.
+next to it each claim's mutation power (``numerics.claims.power.cached_power``, the records
+``verify --power`` fills too) and each figure's PNG (``_figure_png``), so a report of cached
+claims reruns no claim, mutant or figure; its progress says per claim what it reuses and what it
+computes, with an estimate from the times recorded on this machine.  A claim names its own
+figures (``Claim.figures``; a plugin registers its figures as the built-in papers do, a
+``FIGURES`` dict next to its claims).  Each figure is embedded once, with the first claim that
+uses it; later claims link to it.
 """
 from __future__ import annotations
 
@@ -26,18 +30,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
-
-#: the figure that illustrates a claim, by claim-id prefix (longest prefix wins)
-FIGURE_OF = {
-    "A.thm3": "A.thm3.fig",
-    "A.thm4": "A.fig1",
-    "A.thm5": "A.fig1",
-    "A.thm1": "A.representation",
-    "A.thm2.attention_threshold": "A.representation",
-    "A.thm2.sharp_threshold": "A.sharp_threshold",
-    "B.rate": "B.fig1",
-}
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -58,12 +52,6 @@ document.body.setAttribute('data-math-total',m.length);document.body.setAttribut
 """
 
 
-def figure_for(claim_id: str) -> str | None:
-    hits = [p for p in FIGURE_OF if claim_id == p or claim_id.startswith(p + ".")]
-    return FIGURE_OF[max(hits, key=len)] if hits else None
-
-
-
 def _fmt(x, digits=6) -> str:
     """A number with ``digits`` significant digits and a true minus sign (U+2212)."""
     return "—" if x is None else f"{x:.{digits}g}".replace("-", "\u2212")
@@ -74,15 +62,34 @@ def _fmt_tex(x, digits=6) -> str:
     return _fmt(x, digits).replace("\u2212", "$-$")
 
 
+def _label_html(label: str) -> str:
+    """A row label: text, or LaTeX prose with ``$...$`` math (a curve ``attention, $\\eta_q\\beta
+    = 50$``) rendered as MathML, never shown as source."""
+    return (prose_html(label) if "$" in label else None) or html.escape(label)
+
+
+def _label_tex(label: str) -> str:
+    """A row label in the LaTeX report: the text escaped, its ``$...$`` math kept as math."""
+    from numerics.latex import _tex_text
+
+    pieces = re.split(r"(?<!\\)\$", label)
+    if len(pieces) % 2 == 0:  # an unclosed formula: all text
+        return _tex_text(label)
+    return "".join(f"${p}$" if k % 2 else _tex_text(p) for k, p in enumerate(pieces))
+
+
 def _verdict_table(v) -> str:
     rows = "".join(
-        f"<tr><td>{html.escape(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
+        f"<tr><td>{_label_html(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
         f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
         f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'.replace('-', chr(0x2212))}</td>"
         f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
-        for r in v.rows)
-    return ("<table><tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>allowance</th>"
-            f"<th>tolerance</th><th>z</th><th></th></tr>{rows}</table>")
+        for r in v.rows if not r.certified)
+    table = ("<table><tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>allowance</th>"
+             f"<th>tolerance</th><th>z</th><th></th></tr>{rows}</table>") if rows else ""
+    return table + "".join(  # a certified row is not a score: what the ball arithmetic showed
+        f"<p class='note'><b>Certified</b> <span class='{'pass' if r.passed else 'fail'}'>"
+        f"{'ok' if r.passed else 'FAIL'}</span>: {html.escape(r.certified)}</p>" for r in v.rows if r.certified)
 
 
 def _power_table(p) -> str:
@@ -115,60 +122,6 @@ def _certified_table(cert) -> str:
             f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
 
 
-def _figure_key(figure_id: str, fig, settings) -> str:
-    from matplotlib import __version__ as mpl
-
-    from numerics.core.cache import module_key
-
-    return module_key(fig.__module__, "figure", figure_id, settings.mode, settings.seed, settings.dps,
-                      settings.backend, mpl)
-
-
-def _figure_png(figure_id: str, settings, use_cache: bool = False) -> str | None:
-    """The figure's PNG (base64), rendered once and, with ``use_cache``, recorded in the verdict
-    cache's folder keyed by the figure's code, its settings and the package versions."""
-    from numerics import registry
-    from numerics.core import cache
-
-    fig = registry.figures().get(figure_id)
-    if fig is None:
-        return None
-    k = _figure_key(figure_id, fig, settings) if use_cache else None
-    png = cache.load_artifact("figures", k) if k else None
-    if png is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "fig.png")
-            fig(path, settings, lambda it, label: it)
-            with open(path, "rb") as fh:
-                png = fh.read()
-        if k:
-            cache.store_artifact("figures", k, png)
-    return base64.b64encode(png).decode()
-
-
-def _power(claim, settings, evidence, use_cache: bool):
-    """The claim's mutation power (``numerics.claims.power``), recorded next to its evidence:
-    keyed by the evidence's own key and the power code, so a cached report reruns no mutant."""
-    import pickle
-
-    from numerics.claims.power import power
-    from numerics.core import cache
-
-    same = evidence.settings == settings and evidence.claim_id == claim.id
-    k = cache.module_key("numerics.claims.power", "power", cache.key(claim, settings)) if use_cache and same else None
-    data = cache.load_artifact("power", k) if k else None
-    if data is not None:
-        try:
-            return pickle.loads(data)
-        except Exception:  # an unreadable record is recomputed
-            pass
-    # the mutants' reference is the evidence just judged (not collected a second time)
-    p = power(claim, settings, evidence=evidence if same else None)
-    if k and not p.error:
-        cache.store_artifact("power", k, pickle.dumps(p, protocol=pickle.HIGHEST_PROTOCOL))
-    return p
-
-
 #: the provenance table's row names
 PROVENANCE_NAMES = {"mode": "mode", "seed": "seed", "dps": "digits (dps)", "versions": "package versions",
                     "commit": "git commit", "machine": "machine", "cpus": "CPUs", "python": "Python",
@@ -186,21 +139,24 @@ def provenance(settings) -> dict:
 
 @dataclass
 class Entry:
-    """One claim of the report: its verdict, mutation power and figure (PNG bytes, base64)."""
+    """One claim of the report: its verdict, mutation power and figures (``(id, PNG base64)``
+    each, in the order the claim names them)."""
 
     claim: object
     verdict: object
     power: object | None
     cached: bool
-    figure_id: str | None
-    figure_png: str | None
+    figures: list
     certificate: object | None  # numerics.theory.certify.Certificate at the defaults, or None
 
 
 def collect(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
             progress=None) -> tuple[list, dict]:
-    """The report's content, whatever its format: ``(entries, provenance)``."""
+    """The report's content, whatever its format: ``(entries, provenance)``.  ``progress(claim,
+    text)`` is told per claim, before its power and figures are computed, what is reused and what
+    is computed (:func:`plan`)."""
     from numerics.claims.base import judge
+    from numerics.claims.power import cached_power
     from numerics.claims.runner import collect_all
     from numerics.theory.certify import at_defaults
 
@@ -210,13 +166,16 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
     # process's memo, which a pool's workers would not fill
     for claim, evidence, cached in collect_all(claims, settings, workers=1, use_cache=use_cache):
         v = judge(evidence, 0.0, claim)
-        p = _power(claim, settings, evidence, use_cache) if with_power and claim.mutants else None
-        fid = figure_for(claim.id) if with_figures else None
-        if fid and fid not in figures_done:
-            figures_done[fid] = _figure_png(fid, settings, use_cache)
-        entries.append(Entry(claim, v, p, cached, fid, figures_done.get(fid), at_defaults(claim)))
+        fids = figures_of(claim) if with_figures else ()
         if progress:
-            progress(claim, cached)
+            progress(claim, plan(claim, settings, cached, evidence.elapsed_s, with_power=with_power, figures=fids,
+                                 use_cache=use_cache, done=set(figures_done)))
+        p = cached_power(claim, settings, evidence, use_cache)[0] if with_power and claim.mutants else None
+        for fid in fids:
+            if fid not in figures_done:
+                figures_done[fid] = _figure_png(fid, settings, use_cache)
+        entries.append(Entry(claim, v, p, cached, [(f, figures_done[f]) for f in fids if figures_done[f]],
+                             at_defaults(claim)))
     prov = provenance(settings)
     prov["seconds"] = round(time.time() - t0, 1)
     return entries, prov
@@ -238,7 +197,8 @@ def _killed(p) -> str:
 
 
 def _tolerance_note(v, cached) -> str:
-    return (f"tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over {len(v.rows)} rows); "
+    n = sum(not r.certified for r in v.rows)
+    return (f"tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over {n} statistical rows); "
             f"{'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; sizes {_provenance_text(v.sizes)}; "
             f"seed paths {_seed_paths_text(v.seed_paths[:6])}")
 
@@ -290,13 +250,14 @@ def html_page(entries, prov, settings) -> str:
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
         sec.append(_certified_table(e.certificate))
-        if e.figure_png and e.figure_id not in shown:  # each figure embedded once, where first used
-            shown[e.figure_id] = claim.id
-            sec.append(f"<h3 id='figure-{html.escape(e.figure_id)}'>Figure {html.escape(e.figure_id)}</h3>"
-                       f"<img alt='{html.escape(e.figure_id)}' src='data:image/png;base64,{e.figure_png}'>")
-        elif e.figure_png:
-            sec.append(f"<p class='note'>Figure: <a href='#figure-{html.escape(e.figure_id)}'>"
-                       f"{html.escape(e.figure_id)}</a> (shown with {html.escape(shown[e.figure_id])})</p>")
+        for fid, png in e.figures:
+            if fid not in shown:  # each figure embedded once, where first used
+                shown[fid] = claim.id
+                sec.append(f"<h3 id='figure-{html.escape(fid)}'>Figure {html.escape(fid)}</h3>"
+                           f"<img alt='{html.escape(fid)}' src='data:image/png;base64,{png}'>")
+            else:
+                sec.append(f"<p class='note'>Figure: <a href='#figure-{html.escape(fid)}'>"
+                           f"{html.escape(fid)}</a> (shown with {html.escape(shown[fid])})</p>")
         parts.append("\n".join(sec))
     prov_rows = "".join(f"<tr><th>{html.escape(PROVENANCE_NAMES.get(k, k))}</th>"
                         f"<td>{html.escape(_provenance_text(val))}</td></tr>" for k, val in prov.items())
@@ -346,6 +307,15 @@ def _heading(text: str, space: str = "6\\baselineskip") -> str:
     return f"\\keepwithnext{{{space}}}\\paragraph{{{text}}}\\mbox{{}}\n"
 
 
+def _tex_certified(r) -> str:
+    """A certified row apart from the table: what the ball arithmetic showed (its long digit
+    strings may break every ten digits)."""
+    from numerics.latex import _tex_text
+
+    text = re.sub(r"(\d{10})(?=\d)", lambda m: m.group(1) + "\\allowbreak{}", _tex_text(r.certified))
+    return f"{{\\small Certified ({'ok' if r.passed else chr(92) + 'textbf{FAIL}'}): {text}}}\\par\n"
+
+
 def _fig_label(fid: str) -> str:
     """A figure's LaTeX label: letters, digits and dots only (an escaped ``\\_`` breaks
     ``\\label``: A.sharp_threshold)."""
@@ -374,11 +344,13 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
         v, p = e.verdict, e.power
         parts += ["\\keepwithnext{12\\baselineskip}\n",
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
-        rows = [[t(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
-                 "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"] for r in v.rows]
+        rows = [[_label_tex(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
+                 "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"]
+                for r in v.rows if not r.certified]
+        certified = "".join(_tex_certified(r) for r in v.rows if r.certified)
         parts += [_heading(f"Verdict: {v.word}"),
                   f"\\textbf{{{t(v.error)}}}\n" if v.error else _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
-                            "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows),
+                            "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows) + certified,
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")
@@ -388,16 +360,16 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
             mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
                        "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
             parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.38}L{0.5}L{0.12}", mrows)]
-        fid = e.figure_id
-        if fid in figure_files and fid not in shown:  # the heading and its image on one page
-            shown[fid] = e.claim.id
-            parts.append(f"\\par\\noindent\\begin{{minipage}}{{\\linewidth}}\\paragraph{{Figure "
-                         f"\\texttt{{{t(fid)}}}}}\\label{{{_fig_label(fid)}}}\\mbox{{}}\\par\\smallskip\\centering"
-                         f"\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]"
-                         f"{{{figure_files[fid]}}}\\end{{minipage}}\n")
-        elif fid in figure_files:
-            parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {_tex_breakable(shown[fid])}, "
-                         f"page~\\pageref{{{_fig_label(fid)}}}.}}\n")
+        for fid, _ in e.figures:
+            if fid in figure_files and fid not in shown:  # the heading and its image on one page
+                shown[fid] = e.claim.id
+                parts.append(f"\\par\\noindent\\begin{{minipage}}{{\\linewidth}}\\paragraph{{Figure "
+                             f"\\texttt{{{t(fid)}}}}}\\label{{{_fig_label(fid)}}}\\mbox{{}}\\par\\smallskip\\centering"
+                             f"\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]"
+                             f"{{{figure_files[fid]}}}\\end{{minipage}}\n")
+            elif fid in figure_files:
+                parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {_tex_breakable(shown[fid])}, "
+                             f"page~\\pageref{{{_fig_label(fid)}}}.}}\n")
     prov_rows = [[t(PROVENANCE_NAMES.get(k, k)), t(_provenance_text(val))] for k, val in prov.items()]
     parts += ["\\keepwithnext{10\\baselineskip}\n\\section*{Provenance}\n",
               _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]
@@ -413,8 +385,26 @@ def pdflatex() -> str | None:
 
 
 def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300.0) -> None:
-    """Typeset the report with pdflatex (twice, for the long tables) into ``pdf_path``; raise
-    RuntimeError if pdflatex is missing or fails."""
+    """Typeset the report with pdflatex (:func:`typeset`) into ``pdf_path``; raise RuntimeError
+    if pdflatex is missing or fails."""
+    files = {}
+    for e in entries:
+        for fid, png in e.figures:
+            if fid not in files:
+                files[fid] = (f"fig{len(files)}.png", base64.b64decode(png))
+    tex = latex_document(entries, prov, settings, {fid: name for fid, (name, _) in files.items()})
+    typeset(tex, pdf_path, files=dict(files.values()), timeout=timeout)
+
+
+#: what pdflatex's log says while a cross-reference is still unresolved
+_RERUN = ("Rerun to get", "Label(s) may have changed", "There were undefined references")
+
+
+def typeset(tex: str, pdf_path: str, *, files: dict | None = None, timeout: float = 300.0) -> int:
+    """Compile the LaTeX document ``tex`` (with ``files``: name -> bytes beside it) into
+    ``pdf_path``, running pdflatex as often as its log asks (at most four passes), so that no
+    reference is left as ``??``; the number of passes.  RuntimeError if pdflatex is missing,
+    fails, or leaves a reference unresolved."""
     import shutil
     import subprocess
 
@@ -424,63 +414,28 @@ def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300
                            "texlive-latex-recommended texlive-fonts-recommended")
     work = tempfile.mkdtemp(prefix="attncheck-tex-")
     try:
-        files = {}
-        for e in entries:
-            if e.figure_png and e.figure_id not in files:
-                name = f"fig{len(files)}.png"
-                with open(os.path.join(work, name), "wb") as fh:
-                    fh.write(base64.b64decode(e.figure_png))
-                files[e.figure_id] = name
-        with open(os.path.join(work, "report.tex"), "w", encoding="utf-8") as fh:
-            fh.write(latex_document(entries, prov, settings, files))
-        for _ in range(2):
-            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=work,
+        for name, data in (files or {}).items():
+            with open(os.path.join(work, name), "wb") as fh:
+                fh.write(data)
+        with open(os.path.join(work, "doc.tex"), "w", encoding="utf-8") as fh:
+            fh.write(tex)
+        for passes in range(1, 5):
+            run = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=work,
                                  capture_output=True, text=True, timeout=timeout)
-        out = os.path.join(work, "report.pdf")
-        if run.returncode != 0 or not os.path.exists(out):
-            log = open(os.path.join(work, "report.log"), errors="replace").read().splitlines()
-            first = next((ln for ln in log if ln.startswith("!")), f"exit {run.returncode}")
-            raise RuntimeError(f"pdflatex failed: {first[:200]}")
-        shutil.move(out, pdf_path)
+            with open(os.path.join(work, "doc.log"), errors="replace") as fh:
+                log = fh.read()
+            if run.returncode != 0:
+                first = next((ln for ln in log.splitlines() if ln.startswith("!")), f"exit {run.returncode}")
+                raise RuntimeError(f"pdflatex failed: {first[:200]}")
+            if passes > 1 and not any(w in log for w in _RERUN):
+                break
+        else:
+            raise RuntimeError("pdflatex left references unresolved after 4 passes")
+        shutil.move(os.path.join(work, "doc.pdf"), pdf_path)
+        return passes
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-# --- PDF: the HTML printed by headless Chromium ---------------------------------------------------
-#: the flags that keep Chromium headless, off the network and out of the user's profile
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-                  "--disable-default-apps", "--no-pdf-header-footer", "--virtual-time-budget=10000")
-
-
-def chromium() -> str | None:
-    """The headless Chromium executable (Debian package ``chromium``), or None."""
-    import shutil
-
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def to_pdf(page: str, pdf_path: str, *, timeout: float = 300.0) -> None:
-    """Print the report's HTML ``page`` to ``pdf_path`` with headless Chromium, in a fresh profile
-    folder; raise RuntimeError if Chromium is missing or writes no PDF."""
-    import shutil
-    import subprocess
-
-    exe = chromium()
-    if exe is None:
-        raise RuntimeError("headless Chromium is needed for a PDF: apt-get install chromium")
-    work = tempfile.mkdtemp(prefix="attncheck-pdf-")
-    try:
-        src = os.path.join(work, "report.html")
-        with open(src, "w", encoding="utf-8") as fh:
-            fh.write(page)
-        out = os.path.join(work, "report.pdf")
-        run = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={os.path.join(work, 'profile')}",
-                              f"--print-to-pdf={out}", "file://" + src],
-                             capture_output=True, text=True, timeout=timeout)
-        if not os.path.exists(out) or os.path.getsize(out) == 0:
-            tail = (run.stderr or "").strip().splitlines()[-1:] or [f"exit {run.returncode}"]
-            raise RuntimeError(f"chromium wrote no PDF ({tail[0][:200]})")
-        shutil.move(out, pdf_path)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+# --- PDF: the HTML printed by headless Chromium (numerics.report_chromium) -----------------------
+from numerics.report_chromium import CHROMIUM_FLAGS, chromium, to_pdf  # noqa: F401

@@ -176,10 +176,11 @@ def _equations_html(claim, doc) -> list[str]:
             ref = doc.printed.get(Document.key(getattr(st, "step", st)))
             if ref:
                 uses.append(f"{_math(latex(s), display='inline') or html.escape(str(s))} from "
-                            f"<a href='#{html.escape(ref)}'>{html.escape(ref)}</a>")
-        note = f" — {_note_html(eq.note)}" if eq.note else ""
+                            f"<a href='#{html.escape(ref)}' title='{html.escape(ref)}'>its step</a>")
+        # headed by the step's description in words (its name in the tooltip, for cross-checking)
+        head = _note_html(eq.note) if eq.note else f"the step {sym}"
         out.append(f"<div class='eq' id='{html.escape(label)}' title='{html.escape(eq.name)}'>"
-                   f"<p class='note'><code>{html.escape(eq.name)}</code>{note}</p>"
+                   f"<p class='note'>{head}</p>"
                    f"{_equation_html(eq, link.rhs, doc.names)}"
                    + (f"<p class='note'>with {', '.join(uses)}</p>" if uses else "") + "</div>")
         doc.printed[key] = label

@@ -5,6 +5,7 @@ Every certified ball must contain the mpmath value of ``evaluate`` at N + 10 dig
 narrower than 10^-(N-3); a structural mutant of the derivation must move the ball off the true
 value (the certificate is of the derivation, not of a copy of it)."""
 import json
+import re
 import time
 
 import mpmath
@@ -229,8 +230,25 @@ def wrong_tail(monkeypatch):
 
 def test_the_certified_row_passes_for_every_certifiable_claim():
     for cid in C.certifiable_ids():
-        label, score, n = C.certified_row(registry.claim(cid), 30)
+        label, score, n, text = C.certified_row(registry.claim(cid), 30)
         assert score <= 1.0 and n >= 1, (cid, label, score)
+        # what the row says it checked: the worst ball, the independent value and its digits
+        assert re.search(r": ball \[\S+ ± \S+\] contains the independent value \S+ \(60 digits\)", text), text
+
+
+def test_a_certified_row_is_apart_and_leaves_the_bonferroni_z_alone():
+    from numerics.claims.base import Comparison, Evidence, Settings, judge
+    from numerics.core.stats import z_critical
+
+    stat = [Comparison(f"r{i}", 1.0, 1.0 + 0.01 * i, 0.01) for i in range(3)]
+    cert = Comparison("certified", 0.0, 0.5, 0.0, 1.0, 2, certified="k: ball [1 ± 1e-30] contains ...")
+    alone, both = judge(Evidence("X", stat, Settings())), judge(Evidence("X", stat + [cert], Settings()))
+    assert alone.z_crit == both.z_crit == z_critical(3)
+    assert [r.tolerance for r in alone.rows] == [r.tolerance for r in both.rows[:3]]
+    last = both.rows[-1]
+    assert last.certified and last.z is None and last.tolerance == 1.0 and last.passed
+    failing = judge(Evidence("X", stat + [Comparison("certified", 0.0, 1.5, 0.0, 1.0, 2, certified="x")], Settings()))
+    assert not failing.passed
 
 
 def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
@@ -244,8 +262,8 @@ def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
     r = CliRunner().invoke(main, ["eval", "A.thm3.q2_cosine", "--certify"])
     assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
     assert "excludes the independent value" in r.output
-    label, score, _ = C.certified_row(claim, 30)  # the row of verify fails
-    assert score > 1.0 and "logistic" in label
+    label, score, _, text = C.certified_row(claim, 30)  # the row of verify fails
+    assert score > 1.0 and "logistic" in label and "excludes the independent value" in text
     from numerics.claims.base import Settings, _certified_rows, judge, Evidence
     rows = _certified_rows(claim, Settings())
     v = judge(Evidence(claim.id, rows, Settings()))
@@ -345,3 +363,14 @@ def test_the_cross_check_takes_twice_the_radius_for_the_width(mid, scale):
         assert C.width_ratio(b, 23) == pytest.approx(expected, rel=1e-9), (f, C.promised_width(b, 23))
         chk = C.Check("x", True, 0.0, C.width_ratio(b, 23))
         assert chk.ok is (expected <= 1)
+
+
+def test_verify_prints_the_certified_row_as_what_it_showed():
+    from numerics.claims.base import RowVerdict
+    from numerics.cli.verify import _row_text
+
+    row = RowVerdict("certified (30 digits, defaults)", 0.0, 0.0, 0.4, 0.0, 1.0, 1.0, None, True, 2,
+                     "k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)")
+    text = _row_text(row)
+    assert text.strip() == "ok  certified: k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)"
+    assert "theory=" not in text and "tol=" not in text

@@ -110,3 +110,27 @@ def test_style_plain_log_ticks_and_unique_legend():
     assert labels and all("times" not in t and "^" not in t for t in labels) and "2" in labels
     assert [t.get_text() for t in unique_legend(ax).get_texts()] == ["theory -0.800", "simulation"]
     plt.close(fig)
+
+
+def test_a_claim_file_registers_figures_and_problems_as_the_papers_do(tmp_path):
+    """A plugin's module exports FIGURES and PROBLEMS next to its CLAIMS; an id registered twice
+    is refused, naming it."""
+    from numerics import registry
+
+    good = tmp_path / "plug.py"
+    good.write_text("CLAIMS = []\nFIGURES = {'T.curve': lambda path, settings, progress: None}\n"
+                    "PROBLEMS = {'t-problem': object()}\n")
+    dup = tmp_path / "dup.py"
+    dup.write_text("CLAIMS = []\nFIGURES = {'A.fig1': lambda path, settings, progress: None}\n")
+    before = list(registry.EXTRA_FILES)
+    try:
+        registry.add_claims_file(str(good))
+        assert "T.curve" in registry.figures() and "A.fig1" in registry.figures()
+        assert "t-problem" in registry.problems()
+        registry.add_claims_file(str(dup))
+        with pytest.raises(registry.RegistryError, match="'A.fig1' is registered twice"):
+            registry.figures()
+    finally:
+        registry.EXTRA_FILES[:] = before
+        for memo in (registry.claims, registry.figures, registry.problems):
+            memo.cache_clear()

@@ -144,8 +144,12 @@ def test_html_and_pdf_come_from_one_computation(both_formats):
     for needle in ("A.thm1.linear", "B.kl.bound", "Mutation power", "Certified", "Provenance", "killed",
                    "git commit", "package versions"):
         assert needle in text, needle
-    # progress without a terminal: one plain line per claim
-    assert "report [1/2] A.thm1.linear_threshold" in out.output and "report [2/2] B.kl.bound" in out.output
+    # progress without a terminal: one plain line per claim, saying what it computes and how long
+    # that is expected to take (nothing is cached or timed in the fixture's fresh folder)
+    assert "report [1/2] A.thm1.linear_threshold: verdict computed (" in out.output
+    assert "report [2/2] B.kl.bound: verdict computed (" in out.output
+    assert "power: computing" in out.output and "from the claim's own run time)" in out.output
+    assert "cached" not in out.output
 
 
 @needs_latex
@@ -167,7 +171,9 @@ def test_a_cached_report_reruns_nothing(both_formats, monkeypatch):
     monkeypatch.setattr(P, "power", rerun)
     out = CliRunner().invoke(main, [*BOTH, "-o", str(folder / "again.html")])
     assert out.exit_code == 0, out.output
-    assert "B.kl.bound (cached)" in out.output and "A.thm1.linear_threshold (cached)" in out.output
+    # told per claim what is reused, and nothing said to be cached is computed (power raises)
+    assert "B.kl.bound: verdict cached; power cached" in out.output
+    assert "A.thm1.linear_threshold: verdict cached; power cached" in out.output
     again, before = (folder / "again.html").read_text(), (folder / "r.html").read_text()
     assert "recorded evidence (cache)" in again
     for needle in ("<math", ">killed<", "<h2 id="):  # the same report
@@ -202,12 +208,53 @@ def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
 def test_each_figure_is_embedded_once(monkeypatch):
     """Claims that share a figure show it once; the others link to it."""
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
-    monkeypatch.setattr(report, "figure_for", lambda claim_id: "T.fig")
+    monkeypatch.setattr(report, "figures_of", lambda claim: ("T.fig",))
     page = report.build(registry.select(["B.kl.bound", "A.thm1.linear_threshold"]), Settings(), with_power=False)
     assert page.count("data:image/png;base64,") == 1
     assert "href='#figure-T.fig'" in page
     prov = page.split("<h2>Provenance</h2>", 1)[1]
     assert "<th>git commit</th>" in prov and "<th>package versions</th>" in prov
+
+
+def test_every_paper_has_figures_each_claim_names_its_own():
+    """A claim's figures are named by the claim and registered (no central map); every paper's
+    report has at least one."""
+    table = registry.figures()
+    named = {c.id: tuple(c.figures) for c in registry.claims().values()}
+    for cid, figs in named.items():
+        assert all(f in table for f in figs), (cid, figs)
+    for paper in ("A", "B", "C"):
+        assert any(figs for cid, figs in named.items() if cid.startswith(paper + ".")), paper
+    assert "C.phase" in named["C.transition"]
+
+
+def test_a_plugin_figure_is_registered_and_reported(monkeypatch):
+    """A claim file registers its figures as the built-in papers do (a FIGURES dict); its
+    claim names it, and the report shows it (drawn from the experiment's memo)."""
+    added = EXAMPLE not in registry.EXTRA_FILES  # (the module's fixture may hold it)
+    registry.add_claims_file(EXAMPLE)
+    try:
+        assert "X.ridge.curve" in registry.figures()
+        page = report.build(registry.select(["X.ridge.test_error"]), Settings(), with_power=False, use_cache=False)
+        assert "<h3 id='figure-X.ridge.curve'>" in page and page.count("data:image/png;base64,") == 1
+    finally:
+        if added:
+            registry.EXTRA_FILES.remove(EXAMPLE)
+        registry.claims.cache_clear()
+        registry.figures.cache_clear()
+
+
+def test_a_certified_row_is_shown_apart():
+    from numerics.claims.base import Comparison, Evidence, judge
+
+    stat = Comparison("α₀ = 3", 1.0, 1.01, 0.01)
+    cert = Comparison("certified (30 digits)", 0.0, 0.4, 0.0, 1.0, 2,
+                      certified="k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)")
+    v = judge(Evidence("X", [stat, cert], Settings()))
+    table = report._verdict_table(v)
+    assert table.count("<tr>") == 2 and "0.4" not in table  # the score is not shown as a number
+    assert "<b>Certified</b>" in table and "contains the independent value 1.5 (60 digits)" in table
+    assert "Bonferroni over 1 statistical rows" in report._tolerance_note(v, True)
 
 
 def test_certifiable_claims_show_their_certified_digits():
@@ -241,3 +288,13 @@ def test_a_figure_label_survives_latex():
 
     # an underscore, escaped for LaTeX, inside a label stops pdflatex (Missing endcsname)
     assert _fig_label("A.sharp_threshold") == "fig:A.sharp-threshold"
+
+
+def test_a_row_label_with_math_is_rendered_not_shown_as_source():
+    """A curve's label ``attention, $\\eta_q\\beta = 50$`` is MathML in the HTML and math in the
+    LaTeX report, never its source as text."""
+    label = r"attention, $\eta_q\beta = 50$"
+    page = report._label_html(label)
+    assert "<math" in page and "\\" not in page and "$" not in page
+    assert report._label_tex(label) == r"attention, $\eta_q\beta = 50$"
+    assert report._label_tex("a_b & c") == r"a\_b \& c"

@@ -58,16 +58,16 @@ def test_latex_heading_is_the_title_with_the_id_under_it():
     head, idline = section.split("\n\n")[:2]
     assert head == r"\section*{Alignment of the trained query with the signal (Thm 3)}"
     assert idline.strip() == r"\noindent{\small\texttt{A.thm3.q2\_cosine}}"
-    assert r"\textbf{Statement}: $\cos(q^{(2)}, \xi) \to s_q" in section
+    assert "\\begin{result}\n$\\cos(q^{(2)}, \\xi) \\to s_q" in section  # the statement, theorem-like
     assert "cos(q^(2), xi)" not in section.split("\\textbf{Reference}")[0]  # the ASCII is for the terminal
     plain = L.claim_section(_toy_claim())
     assert plain.startswith(r"\section*{Paper T, Lemma 1}")  # no title: the reference
-    assert r"\textbf{Statement}: x -$>$ 0" in plain  # no statement_tex: the plain statement, escaped
+    assert "\\begin{result}\n$x \\to 0$" in plain  # no statement_tex: the plain statement, its ASCII math as math
 
 
 def _page(claim):
     ev = Evidence(claim.id, [Comparison("x", 1.0, 1.0)], Settings())
-    entry = report.Entry(claim, judge(ev, 0.0, claim), None, True, None, None, None)
+    entry = report.Entry(claim, judge(ev, 0.0, claim), None, True, [], None)
     return report.html_page([entry], {"mode": "quick"}, Settings())
 
 

@@ -143,6 +143,11 @@ class Comparison:
     se: float = 0.0
     allowance: float = 0.0
     n: int | None = None
+    #: non-empty for a certified row (``numerics.theory.certify.certified_row``): what was
+    #: checked, "ball [a ± r] contains the independent value b (N digits)"; the row passes when
+    #: the score ``mean`` is <= 1.  It is not a statistical estimate: it is listed apart and
+    #: takes no part in the Bonferroni correction of the others
+    certified: str = ""
 
     def __post_init__(self):
         for name in ("theory", "mean", "se", "allowance"):
@@ -183,6 +188,13 @@ class RowVerdict:
     z: float | None
     passed: bool
     n: int | None
+    #: a certified row's text (:attr:`Comparison.certified`), printed apart from the statistical rows
+    certified: str = ""
+
+
+def statistical_rows(comparisons) -> int:
+    """How many of ``comparisons`` are statistical (not certified): the Bonferroni family."""
+    return sum(not getattr(c, "certified", "") for c in comparisons)
 
 
 #: the one table of verdict names (status -> the word the CLI, the report and notebooks print)
@@ -237,11 +249,14 @@ class Verdict:
 
         head = ("<tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>tolerance</th>"
                 "<th>z</th><th></th></tr>")
-        body = "".join(
-            f"<tr><td>{html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
-            f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
-            f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows)
         from numerics.report_math import prose_html
+
+        body = "".join(  # a label with $...$ math is rendered, never shown as source
+            f"<tr><td>{('$' in r.label and prose_html(r.label)) or html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
+            f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
+            f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if not r.certified)
+        body += "".join(f"<tr><td colspan='6'>certified: {html.escape(r.certified)}</td>"
+                        f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if r.certified)
 
         word = self.word
         heading = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
@@ -280,15 +295,16 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
                        **_titles(claim), versions=dict(_versions()), error=evidence.error)
     if not evidence.comparisons:
         raise ValueError(f"{evidence.claim_id}: a claim with no comparisons checks nothing")
-    zc = z_critical(len(evidence.comparisons))
+    zc = z_critical(statistical_rows(evidence.comparisons))
     rows = []
     for c in evidence.comparisons:
         t = c.theory * (1.0 + mutate)
-        tol = zc * c.se + c.allowance
+        cert = getattr(c, "certified", "")
+        tol = c.allowance if cert else zc * c.se + c.allowance
         diff = c.mean - t
-        z = diff / c.se if c.se > 0 else None
+        z = diff / c.se if c.se > 0 and not cert else None
         rows.append(
-            RowVerdict(c.label, c.theory, t, c.mean, c.se, c.allowance, tol, z, abs(diff) <= tol, c.n)
+            RowVerdict(c.label, c.theory, t, c.mean, c.se, c.allowance, tol, z, abs(diff) <= tol, c.n, cert)
         )
     s = evidence.settings
     return Verdict(
@@ -387,6 +403,10 @@ class Claim:
     #: the statement as LaTeX prose (text with ``$...$`` inline math), printed by the LaTeX
     #: document and the HTML report; empty: the plain ``statement`` (which the terminal prints)
     statement_tex: str = ""
+    #: the ids of the figures that illustrate the claim (registered like the claims: a module's
+    #: ``FIGURES`` dict, built-in or a plugin's); the report shows each once, with the first
+    #: claim that names it
+    figures: Sequence[str] = ()
 
     def get_equations(self) -> tuple:
         """The claim's equations, built if ``equations`` is a callable; an inconsistent
@@ -440,7 +460,8 @@ _CERTIFIED: dict = {}
 
 def _certified_rows(claim: "Claim", settings: Settings) -> list:
     """The certified row of a certifiable claim (``numerics.theory.certify.certified_row``):
-    theory 0, the experiment the worst cross-check score of its balls, allowance 1 (passes
+    theory 0, the experiment the worst cross-check score of its balls, allowance 1, marked
+    ``certified`` (listed apart, outside the Bonferroni family; passes
     when every ball contains the independent value and is as narrow as promised)."""
     from derivations.core import active_mutants, unmutated
     from numerics.theory.certify import certified_row
@@ -460,8 +481,8 @@ def _certified_rows(claim: "Claim", settings: Settings) -> list:
         row = _CERTIFIED[key] = certified_row(claim, settings.dps)
     if row is None:
         return []
-    label, score, n = row
-    return [Comparison(label, 0.0, score, 0.0, 1.0, n)]
+    label, score, n, text = row
+    return [Comparison(label, 0.0, score, 0.0, 1.0, n, certified=text)]
 
 
 # --- mutation power ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings, judge
+from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings, judge, statistical_rows
 from numerics.core.stats import z_critical
 
 
@@ -86,7 +86,7 @@ def detectable(evidence: Evidence, sensitivity: list | None = None, rejects: lis
     tolerance).
 
     ``sensitivity`` and ``rejects`` are per-row lists from a :func:`power` run (or None)."""
-    zc = z_critical(len(evidence.comparisons))
+    zc = z_critical(statistical_rows(evidence.comparisons))
     out = []
     for i, c in enumerate(evidence.comparisons):
         tol = zc * c.se + c.allowance
@@ -167,3 +167,46 @@ def power(claim: "Claim", settings: Settings, delta: float = 0.05,
     rows = detectable(base, _sensitivity(base, scaled_ev[+1], scaled_ev[-1], delta),
                       _rejections(base, runs, claim))
     return Power(claim.id, outcomes, scaled_out, exact and bool(claim.outputs), rows)
+
+
+# --- the power recorded with the verdicts ---------------------------------------------------------
+def power_key(claim: Claim, settings: Settings) -> str:
+    """The cache key of the claim's mutation power: the key of its evidence (its code, its
+    derivation and mutants, the settings, the package versions) and the code of this module."""
+    from numerics.core import cache
+
+    return cache.module_key(__name__, "power", cache.key(claim, settings))
+
+
+def is_cached(claim: Claim, settings: Settings) -> bool:
+    """Whether the claim's mutation power at ``settings`` is recorded in the verdict cache."""
+    from numerics.core import cache
+
+    return cache.load_artifact("power", power_key(claim, settings)) is not None
+
+
+def cached_power(claim: Claim, settings: Settings, evidence: Evidence | None = None,
+                 use_cache: bool = True) -> tuple[Power, bool]:
+    """:func:`power`, recorded in the verdict cache's folder next to the evidence (``verify
+    --power`` and ``report`` fill and read the same records): ``(power, reused)``.  A power run
+    that raised is not recorded; the time of a computed one is, for the next estimate
+    (:func:`numerics.core.cache.record_time`, id ``power:CLAIM``)."""
+    import pickle
+    import time
+
+    from numerics.core import cache
+
+    k = power_key(claim, settings) if use_cache else None
+    data = cache.load_artifact("power", k) if k else None
+    if data is not None:
+        try:
+            return pickle.loads(data), True
+        except Exception:  # an unreadable record is recomputed
+            pass
+    same = evidence is not None and evidence.settings == settings and evidence.claim_id == claim.id
+    t0 = time.perf_counter()
+    p = power(claim, settings, evidence=evidence if same else None)
+    if k and not p.error:
+        cache.store_artifact("power", k, pickle.dumps(p, protocol=pickle.HIGHEST_PROTOCOL))
+        cache.record_time(f"power:{claim.id}", settings.mode, time.perf_counter() - t0)
+    return p, False

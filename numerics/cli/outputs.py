@@ -15,7 +15,8 @@ from numerics.core.params import ParameterError
 @main.command(short_help="The LaTeX of the claims' derivations, each step once.")
 @click.argument("ids", nargs=-1)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="the .tex file (default: standard output)")
+              help="the .tex file, or a .pdf typeset by pdflatex (as many passes as its references "
+                   "need) (default: the .tex on standard output)")
 @click.option("--body", is_flag=True, help="only the sections, for \\input into your own document")
 @click.option("--snippets", "snippets", type=click.Path(file_okay=False), default=None,
               help="write one file per claim into this folder (ID.tex)")
@@ -23,12 +24,15 @@ from numerics.core.params import ParameterError
               help="add the certified digits (ball arithmetic) of each certifiable claim at its defaults")
 @_claims_files
 def latex(ids, output, body, snippets, certified):
-    """The LaTeX of each claim's derivation, as the chain of its named steps: a standalone
-    document (amsmath, amssymb) unless --body; each step printed once, labelled by its name
-    (a claim's statement: claim-id:statement).
+    """The LaTeX of the claims as an appendix: each paper, its claims in the paper's order, each
+    a statement (theorem-like) then its derivation as the chain of its named steps, headed by
+    their descriptions; a standalone document (amsmath, amssymb, amsthm) unless --body; each
+    step printed once, labelled by its name (a claim's statement: claim-id:statement), later
+    uses referring to it by number.
 
     \b
-    attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex
+    attncheck latex A.thm3 -o alignment.pdf        # typeset: pdflatex run until no ?? is left
+    attncheck latex A.thm3 -o alignment.tex && pdflatex alignment.tex && pdflatex alignment.tex
     attncheck latex B --body -o paper_b_body.tex
     attncheck latex --snippets eqs/
     attncheck latex A.thm3.q2_cosine --certified -o cos.tex
@@ -37,7 +41,15 @@ def latex(ids, output, body, snippets, certified):
     import os
 
     if output:
-        _check_output(output, (".tex",))
+        _check_output(output, (".tex", ".pdf"))
+        if output.lower().endswith(".pdf") and body:
+            _fail("--body writes sections for \\input, not a document: give -o FILE.tex")
+        if output.lower().endswith(".pdf"):
+            from numerics import report as R
+
+            if R.pdflatex() is None:
+                _fail("a PDF needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
+                      "texlive-fonts-recommended (or -o FILE.tex)")
     from numerics.latex import claim_section, claims_latex
 
     chosen = _select(ids)
@@ -54,7 +66,16 @@ def latex(ids, output, body, snippets, certified):
         if not output:
             return
     text = claims_latex(chosen, standalone=not body, certified=certified)
-    if output:
+    if output and output.lower().endswith(".pdf"):
+        from numerics import report as R
+
+        try:
+            passes = R.typeset(text, output)
+        except (RuntimeError, OSError) as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(1)
+        click.echo(f"wrote {output} (pdflatex, {passes} passes)", err=True)
+    elif output:
         try:
             with open(output, "w") as fh:
                 fh.write(text)
@@ -66,21 +87,23 @@ def latex(ids, output, body, snippets, certified):
 
 
 def _claim_progress(total: int, label: str):
-    """Per-claim progress on stderr: a bar on a terminal, else one plain line per claim
-    (``report [3/12] B.kl.bound (cached)``), so a log or a pipe shows how far it got."""
+    """Per-claim progress on stderr, told before the claim's work what it reuses and what it
+    computes (``report [3/12] B.kl.bound: verdict cached; power cached``): a bar showing that
+    text on a terminal, else one plain line per claim, so a log or a pipe shows how far it got."""
     import contextlib
 
     if sys.stderr.isatty():
         @contextlib.contextmanager
         def bar_progress():
-            with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-                yield lambda claim, cached=False: bar.update(1)
+            with click.progressbar(length=total, label=label, file=sys.stderr,
+                                   item_show_func=lambda text: text) as bar:
+                yield lambda claim, note="": bar.update(1, f"{claim.id}: {note}" if note else claim.id)
         return bar_progress()
     done = [0]
 
-    def line(claim, cached=False):
+    def line(claim, note=""):
         done[0] += 1
-        click.echo(f"{label} [{done[0]}/{total}] {claim.id}{' (cached)' if cached else ''}", err=True)
+        click.echo(f"{label} [{done[0]}/{total}] {claim.id}{': ' + note if note else ''}", err=True)
     return contextlib.nullcontext(line)
 
 
@@ -134,7 +157,9 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
         _probe_write(path)
     with requested():
         settings = Q.settings(_mode(quick, full), seed)
-    chosen = _select(ids)
+    from numerics.latex import paper_order
+
+    chosen = paper_order(_select(ids))  # as the papers state them (each step shown where it is first derived)
     with _claim_progress(len(chosen), "report") as progress:
         entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
                                   use_cache=not no_cache, progress=progress)

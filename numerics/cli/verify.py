@@ -60,8 +60,10 @@ def _duration(seconds: float) -> str:
 
 
 def _row_text(r) -> str:
-    z = f"z={r.z:+.2f}" if r.z is not None else "exact"
     mark = "ok " if r.passed else "BAD"
+    if r.certified:  # not a score: what the ball arithmetic showed
+        return f"    {mark} certified: {r.certified}"
+    z = f"z={r.z:+.2f}" if r.z is not None else "exact"
     return (
         f"    {mark} {r.label:28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
         f"  tol={r.tolerance:.2g}  {z}"
@@ -122,7 +124,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
         if settings.dps != Q.DPS.default:
             Q.claims_dps(_select(ids), settings.dps, Q.option_name)
     if show_power:
-        sys.exit(_power(_select(ids), settings, as_json, verbose, record=record_ratchet))
+        sys.exit(_power(_select(ids), settings, as_json, verbose, record=record_ratchet, use_cache=not no_cache))
     try:  # index stubs: a claim is imported only if its evidence is not in the cache
         chosen = registry.stubs(ids) if not no_cache else _select(ids)
     except KeyError as e:
@@ -184,9 +186,11 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
             zs = [abs(r.z) for r in verdict.rows if r.z is not None]
             zt = f", max|z|={max(zs):.2f}" if zs else ""
             when = "cached" if cached else f"{verdict.elapsed_s:.1f} s"
-            click.echo(f"{word:4s} {claim.id:34s} {len(verdict.rows)} rows{zt}, {when}")
-            if verbose or not expected:
-                for r in verdict.rows:
+            n_cert = sum(bool(r.certified) for r in verdict.rows)
+            rows = f"{len(verdict.rows) - n_cert} rows" + (" + certified" if n_cert else "")
+            click.echo(f"{word:4s} {claim.id:34s} {rows}{zt}, {when}")
+            if verbose or not expected:  # the statistical rows, then the certified one apart
+                for r in sorted(verdict.rows, key=lambda r: bool(r.certified)):
                     click.echo(_row_text(r))
     return ok_all
 
@@ -204,11 +208,11 @@ def _ratchet_request(show_power, full, seed, dps, params) -> None:
                   f"drop {option}")
 
 
-def _power(chosen, settings, as_json, verbose=False, record=False) -> int:
+def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=True) -> int:
     """``verify --power``: each claim's mutants and ±5 % scaling; at the ratchet's settings each
     built-in claim's rows against the power ratchet (``record``: written to it)."""
     from numerics.claims import ratchet
-    from numerics.claims.power import power
+    from numerics.claims.power import cached_power
     from numerics.claims.runner import built_in
 
     if record:
@@ -220,7 +224,7 @@ def _power(chosen, settings, as_json, verbose=False, record=False) -> int:
     recorded = ratchet.load()["claims"] if compared and ratchet.RECORD.exists() else {}
     ok_all, computed = True, {}
     for claim in chosen:
-        p = power(claim, settings)
+        p, _ = cached_power(claim, settings, use_cache=use_cache)  # the records the report reads
         ok_all &= p.all_killed and p.scale_exact
         change = None
         if compared and built_in(claim) and not p.error:

@@ -156,6 +156,9 @@ class Check:
     offset: float
     width: float
     why: str = ""
+    #: the ball as printed, ``[mid ± rad]``, and the independent value (its digits as computed)
+    ball: str = ""
+    reference: str = ""
 
     @property
     def ok(self) -> bool:
@@ -196,7 +199,7 @@ def cross_check(claim_id, params: dict, balls: dict, digits: int) -> list:
     out = []
     for k, b in balls.items():
         if k not in ref:
-            out.append(Check(k, False, float("inf"), 0.0, f"{k}: no independent value"))
+            out.append(Check(k, False, float("inf"), 0.0, f"{k}: no independent value", f"[{b.mid} ± {b.rad}]"))
             continue
         width = width_ratio(b, digits)
         with mpmath.workdps(2 * digits + 20):
@@ -210,7 +213,8 @@ def cross_check(claim_id, params: dict, balls: dict, digits: int) -> list:
                    f"{mpmath.nstr(ref[k], 2 * digits)} by {mpmath.nstr(gap, 3)}")
         elif width > 1:
             why = f"{k}: the ball is {width:.3g} times wider than promised (10^-{digits - 3})"
-        out.append(Check(k, contained, offset, width, why))
+        out.append(Check(k, contained, offset, width, why, f"[{b.mid} ± {b.rad}]",
+                         mpmath.nstr(ref[k], 2 * digits)))
     return out
 
 
@@ -220,10 +224,14 @@ ROW_MAX_DIGITS = 60
 
 def certified_row(claim, dps: int):
     """The certified row of a certifiable claim in ``verify`` (None for the others), as
-    (label, score, n): the claim certified at its defaults with min(dps, ROW_MAX_DIGITS)
+    (label, score, n, text): the claim certified at its defaults with min(dps, ROW_MAX_DIGITS)
     digits and cross-checked (:func:`cross_check`); the score is the worst over the balls of
-    max(|offset| / radius, width / promised width), and the row passes when it is <= 1.  A
-    certificate that cannot be obtained scores inf (the row fails, naming the reason)."""
+    max(|offset| / radius, width / promised width), and the row passes when it is <= 1.
+    ``label`` names the row (stable: the power ratchet is keyed by it); ``text`` says what was
+    checked of the worst ball, ``key: ball [mid ± rad] contains the independent value v
+    (N digits)``, or why it does not.  A certificate that cannot be obtained scores inf (the row
+    fails, naming the reason).  The row is listed apart from the statistical rows and takes no
+    part in their Bonferroni correction (``numerics.claims.base.Comparison.certified``)."""
     from numerics.core.arb import ArbPrintError, CertifyError
 
     if not certifiable(claim) or claim.param_space is None:
@@ -234,10 +242,14 @@ def certified_row(claim, dps: int):
     try:
         balls = certify(claim, params, digits, check=False)
     except (CertifyError, ArbPrintError, ArithmeticError, ValueError) as e:
-        return f"{what}: no certificate ({str(e)[:120]})", float("inf"), None
+        why = f"no certificate at the defaults ({str(e)[:120]})"
+        return f"{what}: {why}", float("inf"), None, why
     checks = cross_check(claim, params, balls, digits)
     worst = max(checks, key=lambda c: c.score)
-    return f"{what}, width <= 1e-{digits - 3} [worst: {worst.key}]", worst.score, len(checks)
+    text = (f"{worst.key}: ball {worst.ball} contains the independent value {worst.reference} "
+            f"({2 * digits} digits), width <= 1e-{digits - 3}" if worst.ok else worst.why)
+    return (f"{what}, width <= 1e-{digits - 3} [worst: {worst.key}]", worst.score, len(checks),
+            f"{text} (the worst of {len(checks)} balls at the defaults)")
 
 
 @dataclass(frozen=True)

@@ -277,7 +277,7 @@ def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str
         equations=_LazyEquations(_equations), status=STATUS, allowance_note=ALLOW_NOTE,
         doc="docs/paper_a_after_training.md",
         mutants=MUTANTS[model] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
-        statement_eq=statement_eq, uses_dps=False)  # the step-4 solve: float64, polished at fixed digits
+        statement_eq=statement_eq, uses_dps=False, figures=("A.fig1",))  # the step-4 solve: float64, polished at fixed digits
 
 
 # --------------------------------------------------------------------------------------------

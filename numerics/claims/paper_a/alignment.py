@@ -254,7 +254,7 @@ def _statement_q2_cosine():
 
 CLAIMS = [
     Claim(
-        id="A.thm3.w1_alignment",
+        id="A.thm3.w1_alignment", figures=("A.thm3.fig",),
         statement_eq=r"\cos(w^{(1)}, \xi) \to \frac{\omega}{\sqrt{\omega^2 + \eta_w^2\,\mathbb{E}[g^2]/(\alpha_0 L)}}, \qquad \|w^{(1)}\| \to \sqrt{\omega^2 + \frac{\eta_w^2\,\mathbb{E}[g^2]}{\alpha_0 L}}",
         reference="Paper A Thm 3 (readout after steps 1-2)",
         title="Alignment and norm of the readout after steps 1-2 (Thm 3)",
@@ -269,7 +269,7 @@ CLAIMS = [
         **_COMMON,
     ),
     Claim(
-        id="A.thm3.q2_overlap",
+        id="A.thm3.q2_overlap", figures=("A.thm3.fig",),
         statement_eq=r"\langle q^{(2)}, \xi\rangle \to -\frac{\eta_q \beta}{L}\, K \omega, \qquad K = \theta^2 r \pi_{+} h_{+} + (L - 1)\,\mathbb{E}[h]",
         reference="Paper A Thm 3",
         title="Overlap of the trained query with the signal (Thm 3)",
@@ -285,7 +285,7 @@ CLAIMS = [
         **_COMMON,
     ),
     Claim(
-        id="A.thm3.q2_norm",
+        id="A.thm3.q2_norm", figures=("A.thm3.fig",),
         statement_eq=r"\|q^{(2)}\| \to \frac{\eta_q \beta}{L} \sqrt{K^2 \omega^2 + m^2\,\mathbb{E}[h]^2 \|w_n\|^2 + \frac{\theta^2 r \pi_{+} h_{2,+} \omega^2 + m\,\mathbb{E}[h^2]\, \|w\|^2}{\alpha_0}}",
         reference="Paper A Thm 3",
         title="Norm of the trained query (Thm 3)",
@@ -301,7 +301,7 @@ CLAIMS = [
         **_COMMON,
     ),
     Claim(
-        id="A.thm3.q2_cosine",
+        id="A.thm3.q2_cosine", figures=("A.thm3.fig",),
         statement_eq=lambda: _statement_q2_cosine(),
         reference="Paper A Thm 3 / Fig. (cos(q^(2), xi) vs alpha0)",
         title="Alignment of the trained query with the signal (Thm 3)",

@@ -129,7 +129,7 @@ def _equations():
 
 
 CLAIMS = [
-    Claim(design_only=DESIGN_ONLY, id=CLAIM_ID, paper="A", reference="Paper A Fig. 1, after the whole protocol (steps 1-4)",
+    Claim(design_only=DESIGN_ONLY, id=CLAIM_ID, figures=("A.fig1.trained",), paper="A", reference="Paper A Fig. 1, after the whole protocol (steps 1-4)",
           statement_eq=(r"E_{\mathrm{test}}(\alpha_1) \text{ of Fig.~1 as trained: } "
                         r"E_{\mathrm{test}}^{\mathrm{step\,4}}\big(\alpha_1;\ \|q^{(2)}\|_\infty, s_q^\infty\big) "
                         r"\text{ at } \eta_q\beta \in \{50, 0.5\},\ \text{pooled, vectorised}"),

@@ -142,7 +142,7 @@ def _linear_evaluate(params: dict, dps: int) -> dict:
 
 LINEAR = Claim(
     design_only=DESIGN_ONLY,
-    id="A.thm1.linear_threshold",
+    id="A.thm1.linear_threshold", figures=("A.representation",),
     statement_eq=r"E^*(S) = (1 - \pi_{+})\,\Phi\Bigl(-\frac{S}{2} - \frac{\kappa}{S}\Bigr) + \pi_{+}\,\Phi\Bigl(-\frac{S}{2} + \frac{\kappa}{S}\Bigr), \qquad S = \frac{\theta R}{\sqrt{L}} \\ E^*(S) \to 0 \iff \theta/\sqrt{L} \to \infty",
     paper=PAPER,
     reference="Paper A, Proposition 1 and Theorem 1",
@@ -243,7 +243,7 @@ def _hardmax_evaluate(params: dict, dps: int) -> dict:
 
 ATTENTION = Claim(
     design_only=DESIGN_ONLY,
-    id="A.thm2.attention_threshold",
+    id="A.thm2.attention_threshold", figures=("A.representation",),
     statement_eq=r"\theta = c \log L,\ q = \kappa \xi,\ w = \xi: \qquad E_{\mathrm{oracle}}(L) \to 0 \quad (L \to \infty;\ \text{softmax at fixed } \gamma \text{ needs } \gamma > 1/(2c))",
     paper=PAPER,
     reference="Paper A, Theorem 2",
@@ -319,7 +319,7 @@ def _sharp_experiment(settings, claim):
 
 SHARP = Claim(
     design_only=DESIGN_ONLY,
-    id="A.thm2.sharp_threshold",
+    id="A.thm2.sharp_threshold", figures=("A.sharp_threshold",),
     statement_eq=r"\theta = b_L + x,\quad b_L = \Phi^{-1}(1 - 1/L) \sim \sqrt{2 \log L}: \qquad E_{\mathrm{hard}} \to \min\bigl(\pi_{+} \Phi(-x),\ 1 - \pi_{+}\bigr) \\ \theta^*_\gamma = \gamma + \frac{\log L}{2\gamma}",
     paper=PAPER,
     reference="beyond Paper A, Theorem 2",

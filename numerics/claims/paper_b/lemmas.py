@@ -281,7 +281,7 @@ CLAIMS = [
     ),
     Claim(
         design_only=DESIGN_ONLY,
-        id="B.rate.exponent",
+        id="B.rate.exponent", figures=("B.fig1",),
         statement_eq=lambda: _statement_rate_exponent(),
         paper=PAPER,
         reference="Paper B, Theorem 3.1",

@@ -293,7 +293,7 @@ _ALLOWANCE = (
 CLAIMS = [
     Claim(
         design_only=DESIGN_ONLY,
-        id="B.rate.d_independence",
+        id="B.rate.d_independence", figures=("B.fig1",),
         statement_eq=r"\mathbb{E}\|\hat\phi - \phi^*\|^2 \asymp M^{-2\beta/(2\beta + 1)} \quad (A = A^*;\ d = 1, 5, 30) \\ \text{learning } A \text{ adds } \frac{\sigma^2 V_A}{M N}, \qquad V_A = \operatorname{tr}(G \Sigma^{-1})",
         paper="B",
         reference="Paper B, Figure 1(a) and Theorem 3.1",
@@ -326,7 +326,7 @@ CLAIMS = [
     ),
     Claim(
         point_space=POINT_SPACE,
-        id="B.rate.smoothness",
+        id="B.rate.smoothness", figures=("B.fig1",),
         statement_eq=r"\frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M} = -\frac{2\beta}{2\beta + 1} = -0.8 \ (P = 3), \quad -\frac{14}{15} \ (P = 8), \qquad \beta = P - 1",
         paper="B",
         reference="Paper B, Figure 1(b) and Theorem 3.1",

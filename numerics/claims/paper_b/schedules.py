@@ -200,7 +200,7 @@ _SCHEDULE_NOTE = (
 CLAIMS = [
     Claim(
         design_only=DESIGN_ONLY,
-        id="B.rate.holder_edge",
+        id="B.rate.holder_edge", figures=("B.fig1",),
         paper="B",
         reference="Paper B, Theorem 3.1 (the rate for beta-Hölder phi*)",
         statement_eq=(r"\phi^*(u) = \sum_{k \le 14} 2^{-3k/4} \cos(2^k \pi u) \in \mathcal{C}^{3/4}: \quad "
@@ -231,7 +231,7 @@ CLAIMS = [
     ),
     Claim(
         design_only=DESIGN_ONLY,
-        id="B.rate.schedule_not_exponent",
+        id="B.rate.schedule_not_exponent", figures=("B.fig1",),
         paper="B",
         reference="Paper B, Figure 1(b)",
         statement_eq=(r"\phi^* \in \Phi_K: \quad \frac{d \log \mathbb{E}\|\hat\phi - \phi^*\|^2}{d \log M}"

@@ -209,7 +209,7 @@ CLAIMS = [
                  "C.channel.qhat:factor2"),
     ),
     _claim(
-        id="C.transition",
+        id="C.transition", figures=("C.phase",),
         title="Which initialisation reaches the lower training loss, on each side of the transition",
         design_only="it compares the two branches at the authors' empirics alphas 1.005, 1.5025 and 2, on "
                     "both sides of the crossing of the two training losses",

@@ -120,7 +120,7 @@ def experiment(settings, claim):
 
 CLAIMS = [
     Claim(
-        id="C.reference.theory", paper="C", status="paper",
+        id="C.reference.theory", figures=("C.phase",), paper="C", status="paper",
         design_only="it holds our solution against the authors' tables, at the table's own alpha and "
                     "(sigma, lambda, omega) = (0.5, 0.01, 0.3): there is no table at another point",
         reference="Paper C Result 4.2 and the authors' theory tables; docs/paper_c.md §4",
