@@ -262,3 +262,52 @@ def test_long_chains_are_accumulated_without_recursion():
     for _ in range(200):  # shared operands: 2^200 paths, one visit each
         doubled = doubled + doubled
     assert float(doubled.error) == pytest.approx(0.1 * 2.0**200)
+
+
+def test_format_specs_check_every_digit_they_show():
+    """``format(v, spec)`` formats ``float(v)`` and refuses when a shown digit is not the
+    Value's own: each part of a formatted float is read back (thousands separators, an
+    exponent in either case, a percent sign, a sign, a bare trailing point), to half a unit of
+    its last digit."""
+    from numerics.core.digits import _shows
+
+    with mpmath.workdps(50):
+        big = Value(mpmath.mpf("1234567.125"), dps=50)
+        tiny = Value(-mpmath.mpf(1) / 3 * mpmath.mpf(10) ** -7, dps=50)
+        third = Value(mpmath.mpf(1) / 8, dps=50)
+        huge = Value(mpmath.mpf(10) ** 400, dps=50)
+    assert f"{big:,.3f}" == "1,234,567.125" and f"{big:_.1f}" == "1_234_567.1"
+    assert f"{tiny:.3E}" == "-3.333E-08" and f"{tiny:.3e}" == "-3.333e-08"
+    assert f"{third:.1%}" == "12.5%" and f"{big:#.0f}" == "1234567."
+    with pytest.raises(ValueError, match="does not hold"):
+        f"{huge:.3e}"  # float(v) is inf: no digit of it is the Value's
+    x = mpmath.mpf("1.007")
+    assert not _shows("1.00", x) and _shows("1.01", x)            # half a unit of the last digit
+    assert _shows("2", mpmath.mpf("2.5")) and not _shows("2", mpmath.mpf("2.5") + mpmath.mpf(2) ** -40)
+    assert _shows("2.2", mpmath.mpf("2.25")) and not _shows("2.2", mpmath.mpf("2.3"))
+    assert _shows("-1.5", mpmath.mpf("-1.5")) and not _shows("-1.5", mpmath.mpf("1.5"))
+    assert _shows("1,500.0", mpmath.mpf(1500)) and not _shows("1,500.0", mpmath.mpf(1501))
+    assert _shows("1_500.0", mpmath.mpf(1500)) and _shows("1.5E+03", mpmath.mpf(1500))
+    assert not _shows("1.5E+03", mpmath.mpf(1.5)) and not _shows("1.5e+03", mpmath.mpf(1.5))
+    assert _shows("12.50%", mpmath.mpf("0.125")) and not _shows("12.50%", mpmath.mpf("0.1251"))
+    assert not _shows("12.50%", mpmath.mpf("12.5")) and _shows("13%", mpmath.mpf("0.126"))
+    assert not _shows("13%", mpmath.mpf("0.136"))
+    assert not _shows("inf", mpmath.mpf(10) ** 400) and not _shows("nan", mpmath.mpf(1))
+
+
+def test_a_refused_operation_names_itself_with_its_operands():
+    """The one-line refusal of an operation that has no real value, or no finite derivative,
+    shows the operation as written (operator, or numpy's name) with its operands to 8 digits."""
+    u = Value(-1.23456789123, "0.1", "se")
+    with pytest.raises(ValueError, match=r"^-1\.2345679 \*\* 0\.5 is not a real number; a Value is real$"):
+        u ** Value(0.5)
+    with pytest.raises(ValueError, match=r"^numpy\.sqrt\(-1\.2345679\) is not a real number"):
+        np.sqrt(u)
+    with pytest.raises(ValueError, match=r"^numpy\.arctan2\(0\.0, 0\.0\) has no finite derivative"):
+        np.arctan2(Value(0.0, "0.1", "se"), Value(0.0, "0.1", "se"))
+    with pytest.raises(ValueError, match=r"^numpy\.log\(0\.0\) has no finite derivative"):
+        np.log(Value(0.0, "0.1", "se"))
+    floats, ints = np.array([1.0, 4.0]), np.array([1, 4])
+    for arr in (floats, ints, floats.astype(object)):
+        out = np.sqrt(arr * Value(1, "0.1", "se"))
+        assert out.dtype == object and [str(v) for v in out] == ["1.00 ± 0.050", "2.00 ± 0.10"]

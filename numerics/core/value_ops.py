@@ -93,14 +93,11 @@ def _scalar_object(v: V.Value):
 
 
 def _objects(x):
-    """``x`` as an object array of Python numbers and Values (numpy scalars become Python ones,
-    so that no element sends the operation back to numpy)."""
+    """``x`` as an array for ``numpy.frompyfunc``, which hands each element over as a Python
+    number (never a numpy scalar, which would send the operation back to numpy) or a Value."""
     import numpy as np
 
-    if isinstance(x, V.Value):
-        return _scalar_object(x)
-    arr = np.asarray(x)
-    return arr if arr.dtype == object else arr.astype(object)
+    return _scalar_object(x) if isinstance(x, V.Value) else np.asarray(x)
 
 
 def _elementwise(name, args, ufunc=False):
@@ -172,8 +169,6 @@ def _call(name, op, xs) -> str:
     shown = [mpmath.nstr(x, 8) for x in xs]
     if op.symbol and len(xs) == 2:
         return f"{shown[0]} {op.symbol} {shown[1]}"
-    if op.symbol == "-" and len(xs) == 1:
-        return f"-({shown[0]})"
     return f"{op.symbol or 'numpy.' + name}({', '.join(shown)})"
 
 
