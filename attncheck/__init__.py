@@ -226,12 +226,18 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     """``attncheck sweep``: a claim's closed forms (or a problem's solve) at every point of
     ``grid`` ({name: values}, their Cartesian product; a numpy array or list per name), with the
     other parameters fixed by ``params``.  Points go to the folder ``out`` (content-addressed:
-    a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``;
-    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).  A point whose
-    closed form raised or whose solve did not converge has no values: ``passed`` is then False
-    and ``errors`` lists each such point with its error (a rerun retries them).
+    a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``.
+    Returns a ``Sweep`` (``numerics.sweep.Sweep``): the provenance as a dict (``points``,
+    ``computed``, ``reused``, ``table``...) with the table in memory, ``.to_pandas()`` (one row
+    per point) and ``.to_xarray()`` (one dimension per swept parameter); their ``values=``
+    keeps the sweep's ``dps`` digits (``"value"``: a column of Values, ``"text"``: strings),
+    the default (``"auto"``) does above 15 digits (pandas and xarray: ``pip install
+    'attncheck[tables]'``).  A point whose closed form raised or whose solve did not converge
+    has no values: ``passed`` is then False and ``errors`` lists each such point with its error
+    (a rerun retries them).
 
-    >>> attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
+    >>> s = attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
+    >>> s.to_pandas()[["alpha0", "logistic.q2_cosine"]]                                           # doctest: +SKIP
     """
     import os
 
@@ -248,7 +254,8 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     if os.path.exists(out) and not os.path.isdir(out):
         raise ParameterError(f"out {out!r}: exists and is not a folder")
     Q.check_cost(plan.cost, max_memory=max_memory, max_time=max_time)
-    return SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler, fmt=format)
+    return SW.Sweep(out, SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler,
+                                fmt=format))
 
 
 def figure(figure_id: str | None, path, *, sweep_dir=None, mode: str = "quick", seed: int | None = None) -> str:

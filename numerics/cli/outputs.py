@@ -192,10 +192,13 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
             raise ParameterError(f"--out {out_dir!r}: exists and is not a folder")
         plan = Q.plan_sweep(target, grid, fixed, {"model": model, "loss": loss}, dps, workers_=workers,
                             spell=Q.option_name)
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        _fail(f"--out {out_dir!r}: folder {parent!r} does not exist or is not writable")
     _check_cost(plan.cost)
+    try:  # the folder and its missing parents are made, as the API makes them
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        _fail(f"--out {out_dir!r}: cannot create the folder ({e.strerror or e})")
+    if not os.access(out_dir, os.W_OK):
+        _fail(f"--out {out_dir!r}: the folder is not writable")
     with click.progressbar(length=plan.points, label=f"sweep {target}", file=sys.stderr) as bar:
         try:
             prov = SW.run(plan.target, plan.grid, out_dir, dps=dps, workers=workers, scheduler=scheduler, fmt=fmt,
