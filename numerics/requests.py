@@ -155,7 +155,19 @@ def explore_request(ids, examples, max_shrinks, spell: Callable = python_name, w
 
 
 # --- what is asked for --------------------------------------------------------------------------
+def known(ids) -> None:
+    """Refuse an unknown claim id (or prefix) from the index, before any claim is imported."""
+    ids = [ids] if isinstance(ids, str) else list(ids or [])
+    try:
+        registry.check_ids([i for i in ids if isinstance(i, str)])
+    except KeyError as e:
+        raise ParameterError(f"unknown claim id {e.args[0]!r}; `attncheck list` (attncheck.claims()) "
+                             "lists them") from None
+
+
 def claim(claim_id):
+    if isinstance(claim_id, str):
+        known([claim_id])
     table = registry.claims()
     if not isinstance(claim_id, str) or claim_id not in table:
         raise ParameterError(f"unknown claim id {claim_id!r}; `attncheck list` (attncheck.claims()) lists them")

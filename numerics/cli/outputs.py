@@ -6,7 +6,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
+from numerics.cli.app import (Integer, OneOf, _bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
                               _figures_help, _limits, _Listed, _mode, _probe_write, _select, dps_option, main,
                               mode_options, parse_assignments, registry, requested, seed_option)
 from numerics.core.params import ParameterError
@@ -36,6 +36,8 @@ def latex(ids, output, body, snippets, certified):
     Defaults: every claim, a standalone document on standard output, no certified digits."""
     import os
 
+    with requested():
+        Q.known(ids)  # from the index, before the printer and the claims are imported
     if output:
         _check_output(output, (".tex",))
     from numerics.latex import claim_section, claims_latex
@@ -89,7 +91,7 @@ def _claim_progress(total: int, label: str):
 @click.option("-o", "--output", "outputs", multiple=True, required=True,
               help="a report file, .html or .pdf; repeatable: every format from one computation")
 @click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF next to the .html, same name")
-@click.option("--pdf-engine", type=click.Choice(["latex", "chromium"]), default="latex", show_default=True,
+@click.option("--pdf-engine", type=OneOf(["latex", "chromium"]), default="latex", show_default=True,
               help="typeset the PDF with pdflatex, or print the HTML with headless Chromium")
 @mode_options
 @seed_option
@@ -117,6 +119,8 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     Chromium (Debian package chromium; run without network access, in a fresh profile)."""
     import os
 
+    with requested():
+        Q.known(ids)  # from the index, before the report and the claims are imported
     from numerics import report as R
 
     for path in outputs:
@@ -163,9 +167,9 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
 @click.option("--model", default=None, help="problem option (sweeps of a problem)")
 @click.option("--loss", default=None, help="problem option (sweeps of a problem)")
 @dps_option
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True)
+@click.option("--workers", type=Integer(1, Q.MAX_WORKERS), default=1, show_default=True)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
-@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--format", "fmt", type=OneOf(["parquet", "csv"]), default="parquet", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
 @_limits
 @_claims_files

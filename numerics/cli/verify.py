@@ -6,8 +6,9 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
-                              judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
+from numerics.cli.app import (Integer, Number, _Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits,
+                              _select, dps_option, judge, main, mode_options, _mode, parse_assignments, registry,
+                              requested, seed_option)
 
 
 @main.command("list", short_help="List the claims (id, status, mutants, statement).")
@@ -74,7 +75,7 @@ def _row_text(r) -> str:
 @mode_options
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
 @seed_option
-@click.option("--mutate", type=float, default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
+@click.option("--mutate", type=Number(), default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
 @dps_option
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5 % scaling "
@@ -83,7 +84,7 @@ def _row_text(r) -> str:
               help="with --power: record what each row of each built-in claim detects as the power "
                    "ratchet (numerics/claims/power_ratchet.json, quick size, default seed) and print "
                    "what changed, row by row")
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=None,
+@click.option("--workers", type=Integer(1, Q.MAX_WORKERS), default=None,
               help="claims run in a pool of this many processes (same records for any N)  "
                    "[default: one per CPU when two or more claims are computed]")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -109,6 +110,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
     attncheck verify B --power
     attncheck verify C.reference --power --record-ratchet"""
     with requested():
+        Q.known(ids)  # from the index: an unknown id is refused before anything heavy is imported
         Q.mutate(mutate, Q.option_name)
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
