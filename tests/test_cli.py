@@ -239,3 +239,42 @@ def test_top_level_help_imports_no_registry_module():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "HEAVY []" in out, out
+
+
+# --- one error style: click's own refusals in the request layer's one line -----------------------
+@pytest.mark.parametrize("args, line", [
+    (["eval", "A.thm3.q2_cosine", "--dps", "-1"], "error: --dps must be an integer in [5, 2000], got -1"),
+    (["eval", "A.thm3.q2_cosine", "--dps", "abc"], "error: --dps must be an integer in [5, 2000], got 'abc'"),
+    (["verify", "B.kl.bound", "--seed", "-3"], "error: --seed must be an integer in [0, inf], got -3"),
+    (["verify", "B.kl.bound", "--workers", "0"], "error: --workers must be an integer in [1, 64], got 0"),
+    (["verify", "B.kl.bound", "--mutate", "x"], "error: --mutate must be a number, got 'x'"),
+    (["explore", "A.thm3.q2_cosine", "--examples", "y"], "error: --examples must be an integer, got 'y'"),
+    (["sweep", "B.rate.exponent", "--grid", "beta=1,2", "--format", "xls", "--out", "s"],
+     "error: --format must be one of parquet, csv, got 'xls'"),
+    (["report", "B.kl.bound", "-o", "b.pdf", "--pdf-engine", "word"],
+     "error: --pdf-engine must be one of latex, chromium, got 'word'"),
+])
+def test_click_refusals_are_the_projects_one_line(args, line, tmp_path, monkeypatch):
+    """A value outside an option's declared range or choices: exit 2, one line naming the
+    option and what it accepts, in the words of the request layer (numerics.requests.integer)."""
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and r.output.splitlines() == [line], r.output
+    assert not list(tmp_path.iterdir())  # refused before anything was written
+
+
+def test_an_unknown_id_is_refused_before_any_claim_is_imported():
+    """``verify``, ``eval``, ``latex``, ``report``, ``explore`` with an unknown id: exit 2 from the
+    claim index, with neither SymPy nor numpy nor any claim module imported."""
+    import subprocess
+    import sys
+
+    registry.claim_index()  # the index of this session's cache folder (the subprocesses read it)
+    code = ("import sys\nfrom numerics.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    code = e.code\nheavy = [m for m in ('sympy', 'numpy', 'numerics.claims.paper_a', 'numerics.latex',"
+            " 'numerics.report') if m in sys.modules]\nprint('EXIT', code, 'HEAVY', heavy)")
+    for args in (["verify", "Z.nope"], ["verify", "A.nope", "--power"], ["eval", "Z.nope"], ["latex", "Z.nope"],
+                 ["report", "Z.nope", "-o", "z.html"], ["explore", "A.thm3.nope"]):
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+        assert "EXIT 2 HEAVY []" in out.stdout, (args, out.stdout, out.stderr)
+        assert out.stderr.startswith("error: unknown claim id") and out.stderr.count("\n") == 1, out.stderr
