@@ -162,7 +162,7 @@ def _spelled(param) -> str:
 
 class Integer(click.IntRange):
     """An integer option in [lo, hi] (``hi`` None: no upper end), refused in the request layer's
-    one line (``--dps must be an integer in [5, 2000], got -1``, exit 2), not click's."""
+    one line (``--seed must be an integer in [0, inf], got -1``, exit 2), not click's."""
 
     def __init__(self, lo: int | None = None, hi: int | None = None):
         super().__init__(lo, hi)
