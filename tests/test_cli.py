@@ -278,3 +278,47 @@ def test_an_unknown_id_is_refused_before_any_claim_is_imported():
         out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
         assert "EXIT 2 HEAVY []" in out.stdout, (args, out.stdout, out.stderr)
         assert out.stderr.startswith("error: unknown claim id") and out.stderr.count("\n") == 1, out.stderr
+
+
+# --- progress: one printer, rich on a terminal, plain lines without one ---------------------------
+def test_plain_progress_is_quiet_for_short_loops_and_says_how_far_a_long_one_got(monkeypatch):
+    import io
+
+    from numerics.cli import progress as P
+
+    clock = [0.0]
+    monkeypatch.setattr(P.time, "monotonic", lambda: clock[0])
+    buf = io.StringIO()
+    with P.Progress(stream=buf, terminal=False, every=10, quiet=2) as p:
+        for i in range(4):  # a short loop: nothing
+            p("short", i, 3)
+        for i, t in enumerate((0, 1, 3, 5, 14, 20)):  # a long one: when due, and its end
+            clock[0] = 100 + t
+            p("trials", i, 5)
+        p.line("a line that stays")
+        for i, t in enumerate((0, 3, 4)):  # a solver's iterations (no end), restarted: a second run
+            clock[0] = 200 + t
+            p("Newton iterations", [1, 2, 1][i])
+    assert buf.getvalue().splitlines() == ["trials: 2/5 (3 s)", "trials: 4/5 (14 s)", "trials: 5/5 (20 s)",
+                                           "a line that stays", "Newton iterations: 2, run 1 (3 s)"]
+
+
+def test_a_solve_reports_each_iteration_to_the_commands_progress():
+    import io
+
+    from numerics.cli.progress import Progress
+    from numerics.core import solve as solvers
+    from numerics.core.tasks import reporting
+
+    buf = io.StringIO()
+    with Progress(stream=buf, terminal=False, every=0, quiet=0) as p, reporting(p):
+        sol = solvers.solve("newton", lambda x: ([x[0] ** 2 - 2.0], [[2.0 * x[0]]]), (False,), x0=[1.0], tol=1e-12)
+    lines = buf.getvalue().splitlines()
+    assert lines and all(ln.startswith("Newton iterations: ") for ln in lines), lines
+    assert len(lines) == sol.iterations >= 3
+
+
+def test_verify_without_a_terminal_names_each_claim_it_computes(tmp_path):
+    r = CliRunner().invoke(main, ["verify", "B.kl.bound", "--no-cache"], env={"ATTNCHECK_CACHE_DIR": str(tmp_path)})
+    assert r.exit_code == 0 and "  ... B.kl.bound" in r.stderr.splitlines(), r.stderr
+    assert "... B.kl.bound" not in r.stdout  # progress on stderr, verdicts on stdout

@@ -92,7 +92,7 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
     from numerics.core import resources
     from numerics.core.tasks import reporting
     from numerics.cli.app import _check_cost
-    from numerics.cli.verify import _trial_progress
+    from numerics.cli.progress import Progress
 
     if resources.explicit():  # an explicit --max-time or --max-memory: priced as verify, per screen run
         seconds, _, _ = estimate(chosen, settings, use_cache=False)
@@ -101,7 +101,9 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
         cost = resources.verify_cost(seconds * examples, len(chosen) * examples, workers)
         _check_cost(replace(cost, knobs=("--examples", "the number of claims"),
                             what=f"explore of {len(chosen)} claims at {examples} points"))
-    with requested(), reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+    from contextlib import nullcontext
+
+    with requested(), (nullcontext() if as_json else Progress()) as progress, reporting(progress):
         found = X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
                           workers=workers, max_shrinks=shrinks, on_point=shown, within=pinned)
     ok = True

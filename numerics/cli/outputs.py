@@ -290,20 +290,32 @@ def bench(names, quick, as_json):
                # the ratios are of one run; the load says how shared the machine was while it ran
                "load_average": [round(x, 1) for x in __import__("os").getloadavg()]}
     settings = Q.settings("quick" if quick else "full")
-    for name in names or table:
-        machine["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
-        if not as_json:
-            click.echo(f"running benchmark {name} (load average {machine['load_average'][0]}) ...", err=True)
-        report = table[name](settings)
-        if as_json:
-            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
-            continue
-        from rich.console import Console
-        from rich.table import Table
+    from numerics.cli.progress import Progress
+    from numerics.core.tasks import reporting
 
-        t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
-        t.add_column("measure", no_wrap=True)
-        t.add_column("value", overflow="fold")
-        for k, v in report.items():
-            t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
-        Console(width=None if sys.stdout.isatty() else 120).print(t)
+    chosen = list(names or table)
+    with Progress() as progress, reporting(progress):  # per benchmark, and the loops inside one
+        for i, name in enumerate(chosen):
+            machine["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
+            if not as_json:
+                progress.line(f"running benchmark {name} [{i + 1}/{len(chosen)}] (load average "
+                              f"{machine['load_average'][0]}) ...")
+            progress("benchmarks", i, len(chosen))
+            report = table[name](settings)
+            _bench_table(name, report, machine, as_json)
+        progress("benchmarks", len(chosen), len(chosen))
+
+
+def _bench_table(name: str, report: dict, machine: dict, as_json: bool) -> None:
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
+    t.add_column("measure", no_wrap=True)
+    t.add_column("value", overflow="fold")
+    for k, v in report.items():
+        t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
+    Console(width=None if sys.stdout.isatty() else 120).print(t)

@@ -77,6 +77,16 @@ class Progress:
             self._last.pop(label, None)
             self._start.pop(label, None)
 
+    def current(self, label: str) -> None:
+        """The item (a claim) now being waited for: on a terminal a line with its elapsed time,
+        replacing the previous item's; without one, a plain line ``  ... label``."""
+        if self._rich is None:
+            print(f"  ... {label}", file=self.stream, flush=True)
+            return
+        if "\0current" in self._tasks:
+            self._rich.remove_task(self._tasks.pop("\0current"))
+        self._tasks["\0current"] = self._rich.add_task(f"  ... {label}", total=None)
+
     def line(self, text: str) -> None:
         """A line that stays (above the bars on a terminal)."""
         if self._rich is not None:

@@ -144,15 +144,16 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
                  if known else "no recorded times yet")
         click.echo(f"running {todo} claims ({settings.mode}; {cached} from the cache): {guess}", err=True)
 
-    def started(c):
-        if not as_json:
-            click.echo(f"  ... {c.id}", err=True)
+    from contextlib import nullcontext
 
-    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
-                       on_start=started if sys.stderr.isatty() else None)
+    from numerics.cli.progress import Progress
     from numerics.core.tasks import reporting
 
-    with reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+    # progress on stderr: the claim being computed and the tracked loops inside it (trials,
+    # crossings, solver iterations), a line each on a terminal, plain lines without one
+    with (nullcontext() if as_json else Progress()) as progress, reporting(progress):
+        runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
+                           on_start=(lambda c: progress.current(c.id)) if progress else None)
         ok_all = _print_verdicts(_guard(runs), mutate, as_json, verbose)
     if not as_json:
         n = len(chosen)
@@ -162,11 +163,6 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
             at = ("; at " + ", ".join(f"{k}={v}" for k, v in settings.params)) if settings.params else ""
             click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed}{at})")
     sys.exit(0 if ok_all else 1)
-
-
-def _trial_progress(label: str, done: int, total: int) -> None:
-    """One transient line per tracked loop inside a claim (trials, crossings, grid points)."""
-    click.echo(f"\r      {label}: {done}/{total}\x1b[K" if done < total else "\r\x1b[K", err=True, nl=False)
 
 
 def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
