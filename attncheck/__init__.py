@@ -49,7 +49,7 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
+__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
            "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
@@ -325,6 +325,10 @@ def __getattr__(name):  # Value and the errors, imported on first use: ``import 
         from numerics.core.value import Value
 
         return Value
+    if name == "Sweep":
+        from numerics.sweep import Sweep
+
+        return Sweep
     if name == "SolveError":
         from numerics.core.results import SolveError
 

@@ -322,3 +322,19 @@ def test_verify_without_a_terminal_names_each_claim_it_computes(tmp_path):
     r = CliRunner().invoke(main, ["verify", "B.kl.bound", "--no-cache"], env={"ATTNCHECK_CACHE_DIR": str(tmp_path)})
     assert r.exit_code == 0 and "  ... B.kl.bound" in r.stderr.splitlines(), r.stderr
     assert "... B.kl.bound" not in r.stdout  # progress on stderr, verdicts on stdout
+
+
+@pytest.mark.parametrize("args, line", [
+    (["eval"], "error: CLAIM_ID is required"),
+    (["sweep", "B.rate.exponent", "--grid", "beta=1,2"], "error: --out is required"),
+])
+def test_click_missing_and_path_refusals_name_the_parameter_first(args, line):
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and r.output.splitlines() == [line], r.output
+
+
+def test_an_out_folder_that_is_a_file_is_one_line(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("")
+    r = CliRunner().invoke(main, ["sweep", "B.rate.exponent", "--grid", "beta=1,2", "--out", str(f)])
+    assert r.exit_code == 2 and r.output.splitlines() == [f"error: --out: directory {str(f)!r} is a file"], r.output

@@ -156,8 +156,9 @@ def requested():
 
 def _spelled(param) -> str:
     """An option as the user typed it (its long form), an argument by its name."""
-    opts = getattr(param, "opts", None) or [param.human_readable_name]
-    return max(opts, key=len)
+    if isinstance(param, click.Argument):
+        return param.human_readable_name
+    return max(param.opts, key=len)
 
 
 class Integer(click.IntRange):
@@ -248,7 +249,12 @@ class _OneLineErrors(click.Group):
             sys.exit(2)
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ").strip()
-            if isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
+            if isinstance(e, click.MissingParameter) and e.param is not None:
+                msg = f"{_spelled(e.param)} is required"
+            elif isinstance(e, click.BadParameter) and e.param is not None and e.message:
+                # click's "Invalid value for '--out': ..." as the project's one line: the option first
+                msg = f"{_spelled(e.param)}: {e.message[:1].lower()}{e.message[1:].rstrip('.')}"
+            elif isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
                 msg = f"{e.ctx.command_path}: {msg} (see --help)"
             click.echo(f"error: {msg}", err=True)
             sys.exit(e.exit_code)
