@@ -49,8 +49,8 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
-           "simulate", "solve", "solve_estimate", "sweep", "verify"]
+__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power",
+           "report", "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -237,7 +237,7 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     (a rerun retries them).
 
     >>> s = attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
-    >>> s.to_pandas()[["alpha0", "logistic.q2_cosine"]]                                           # doctest: +SKIP
+    >>> s.to_pandas()[["alpha0", "logistic.q2_cosine"]]                                  # doctest: +SKIP
     """
     import os
 

@@ -33,7 +33,8 @@ except ImportError:
 (verdict,) = attncheck.verify("B.kl.bound", cache=False)
 show(verdict)  # a table in a notebook
 for r in verdict.rows:  # each row: the theory value against the experiment's mean ± its standard error
-    print(f"{r.label}: theory {r.mutated_theory:.6g}, experiment {r.mean:.6g} ± {r.se:.2g} ({'ok' if r.passed else 'FAIL'})")
+    word = "ok" if r.passed else "FAIL"
+    print(f"{r.label}: theory {r.mutated_theory:.6g}, experiment {r.mean:.6g} ± {r.se:.2g} ({word})")
 
 # %% [markdown]
 # ## A limit at 50 digits

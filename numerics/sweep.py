@@ -237,7 +237,8 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
             "points": len(keyed), "computed": len(missing), "reused": len(keyed) - len(missing),
             # a point whose closed form raised or whose solve did not converge: the sweep fails
             "passed": not errors, "errors": errors,
-            "table": table.name, "params": list(names), "outputs": list(outputs), "versions": versions(), "commit": git_commit(),
+            "table": table.name, "params": list(names), "outputs": list(outputs),
+            "versions": versions(), "commit": git_commit(),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
             "started": t0, "finished": time.time(),
             "where": scheduler or (f"{workers} processes" if workers > 1 else "in process")}

@@ -247,7 +247,8 @@ def test_figure_from_a_sweep_draws_its_outputs_not_its_fixed_parameters(tmp_path
     import matplotlib.axes
 
     orig = matplotlib.axes.Axes.set_title
-    monkeypatch.setattr(matplotlib.axes.Axes, "set_title", lambda ax, t, *a, **k: (drawn.append(t), orig(ax, t, *a, **k)))
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_title",
+                        lambda ax, t, *a, **k: (drawn.append(t), orig(ax, t, *a, **k)))
     r = CliRunner().invoke(main, ["figure", "--from", str(tmp_path / "new" / "deeper" / "cos"), "-o",
                                   str(tmp_path / "cos.png")])
     assert r.exit_code == 0, r.output
