@@ -62,7 +62,8 @@ def claims() -> dict:
 
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int | None = None,
            scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None) -> list:
-    """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
+    """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts (a list,
+    with ``.to_pandas()``: one row per compared row of each claim, and ``.to_xarray()``).
     ``params`` runs the experiment at a parameter point of yours, as ``verify --param`` (claims
     with a ``point_space``: ``A.thm3.*``); such a run neither reads nor writes the cache.
     ``workers``: the processes the claims run on (default: one per CPU when two or more claims
@@ -84,7 +85,9 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     if params:
         settings = Q.point_settings(chosen, settings, params)
         cache = False
-    out = []
+    from numerics.claims.verdicts import VerdictSet
+
+    out = VerdictSet()
     for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
                                                use_cache=cache, scheduler=scheduler):
         v = judge(evidence, mutate, claim)
@@ -127,7 +130,7 @@ def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps
 
 def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     """The claim under each structural mutant of its derivation and a ±5 % scaling of its
-    outputs (``numerics.claims.base.Power``)."""
+    outputs (``numerics.claims.power.Power``; ``.to_pandas()``: one row per mutant)."""
     from numerics import requests as Q
     from numerics.claims.power import power as _power
 
