@@ -432,6 +432,12 @@ def plan_sweep(target: str, grid: Mapping, fixed: Mapping, given_options: Mappin
     from numerics import sweep as SW
     from numerics.core import resources
 
+    try:  # a target that is neither a claim (read from the index) nor a problem: refused before the claims load
+        registry.check_ids([target] if isinstance(target, str) and target else [])
+    except KeyError:
+        if target not in registry.problems():
+            raise ParameterError(f"unknown sweep target {target!r}: a claim id with 'eval' in `attncheck list`, or "
+                                 f"a problem ({', '.join(registry.problems())})") from None
     claims, problems = registry.claims(), registry.problems()
     digits = dps(dps_, None, spell)
     n_workers = workers(workers_, spell)

@@ -46,7 +46,7 @@ def blocks():
     for path in DOCS:
         text = path.read_text()
         for m in FENCE.finditer(text):
-            line = text[: m.start("lang")].count("\n")
+            line = text[: m.start("lang")].count("\n") + 1  # the fence's line, as an editor numbers it
             name = f"{path.relative_to(ROOT)}:{line}"
             marker = (m.group("marker") or "").split(None, 1)
             kind, arg = (marker[0], marker[1] if len(marker) > 1 else "") if marker else ("", "")
