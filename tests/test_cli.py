@@ -263,7 +263,7 @@ def test_click_refusals_are_the_projects_one_line(args, line, tmp_path, monkeypa
     assert not list(tmp_path.iterdir())  # refused before anything was written
 
 
-def test_an_unknown_id_is_refused_before_any_claim_is_imported():
+def test_an_unknown_id_is_refused_before_any_claim_is_imported(tmp_path):
     """``verify``, ``eval``, ``latex``, ``report``, ``explore`` with an unknown id: exit 2 from the
     claim index, with neither SymPy nor numpy nor any claim module imported."""
     import subprocess
@@ -275,9 +275,15 @@ def test_an_unknown_id_is_refused_before_any_claim_is_imported():
             " 'numerics.report') if m in sys.modules]\nprint('EXIT', code, 'HEAVY', heavy)")
     for args in (["verify", "Z.nope"], ["verify", "A.nope", "--power"], ["eval", "Z.nope"], ["latex", "Z.nope"],
                  ["report", "Z.nope", "-o", "z.html"], ["explore", "A.thm3.nope"]):
-        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                             cwd=tmp_path)
         assert "EXIT 2 HEAVY []" in out.stdout, (args, out.stdout, out.stderr)
         assert out.stderr.startswith("error: unknown claim id") and out.stderr.count("\n") == 1, out.stderr
+    # a sweep's target may be a problem too: the problems are loaded, never the claims (nor SymPy)
+    out = subprocess.run([sys.executable, "-c", code.replace("'numpy', ", ""), "sweep", "Z.nope", "--grid", "a=1,2",
+                          "--out", "never"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "EXIT 2 HEAVY []" in out.stdout and out.stderr.startswith("error: unknown sweep target 'Z.nope'"), out
+    assert not list(tmp_path.iterdir())  # nothing written
 
 
 # --- progress: one printer, rich on a terminal, plain lines without one ---------------------------
