@@ -80,6 +80,9 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.setattr(ratchet, "RECORD", copy)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    # the claims a command computes run in this process (as on a one-CPU machine), on the test
+    # session's experiment memo: a simulation another test ran is not run again (same records)
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 1)
     extra = list(registry.EXTRA_FILES)
     yield tmp_path
     if registry.EXTRA_FILES != extra:  # a --claims file of the block ends with it
