@@ -60,6 +60,10 @@ BLOCKS = blocks()
 
 def test_every_block_is_found_and_every_marker_is_known():
     assert len(BLOCKS) >= 50  # the README and every page of docs/
+    for path in DOCS:  # no fence is missed (an indented one, say): each is a block of the test
+        fences = len(re.findall(r"^\s*(?:```|~~~)", path.read_text(), flags=re.M))
+        found = sum(p.values[0].startswith(f"{path.relative_to(ROOT)}:") for p in BLOCKS)
+        assert fences == 2 * found, f"{path.relative_to(ROOT)}: {fences} fence lines, {found} blocks found"
     for p in BLOCKS:
         name, lang, body, kind, arg = p.values
         assert kind in ("",) + KINDS, f"{name}: unknown docs-test marker {kind!r}; known: {', '.join(KINDS)}"
