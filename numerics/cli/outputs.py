@@ -203,10 +203,19 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
         _fail(f"--out {out_dir!r}: cannot create the folder ({e.strerror or e})")
     if not os.access(out_dir, os.W_OK):
         _fail(f"--out {out_dir!r}: the folder is not writable")
-    with click.progressbar(length=plan.points, label=f"sweep {target}", file=sys.stderr) as bar:
+    from numerics.cli.progress import Progress
+
+    label, done = f"sweep {target}: points", [0]
+    with Progress() as progress:
+
+        def advance(n):
+            done[0] += n
+            progress(label, done[0], plan.points)
+
+        advance(0)  # the clock starts with the first point
         try:
             prov = SW.run(plan.target, plan.grid, out_dir, dps=dps, workers=workers, scheduler=scheduler, fmt=fmt,
-                          progress=bar.update)
+                          progress=advance)
         except ParameterError as e:
             _fail(str(e))
     click.echo(f"wrote {prov['points']} points ({prov['computed']} computed, {prov['reused']} reused) "
