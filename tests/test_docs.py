@@ -138,7 +138,7 @@ def _transcript(body: str) -> list[tuple[str, list[str]]]:
 
 
 @pytest.mark.parametrize("name, lang, body, kind, arg", BLOCKS)
-def test_block(name, lang, body, kind, arg, fresh):
+def test_block(name, lang, body, kind, arg, fresh, monkeypatch):
     if kind == "manual":
         pytest.skip(f"{name}: {arg}")
     if kind == "excerpt":
@@ -148,6 +148,8 @@ def test_block(name, lang, body, kind, arg, fresh):
     if kind == "synopsis":
         return _synopsis(name, body)
     if lang in ("bash", "sh", "shell", "console"):
+        if "attncheck cache clear" in body:  # a block that empties the verdict cache empties its own
+            monkeypatch.setenv("ATTNCHECK_CACHE_DIR", str(fresh / "cache"))
         for command in _commands(body):
             code, out = _run(command)
             assert code == 0, f"{name}: `{command}` exited {code}:\n{out[-3000:]}"
