@@ -304,9 +304,9 @@ def test_plain_progress_is_quiet_for_short_loops_and_says_how_far_a_long_one_got
         p.line("a line that stays")
         for i, t in enumerate((0, 3, 4)):  # a solver's iterations (no end), restarted: a second run
             clock[0] = 200 + t
-            p("Newton iterations", [1, 2, 1][i])
+            p("solver Newton", [1, 2, 1][i])
     assert buf.getvalue().splitlines() == ["trials: 2/5 (3 s)", "trials: 4/5 (14 s)", "trials: 5/5 (20 s)",
-                                           "a line that stays", "Newton iterations: 2, run 1 (3 s)"]
+                                           "a line that stays", "solver Newton: run 1, step 2 (3 s)"]
 
 
 def test_a_solve_reports_each_iteration_to_the_commands_progress():
@@ -320,7 +320,7 @@ def test_a_solve_reports_each_iteration_to_the_commands_progress():
     with Progress(stream=buf, terminal=False, every=0, quiet=0) as p, reporting(p):
         sol = solvers.solve("newton", lambda x: ([x[0] ** 2 - 2.0], [[2.0 * x[0]]]), (False,), x0=[1.0], tol=1e-12)
     lines = buf.getvalue().splitlines()
-    assert lines and all(ln.startswith("Newton iterations: ") for ln in lines), lines
+    assert lines and all(ln.startswith("solver Newton: run 1, step ") for ln in lines), lines
     assert len(lines) == sol.iterations >= 3
 
 

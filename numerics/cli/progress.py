@@ -71,7 +71,7 @@ class Progress:
         due = now - start >= self.quiet and (last is None or now - last >= self.every)
         if due or (end and last is not None):
             self._last[label] = now
-            count = f"{done}/{total}" if total is not None else f"{done}, run {self._runs.get(label, 1)}"
+            count = f"{done}/{total}" if total is not None else f"run {self._runs.get(label, 1)}, step {done}"
             print(f"{label}: {count} ({now - start:.0f} s)", file=self.stream, flush=True)
         if end:
             self._last.pop(label, None)

@@ -26,7 +26,7 @@ def iterate(solver: Solver, x0, *, max_steps: int = 1000, throw: bool = True, me
     from numerics.core.tasks import progress
 
     state = solver.init(x0)
-    steps, label = 0, f"{type(solver).__name__} iterations"
+    steps, label = 0, f"solver {type(solver).__name__}"
     while True:
         done, result = solver.terminate(state)
         if done:
