@@ -41,7 +41,8 @@ class Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
 
-            self._rich = Bars(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            self._rich = Bars(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                              TimeElapsedColumn(),
                               console=Console(file=self.stream), transient=True)
             self._rich.start()
         return self
