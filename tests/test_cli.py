@@ -344,3 +344,20 @@ def test_an_out_folder_that_is_a_file_is_one_line(tmp_path):
     f.write_text("")
     r = CliRunner().invoke(main, ["sweep", "B.rate.exponent", "--grid", "beta=1,2", "--out", str(f)])
     assert r.exit_code == 2 and r.output.splitlines() == [f"error: --out: directory {str(f)!r} is a file"], r.output
+
+
+def test_terminal_progress_is_rich_and_keeps_its_lines():
+    """On a terminal: rich bars (a label with brackets is text, not markup), lines that stay."""
+    import io
+
+    from numerics.cli.progress import Progress
+
+    buf = io.StringIO()
+    with Progress(stream=buf, terminal=True) as p:
+        assert p._rich is not None
+        p("trials [d=40]", 1, 3)
+        p("solver Newton", 4)
+        p.current("A.thm3.q2_cosine")
+        p("trials [d=40]", 3, 3)
+        p.line("running benchmark X [1/2] ...")
+    assert "running benchmark X [1/2] ..." in buf.getvalue() and p._rich is None
