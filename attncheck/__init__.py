@@ -49,8 +49,8 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
-           "simulate", "solve", "solve_estimate", "sweep", "verify"]
+__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power",
+           "report", "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -62,7 +62,8 @@ def claims() -> dict:
 
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int | None = None,
            scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None) -> list:
-    """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts.
+    """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts (a list,
+    with ``.to_pandas()``: one row per compared row of each claim, and ``.to_xarray()``).
     ``params`` runs the experiment at a parameter point of yours, as ``verify --param`` (claims
     with a ``point_space``: ``A.thm3.*``); such a run neither reads nor writes the cache.
     ``workers``: the processes the claims run on (default: one per CPU when two or more claims
@@ -84,7 +85,9 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     if params:
         settings = Q.point_settings(chosen, settings, params)
         cache = False
-    out = []
+    from numerics.claims.verdicts import VerdictSet
+
+    out = VerdictSet()
     for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
                                                use_cache=cache, scheduler=scheduler):
         v = judge(evidence, mutate, claim)
@@ -127,7 +130,7 @@ def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps
 
 def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     """The claim under each structural mutant of its derivation and a ±5 % scaling of its
-    outputs (``numerics.claims.base.Power``)."""
+    outputs (``numerics.claims.power.Power``; ``.to_pandas()``: one row per mutant)."""
     from numerics import requests as Q
     from numerics.claims.power import power as _power
 
@@ -226,12 +229,18 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     """``attncheck sweep``: a claim's closed forms (or a problem's solve) at every point of
     ``grid`` ({name: values}, their Cartesian product; a numpy array or list per name), with the
     other parameters fixed by ``params``.  Points go to the folder ``out`` (content-addressed:
-    a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``;
-    returns the provenance (``points``, ``computed``, ``reused``, ``table``...).  A point whose
-    closed form raised or whose solve did not converge has no values: ``passed`` is then False
-    and ``errors`` lists each such point with its error (a rerun retries them).
+    a rerun computes only the missing ones) with the table ``sweep.parquet`` or ``sweep.csv``.
+    Returns a ``Sweep`` (``numerics.sweep.Sweep``): the provenance as a dict (``points``,
+    ``computed``, ``reused``, ``table``...) with the table in memory, ``.to_pandas()`` (one row
+    per point) and ``.to_xarray()`` (one dimension per swept parameter); their ``values=``
+    keeps the sweep's ``dps`` digits (``"value"``: a column of Values, ``"text"``: strings),
+    the default (``"auto"``) does above 15 digits (pandas and xarray: ``pip install
+    'attncheck[tables]'``).  A point whose closed form raised or whose solve did not converge
+    has no values: ``passed`` is then False and ``errors`` lists each such point with its error
+    (a rerun retries them).
 
-    >>> attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
+    >>> s = attncheck.sweep("A.thm3.q2_cosine", "sweeps/cos", grid={"alpha0": np.linspace(0.5, 8, 16)})  # doctest: +SKIP
+    >>> s.to_pandas()[["alpha0", "logistic.q2_cosine"]]                                  # doctest: +SKIP
     """
     import os
 
@@ -248,7 +257,8 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     if os.path.exists(out) and not os.path.isdir(out):
         raise ParameterError(f"out {out!r}: exists and is not a folder")
     Q.check_cost(plan.cost, max_memory=max_memory, max_time=max_time)
-    return SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler, fmt=format)
+    return SW.Sweep(out, SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler,
+                                fmt=format))
 
 
 def figure(figure_id: str | None, path, *, sweep_dir=None, mode: str = "quick", seed: int | None = None) -> str:
@@ -318,6 +328,10 @@ def __getattr__(name):  # Value and the errors, imported on first use: ``import 
         from numerics.core.value import Value
 
         return Value
+    if name == "Sweep":
+        from numerics.sweep import Sweep
+
+        return Sweep
     if name == "SolveError":
         from numerics.core.results import SolveError
 

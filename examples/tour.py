@@ -20,13 +20,21 @@
 # %%
 import attncheck
 
+try:  # in a notebook each result renders (a table, LaTeX); run as a script, it is printed
+    from IPython.display import display as show
+except ImportError:
+    show = print
+
 # %% [markdown]
 # ## Verify a claim
 # A verdict compares each theory value with an experiment mean ± its standard error.
 
 # %%
 (verdict,) = attncheck.verify("B.kl.bound", cache=False)
-verdict  # renders as a table
+show(verdict)  # a table in a notebook
+for r in verdict.rows:  # each row: the theory value against the experiment's mean ± its standard error
+    word = "ok" if r.passed else "FAIL"
+    print(f"{r.label}: theory {r.mutated_theory:.6g}, experiment {r.mean:.6g} ± {r.se:.2g} ({word})")
 
 # %% [markdown]
 # ## A limit at 50 digits
@@ -34,13 +42,13 @@ verdict  # renders as a table
 
 # %%
 values = attncheck.evaluate("B.rate.exponent", beta=2, M=10_000, dps=50)
-print(values["K_star"])
+print("K* =", values["K_star"])
 
 # %% [markdown]
 # ## The equations, as LaTeX
 
 # %%
-attncheck.equations("B.kl.bound")[0]
+show(attncheck.equations("B.kl.bound")[0])
 
 # %% [markdown]
 # ## Can the check fail?
@@ -49,4 +57,17 @@ attncheck.equations("B.kl.bound")[0]
 
 # %%
 p = attncheck.power("B.kl.bound")
-[(m.name, m.killed) for m in p.mutants], p.scaled
+show([(m.name, m.killed) for m in p.mutants])
+show(p.scaled)
+
+# %% [markdown]
+# ## A table in memory
+# A sweep over a grid returns its table: `.to_pandas()` (one row per point) or `.to_xarray()`
+# (one dimension per swept parameter), with pandas and xarray installed
+# (`pip install 'attncheck[tables]'`). At more than 15 digits the values stay `Value`s.
+
+# %%
+import numpy as np
+
+rate = attncheck.sweep("B.rate.exponent", "sweeps/rate", grid={"beta": np.linspace(0.5, 4, 8)}, M=10_000)
+show(rate.to_pandas("float")[["beta", "exponent", "K_star"]])

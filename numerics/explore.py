@@ -116,6 +116,24 @@ class Exploration:
         what = "no confirmed failure" if not self.failed else f"FAILS at {self.minimal}"
         return f"Exploration({self.claim_id!r}, {len(self.runs)} points, {what}{errors})"
 
+    def to_pandas(self):
+        """One row per point run: ``claim``, ``stage`` (generate, shrink), the point's
+        parameters (a column each), ``verdict`` and ``error`` (pandas: the optional extra
+        ``tables``)."""
+        from numerics.core import tables
+
+        names = list(dict.fromkeys(k for r in self.runs for k in r.params))
+        rows = [{"claim": r.claim_id, "stage": r.stage, **r.params, "verdict": r.verdict, "error": r.error or None}
+                for r in self.runs]
+        return tables.frame(rows, ["claim", "stage", *names, "verdict", "error"], ("error",))
+
+    def to_xarray(self):
+        """The same, along one dimension ``point`` (xarray: the optional extra ``tables``)."""
+        from numerics.core import tables
+
+        tables.require("xarray", "to_xarray()")
+        return self.to_pandas().rename_axis("point").to_xarray()
+
     def to_json(self) -> dict:
         return {"schema": SUMMARY_SCHEMA, "claim": self.claim_id, "points": len(self.runs), "passed": self.passed,
                 "failed": self.failed, "error": self.error,

@@ -243,7 +243,18 @@ def _choose(table: dict, ids) -> list:
 
 def select(ids) -> list:
     """Claims by exact id or id prefix (``A.thm3`` selects all of ``A.thm3.*``)."""
+    check_ids(ids)
     return _choose(claims(), ids)
+
+
+def check_ids(ids) -> None:
+    """KeyError for the first of ``ids`` (ids or prefixes) that selects no claim, read from the
+    index when the claims are not imported yet: an unknown id is refused without importing
+    every claim (and SymPy).  Once they are imported (or with ``--claims`` files), the
+    selection itself checks."""
+    info = getattr(claims, "cache_info", None)  # (tests replace claims() by a plain function)
+    if ids and not EXTRA_FILES and info is not None and info().currsize == 0:
+        stubs(ids)
 
 
 # --- the claim index: what ``attncheck list`` shows, without importing any claim ---------------

@@ -155,7 +155,19 @@ def explore_request(ids, examples, max_shrinks, spell: Callable = python_name, w
 
 
 # --- what is asked for --------------------------------------------------------------------------
+def known(ids) -> None:
+    """Refuse an unknown claim id (or prefix) from the index, before any claim is imported."""
+    ids = [ids] if isinstance(ids, str) else list(ids or [])
+    try:
+        registry.check_ids([i for i in ids if isinstance(i, str)])
+    except KeyError as e:
+        raise ParameterError(f"unknown claim id {e.args[0]!r}; `attncheck list` (attncheck.claims()) "
+                             "lists them") from None
+
+
 def claim(claim_id):
+    if isinstance(claim_id, str):
+        known([claim_id])
     table = registry.claims()
     if not isinstance(claim_id, str) or claim_id not in table:
         raise ParameterError(f"unknown claim id {claim_id!r}; `attncheck list` (attncheck.claims()) lists them")
@@ -420,6 +432,12 @@ def plan_sweep(target: str, grid: Mapping, fixed: Mapping, given_options: Mappin
     from numerics import sweep as SW
     from numerics.core import resources
 
+    try:  # a target that is neither a claim (read from the index) nor a problem: refused before the claims load
+        registry.check_ids([target] if isinstance(target, str) and target else [])
+    except KeyError:
+        if target not in registry.problems():
+            raise ParameterError(f"unknown sweep target {target!r}: a claim id with 'eval' in `attncheck list`, or "
+                                 f"a problem ({', '.join(registry.problems())})") from None
     claims, problems = registry.claims(), registry.problems()
     digits = dps(dps_, None, spell)
     n_workers = workers(workers_, spell)

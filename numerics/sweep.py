@@ -9,6 +9,9 @@
 * The tidy table (one row per point: the grid parameters, then every output as a float) goes to
   ``DIR/sweep.parquet`` (or ``sweep.csv`` with ``--format csv``); ``DIR/provenance.json``
   records the target, grid, versions, commit, machine and times.
+* :class:`Sweep` (what ``attncheck.sweep`` returns) is the provenance with the table in
+  memory: ``.to_pandas()`` and ``.to_xarray()`` (``numerics.core.tables``), the values at the
+  sweep's ``dps`` where they carry more digits than a float64.
 * Points run in process, in a process pool (``--workers``) or on a dask.distributed cluster
   (``--scheduler``); a point's value never depends on where it ran.
 """
@@ -219,11 +222,13 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
             record(k, p, compute_point(target, p, dps))
             if progress:
                 progress(1)
-    rows, errors = [], []
+    rows, errors, names, outputs = [], [], {}, {}
     for k, p in keyed:
         rec = json.loads((pdir / f"{k}.json").read_text())
         rows.append({**{n: _to_float(v) for n, v in rec["params"].items()}, **rec["values"],
                      "ok": rec["ok"], "key": k})
+        names.update(dict.fromkeys(rec["params"]))
+        outputs.update(dict.fromkeys(rec["values"]))
         if rec.get("error"):
             errors.append({"grid_point": p, "error": rec["error"]})
     table = out_dir / f"sweep.{fmt}"
@@ -232,7 +237,8 @@ def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: in
             "points": len(keyed), "computed": len(missing), "reused": len(keyed) - len(missing),
             # a point whose closed form raised or whose solve did not converge: the sweep fails
             "passed": not errors, "errors": errors,
-            "table": table.name, "versions": versions(), "commit": git_commit(),
+            "table": table.name, "params": list(names), "outputs": list(outputs),
+            "versions": versions(), "commit": git_commit(),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
             "started": t0, "finished": time.time(),
             "where": scheduler or (f"{workers} processes" if workers > 1 else "in process")}
@@ -278,3 +284,98 @@ def read_table(out_dir: Path) -> tuple[list[dict], dict]:
 
         rows = pq.read_table(path).to_pylist()
     return rows, prov
+
+
+def _target_of(prov: dict) -> Target:
+    t = prov["target"]
+    return Target(t["kind"], t["name"], tuple(sorted(t.get("options", {}).items())))
+
+
+def _cell(text: str, dps: int):
+    """A number's decimal text (as a point records it) at ``dps`` digits, or the text itself."""
+    import mpmath
+
+    if text in ("true", "false", "True", "False"):
+        return text.lower() == "true"
+    try:
+        with mpmath.workdps(dps + 10):
+            return mpmath.mpf(text)
+    except (TypeError, ValueError):
+        return text
+
+
+class Sweep(dict):
+    """A finished sweep: the provenance (this dict: ``points``, ``computed``, ``reused``,
+    ``passed``, ``errors``, ``grid``, ``dps``, ``params``, ``outputs``...) and its folder, with
+    the table in memory, one row per grid point in grid order:
+
+    * :meth:`to_pandas` — a DataFrame: every parameter of the point (swept and fixed), then
+      the outputs, then ``ok`` (False: the point has no values, see ``errors``);
+    * :meth:`to_xarray` — a Dataset with one dimension per swept parameter and one variable
+      per output, the fixed parameters in ``attrs``.
+
+    ``values`` says what an output cell is: ``"float"`` (float64; a standard error in its own
+    ``NAME_se`` column), ``"value"`` (an object column of :class:`~numerics.core.value.Value`
+    at the sweep's dps, a standard error folded into its estimate's Value), ``"text"`` (the
+    decimal strings the points recorded, every digit), or ``"auto"`` (the default): float64 at
+    ``dps`` <= 15, Values above."""
+
+    def __init__(self, folder, prov: dict):
+        super().__init__(prov)
+        self.folder = Path(folder)
+
+    @classmethod
+    def read(cls, folder) -> "Sweep":
+        """The finished sweep in ``folder`` (``attncheck sweep --out``)."""
+        return cls(folder, json.loads((Path(folder) / "provenance.json").read_text()))
+
+    def records(self) -> list[dict]:
+        """Every point's record (``params``, ``values``, ``text``, ``ok``, ``error``), grid order."""
+        target, pdir = _target_of(self), self.folder / "points"
+        return [json.loads((pdir / f"{point_key(target, p, self['dps'])}.json").read_text())
+                for p in points(self["grid"])]
+
+    def _cells(self, rec: dict, kind: str) -> dict:
+        if not rec["ok"]:
+            return {}
+        if kind == "float":
+            return dict(rec["values"])
+        if kind == "text":
+            return dict(rec["text"])
+        from numerics.core import value as V
+
+        return V.values({k: _cell(t, self["dps"]) for k, t in rec["text"].items()}, self["dps"])
+
+    def _table(self, values: str):
+        from numerics.core import tables
+
+        kind = tables.kind(values, self["dps"])
+        recs = self.records()
+        cells = [self._cells(r, kind) for r in recs]
+        params = list(self.get("params") or dict.fromkeys(k for r in recs for k in r["params"]))
+        outputs = list(dict.fromkeys(k for c in cells for k in c))
+        return kind, recs, cells, params, outputs
+
+    def to_pandas(self, values: str = "auto"):
+        """One row per grid point: the parameters, the outputs (``values``: class docstring),
+        ``ok``."""
+        from numerics.core import tables
+
+        kind, recs, cells, params, outputs = self._table(values)
+        rows = [{**r["params"], **c, "ok": r["ok"]} for r, c in zip(recs, cells)]
+        return tables.frame(rows, params + outputs + ["ok"], outputs if kind != "float" else ())
+
+    def to_xarray(self, values: str = "auto"):
+        """One dimension per swept parameter (its grid values as coordinates), one variable per
+        output (NaN, or None, at a point without values), the fixed parameters, target and dps
+        in ``attrs``."""
+        from numerics.core import tables
+
+        kind, recs, cells, params, outputs = self._table(values)
+        swept = [k for k, v in self["grid"].items() if len(v) > 1] or list(self["grid"])[:1]
+        dims = {k: list(dict.fromkeys(r["params"][k] for r in recs)) for k in swept}
+        data = {o: {tuple(r["params"][k] for k in swept): c.get(o) for r, c in zip(recs, cells)} for o in outputs}
+        data["ok"] = {tuple(r["params"][k] for k in swept): r["ok"] for r in recs}
+        fixed = {k: v for k, v in recs[0]["params"].items() if k not in swept} if recs else {}
+        attrs = {"target": self["target"]["name"], "dps": self["dps"], **fixed}
+        return tables.dataset(dims, data, attrs, set(outputs) if kind != "float" else ())

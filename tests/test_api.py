@@ -85,3 +85,24 @@ def test_memo_computes_each_parameter_point_once():
     assert memo(at[4.0], ("memo key test",), lambda: compute(4.0)) == 4.0
     assert memo(at[2.0], ("memo key test",), lambda: compute("again")) == 2.0
     assert calls == [2.0, 4.0]
+
+
+def test_verdicts_and_power_are_tidy_tables():
+    """``attncheck.verify(...).to_pandas()``: one row per compared row; ``power(...).to_pandas()``:
+    one row per mutant and per output scaling; the values are the verdict's own."""
+    pytest.importorskip("pandas", reason="pip install 'attncheck[tables]'")
+    import attncheck
+
+    vs = attncheck.verify("B.kl.bound")
+    df = vs.to_pandas()
+    (v,) = vs
+    assert len(df) == len(v.rows) >= 2 and list(df["claim"].unique()) == ["B.kl.bound"]
+    assert list(df["row"]) == [r.label for r in v.rows] and list(df["z"]) == [r.z for r in v.rows]
+    assert df["passed"].all() and df["error"].isna().all()
+    pytest.importorskip("xarray", reason="pip install 'attncheck[tables]'")
+    ds = vs.to_xarray()
+    assert [ds["experiment"].sel(claim="B.kl.bound", row=r.label).item() for r in v.rows] == [r.mean for r in v.rows]
+    p = attncheck.power("B.kl.bound")
+    pt = p.to_pandas()
+    assert list(pt["mutant"]) == [m.name for m in p.mutants] + ["scale +0.05", "scale -0.05"]
+    assert pt["killed"].all()

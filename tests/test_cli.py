@@ -239,3 +239,125 @@ def test_top_level_help_imports_no_registry_module():
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "HEAVY []" in out, out
+
+
+# --- one error style: click's own refusals in the request layer's one line -----------------------
+@pytest.mark.parametrize("args, line", [
+    (["eval", "A.thm3.q2_cosine", "--dps", "-1"], "error: --dps must be an integer in [5, 2000], got -1"),
+    (["eval", "A.thm3.q2_cosine", "--dps", "abc"], "error: --dps must be an integer in [5, 2000], got 'abc'"),
+    (["verify", "B.kl.bound", "--seed", "-3"], "error: --seed must be an integer in [0, inf], got -3"),
+    (["verify", "B.kl.bound", "--workers", "0"], "error: --workers must be an integer in [1, 64], got 0"),
+    (["verify", "B.kl.bound", "--mutate", "x"], "error: --mutate must be a number, got 'x'"),
+    (["explore", "A.thm3.q2_cosine", "--examples", "y"], "error: --examples must be an integer, got 'y'"),
+    (["sweep", "B.rate.exponent", "--grid", "beta=1,2", "--format", "xls", "--out", "s"],
+     "error: --format must be one of parquet, csv, got 'xls'"),
+    (["report", "B.kl.bound", "-o", "b.pdf", "--pdf-engine", "word"],
+     "error: --pdf-engine must be one of latex, chromium, got 'word'"),
+])
+def test_click_refusals_are_the_projects_one_line(args, line, tmp_path, monkeypatch):
+    """A value outside an option's declared range or choices: exit 2, one line naming the
+    option and what it accepts, in the words of the request layer (numerics.requests.integer)."""
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and r.output.splitlines() == [line], r.output
+    assert not list(tmp_path.iterdir())  # refused before anything was written
+
+
+def test_an_unknown_id_is_refused_before_any_claim_is_imported(tmp_path):
+    """``verify``, ``eval``, ``latex``, ``report``, ``explore`` with an unknown id: exit 2 from the
+    claim index, with neither SymPy nor numpy nor any claim module imported."""
+    import subprocess
+    import sys
+
+    registry.claim_index()  # the index of this session's cache folder (the subprocesses read it)
+    code = ("import sys\nfrom numerics.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    code = e.code\nheavy = [m for m in ('sympy', 'numpy', 'numerics.claims.paper_a', 'numerics.latex',"
+            " 'numerics.report') if m in sys.modules]\nprint('EXIT', code, 'HEAVY', heavy)")
+    for args in (["verify", "Z.nope"], ["verify", "A.nope", "--power"], ["eval", "Z.nope"], ["latex", "Z.nope"],
+                 ["report", "Z.nope", "-o", "z.html"], ["explore", "A.thm3.nope"]):
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                             cwd=tmp_path)
+        assert "EXIT 2 HEAVY []" in out.stdout, (args, out.stdout, out.stderr)
+        assert out.stderr.startswith("error: unknown claim id") and out.stderr.count("\n") == 1, out.stderr
+    # a sweep's target may be a problem too: the problems are loaded, never the claims (nor SymPy)
+    out = subprocess.run([sys.executable, "-c", code.replace("'numpy', ", ""), "sweep", "Z.nope", "--grid", "a=1,2",
+                          "--out", "never"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "EXIT 2 HEAVY []" in out.stdout and out.stderr.startswith("error: unknown sweep target 'Z.nope'"), out
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+# --- progress: one printer, rich on a terminal, plain lines without one ---------------------------
+def test_plain_progress_is_quiet_for_short_loops_and_says_how_far_a_long_one_got(monkeypatch):
+    import io
+
+    from numerics.cli import progress as P
+
+    clock = [0.0]
+    monkeypatch.setattr(P.time, "monotonic", lambda: clock[0])
+    buf = io.StringIO()
+    with P.Progress(stream=buf, terminal=False, every=10, quiet=2) as p:
+        for i in range(4):  # a short loop: nothing
+            p("short", i, 3)
+        for i, t in enumerate((0, 1, 3, 5, 14, 20)):  # a long one: when due, and its end
+            clock[0] = 100 + t
+            p("trials", i, 5)
+        p.line("a line that stays")
+        for i, t in enumerate((0, 3, 4)):  # a solver's iterations (no end), restarted: a second run
+            clock[0] = 200 + t
+            p("solver Newton", [1, 2, 1][i])
+    assert buf.getvalue().splitlines() == ["trials: 2/5 (3 s)", "trials: 4/5 (14 s)", "trials: 5/5 (20 s)",
+                                           "a line that stays", "solver Newton: run 1, step 2 (3 s)"]
+
+
+def test_a_solve_reports_each_iteration_to_the_commands_progress():
+    import io
+
+    from numerics.cli.progress import Progress
+    from numerics.core import solve as solvers
+    from numerics.core.tasks import reporting
+
+    buf = io.StringIO()
+    with Progress(stream=buf, terminal=False, every=0, quiet=0) as p, reporting(p):
+        sol = solvers.solve("newton", lambda x: ([x[0] ** 2 - 2.0], [[2.0 * x[0]]]), (False,), x0=[1.0], tol=1e-12)
+    lines = buf.getvalue().splitlines()
+    assert lines and all(ln.startswith("solver Newton: run 1, step ") for ln in lines), lines
+    assert len(lines) == sol.iterations >= 3
+
+
+def test_verify_without_a_terminal_names_each_claim_it_computes(tmp_path):
+    r = CliRunner().invoke(main, ["verify", "B.kl.bound", "--no-cache"], env={"ATTNCHECK_CACHE_DIR": str(tmp_path)})
+    assert r.exit_code == 0 and "  ... B.kl.bound" in r.stderr.splitlines(), r.stderr
+    assert "... B.kl.bound" not in r.stdout  # progress on stderr, verdicts on stdout
+
+
+@pytest.mark.parametrize("args, line", [
+    (["eval"], "error: CLAIM_ID is required"),
+    (["sweep", "B.rate.exponent", "--grid", "beta=1,2"], "error: --out is required"),
+])
+def test_click_missing_and_path_refusals_name_the_parameter_first(args, line):
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and r.output.splitlines() == [line], r.output
+
+
+def test_an_out_folder_that_is_a_file_is_one_line(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("")
+    r = CliRunner().invoke(main, ["sweep", "B.rate.exponent", "--grid", "beta=1,2", "--out", str(f)])
+    assert r.exit_code == 2 and r.output.splitlines() == [f"error: --out: directory {str(f)!r} is a file"], r.output
+
+
+def test_terminal_progress_is_rich_and_keeps_its_lines():
+    """On a terminal: rich bars (a label with brackets is text, not markup), lines that stay."""
+    import io
+
+    from numerics.cli.progress import Progress
+
+    buf = io.StringIO()
+    with Progress(stream=buf, terminal=True) as p:
+        assert p._rich is not None
+        p("trials [d=40]", 1, 3)
+        p("solver Newton", 4)
+        p.current("A.thm3.q2_cosine")
+        p("trials [d=40]", 3, 3)
+        p.line("running benchmark X [1/2] ...")
+    assert "running benchmark X [1/2] ..." in buf.getvalue() and p._rich is None

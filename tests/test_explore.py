@@ -300,3 +300,17 @@ def test_the_point_budget(budget_claims):
     e, = attncheck.explore("U.fails_from_5", examples=20, seed=SEED, shrinks=0)
     assert len(e.runs) == first + 1 and e.minimal == e.runs[first].params
 
+
+
+def test_an_exploration_is_a_tidy_table_of_its_points():
+    pytest.importorskip("pandas", reason="pip install 'attncheck[tables]'")
+    from numerics.explore import Exploration, PointRun
+
+    e = Exploration("X.toy", runs=[PointRun("X.toy", "generate", {"a": 1.0, "n": 3}, "passed", {}),
+                                   PointRun("X.toy", "shrink", {"a": 0.5, "n": 2}, "error", {"error": "boom"})])
+    df = e.to_pandas()
+    assert list(df.columns) == ["claim", "stage", "a", "n", "verdict", "error"]
+    assert df.values.tolist() == [["X.toy", "generate", 1.0, 3, "passed", None],
+                                  ["X.toy", "shrink", 0.5, 2, "error", "boom"]]
+    pytest.importorskip("xarray", reason="pip install 'attncheck[tables]'")
+    assert e.to_xarray()["a"].values.tolist() == [1.0, 0.5]

@@ -158,19 +158,6 @@ def test_docstring_examples_run():
     assert res.attempted >= 10 and res.failed == 0
 
 
-def _python_blocks(path):
-    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
-
-
-@pytest.mark.parametrize("doc", ["README.md", "docs/getting-started.md"])
-def test_documented_python_snippets_run(doc, tmp_path, monkeypatch):
-    blocks = _python_blocks(ROOT / doc)
-    assert blocks, f"{doc} has no python block"
-    monkeypatch.chdir(tmp_path)  # files the snippets write land here
-    for block in blocks:
-        exec(compile(block, doc, "exec"), {})
-
-
 def test_the_cli_is_a_thin_shell():
     sizes = {f.name: len(f.read_text().splitlines()) for f in (ROOT / "numerics" / "cli").glob("*.py")}
     assert sizes and max(sizes.values()) <= 400, sizes

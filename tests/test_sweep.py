@@ -153,3 +153,103 @@ def test_a_point_of_a_claim_and_the_provenance_of_a_sweep(tmp_path):
     for f in (tmp_path / "csv" / "points").glob("*.json"):
         a, b = json.loads(f.read_text()), json.loads((tmp_path / "pq" / "points" / f.name).read_text())
         assert {k: v for k, v in a.items() if k != "elapsed_s"} == {k: v for k, v in b.items() if k != "elapsed_s"}
+
+
+# --- the table in memory ---------------------------------------------------------------------------
+def test_a_sweep_is_a_table_in_memory_at_its_precision(tmp_path):
+    """``attncheck.sweep`` returns the provenance with the table: one row per point, the values
+    at the sweep's dps (Values), as floats or as the recorded strings on request."""
+    import mpmath
+    import numpy as np
+
+    import attncheck
+    from numerics.core.value import Value
+
+    pd = pytest.importorskip("pandas", reason="pip install 'attncheck[tables]'")
+    s = attncheck.sweep("A.thm3.q2_cosine", tmp_path / "a" / "cos", grid={"alpha0": [0.5, 2.0, 8.0], "pi": [0.3, 0.5]},
+                        dps=40)
+    assert s["points"] == 6 and s["outputs"] == ["logistic.q2_cosine", "square.q2_cosine"]
+    assert {"alpha0", "pi", "L", "theta"} <= set(s["params"])
+    df = s.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == 6 and df["ok"].all()
+    assert list(df.columns[-3:]) == ["logistic.q2_cosine", "square.q2_cosine", "ok"]
+    row = df[(df["alpha0"] == 2.0) & (df["pi"] == 0.3)].iloc[0]
+    cos = row["logistic.q2_cosine"]
+    assert isinstance(cos, Value) and df["logistic.q2_cosine"].dtype == object
+    direct = attncheck.evaluate("A.thm3.q2_cosine", alpha0=2.0, pi=0.3, dps=40)["logistic.q2_cosine"]
+    with mpmath.workdps(50):
+        assert abs(mpmath.mpf(cos) - mpmath.mpf(direct)) < mpmath.mpf(10) ** -38  # 40 digits, not 16
+    text = s.to_pandas("text")["logistic.q2_cosine"]
+    assert text.dtype == object and len(text[0].replace("0.", "").lstrip("0")) >= 38
+    floats = s.to_pandas("float")
+    assert floats["logistic.q2_cosine"].dtype == np.float64
+    assert floats["logistic.q2_cosine"][0] == pytest.approx(float(s.to_pandas()["logistic.q2_cosine"][0]), rel=1e-15)
+    with pytest.raises(attncheck.ParameterError, match="values must be one of auto, float, value, text"):
+        s.to_pandas("decimal")
+    xr = pytest.importorskip("xarray", reason="pip install 'attncheck[tables]'")
+    ds = s.to_xarray("float")
+    assert isinstance(ds, xr.Dataset) and dict(ds.sizes) == {"alpha0": 3, "pi": 2}
+    assert ds["logistic.q2_cosine"].sel(alpha0=2.0, pi=0.3).item() == pytest.approx(float(cos), rel=1e-15)
+    assert ds["ok"].dtype == bool and ds.attrs["target"] == "A.thm3.q2_cosine" and ds.attrs["theta"] == 6.0
+    assert isinstance(s.to_xarray()["square.q2_cosine"].values[0, 0], Value)
+    again = SW.Sweep.read(tmp_path / "a" / "cos")  # the folder alone, as the CLI leaves it
+    assert again["computed"] == 6 and again.to_pandas("float").equals(floats)
+
+
+def test_a_point_without_values_and_a_standard_error_in_the_table(tmp_path, monkeypatch):
+    """A failed point is a row with ``ok`` False and no values; a solve's standard error is its
+    own float column, or folded into its estimate's Value."""
+    pytest.importorskip("pandas", reason="pip install 'attncheck[tables]'")
+    from numerics.core.value import Value
+
+    def fake(target, params, dps, files=()):
+        beta = float(params["beta"])
+        if beta == 2.0:
+            return SW._failed(params, "theory of X not computable: boom", 0.0)
+        return {"params": params, "values": {"y": beta, "y_se": 0.25}, "text": {"y": repr(beta), "y_se": "0.25"},
+                "ok": True, "elapsed_s": 0.0}
+
+    monkeypatch.setattr(SW, "compute_point", fake)
+    prov = SW.run(TARGET, {"beta": ["1.0", "2.0", "3.0"]}, tmp_path, dps=20, fmt="csv")
+    s = SW.Sweep(tmp_path, prov)
+    df = s.to_pandas()  # dps 20: Values
+    assert list(df["ok"]) == [True, False, True] and df["y"][1] is None
+    assert isinstance(df["y"][0], Value) and float(df["y"][0].error) == 0.25 and "y_se" not in df
+    fl = s.to_pandas("float")
+    assert fl["y_se"][0] == 0.25 and fl["y"].isna()[1]
+    ds = s.to_xarray("float")
+    assert list(ds["ok"].values) == [True, False, True] and str(ds["y"].values[1]) == "nan"
+
+
+def test_without_pandas_the_table_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+
+    SW.run(TARGET, {"beta": ["1.0", "2.0"]}, tmp_path, fmt="csv")
+    s = SW.Sweep.read(tmp_path)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # an import of it raises ImportError
+    monkeypatch.setitem(sys.modules, "xarray", None)
+    from numerics.core.tables import MissingExtra
+
+    with pytest.raises(MissingExtra, match=r"to_pandas\(\) needs pandas, an optional extra: pip install "
+                                           r"'attncheck\[tables\]' \(or pip install pandas\)"):
+        s.to_pandas()
+    with pytest.raises(ImportError, match=r"to_xarray\(\) needs xarray"):
+        s.to_xarray()
+
+
+def test_figure_from_a_sweep_draws_its_outputs_not_its_fixed_parameters(tmp_path, monkeypatch):
+    """``figure --from``: each panel an output against the swept parameter; the parameters the
+    point was computed at (fixed, given or by default) are columns of the table, never panels."""
+    r = CliRunner().invoke(main, ["sweep", "A.thm3.q2_cosine", "--grid", "alpha0=0.5:8:3", "--grid", "pi=0.3,0.5",
+                                  "--out", str(tmp_path / "new" / "deeper" / "cos")])
+    assert r.exit_code == 0, r.output  # the missing parent folders are made
+    drawn = []
+    import matplotlib.axes
+
+    orig = matplotlib.axes.Axes.set_title
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_title",
+                        lambda ax, t, *a, **k: (drawn.append(t), orig(ax, t, *a, **k)))
+    r = CliRunner().invoke(main, ["figure", "--from", str(tmp_path / "new" / "deeper" / "cos"), "-o",
+                                  str(tmp_path / "cos.png")])
+    assert r.exit_code == 0, r.output
+    assert drawn == ["logistic.q2_cosine", "square.q2_cosine"]

@@ -35,6 +35,14 @@ class Power:
     def all_killed(self) -> bool:
         return not self.error and all(m.killed for m in self.mutants) and all(self.scaled.values())
 
+    def to_pandas(self):
+        """One row per structural mutant (name, description, applied, killed, how), then one
+        per ±5 % output scaling (pandas: the optional extra ``tables``)."""
+        from numerics.claims.verdicts import power_rows
+        from numerics.core import tables
+
+        return tables.frame(power_rows(self), ["claim", "mutant", "description", "applied", "killed", "how"])
+
     def to_json(self) -> dict:
         d = asdict(self)
         d["schema"] = "attncheck.power/1"

@@ -154,13 +154,65 @@ def requested():
         sys.exit(1)
 
 
+def _spelled(param) -> str:
+    """An option as the user typed it (its long form), an argument by its name."""
+    if isinstance(param, click.Argument):
+        return param.human_readable_name
+    return max(param.opts, key=len)
+
+
+class Integer(click.IntRange):
+    """An integer option in [lo, hi] (``hi`` None: no upper end), refused in the request layer's
+    one line (``--seed must be an integer in [0, inf], got -1``, exit 2), not click's."""
+
+    def __init__(self, lo: int | None = None, hi: int | None = None):
+        super().__init__(lo, hi)
+        self.lo = lo
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                number = value
+        if self.lo is None:  # no declared range here: the request layer checks it
+            if isinstance(number, int):
+                return number
+            _fail(f"{_spelled(param)} must be an integer, got {value!r}")
+        with requested():
+            return Q.integer(_spelled(param), number, self.lo, self.max, spell=str)
+
+
+class Number(click.ParamType):
+    """A number option, refused in one line (``--mutate must be a number, got 'x'``)."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            _fail(f"{_spelled(param)} must be a number, got {value!r}")
+
+
+class OneOf(click.Choice):
+    """A choice, refused in one line (``--format must be one of parquet, csv, got 'x'``)."""
+
+    def convert(self, value, param, ctx):
+        if value in self.choices:
+            return value
+        _fail(f"{_spelled(param)} must be one of {', '.join(self.choices)}, got {value!r}")
+
+
 def dps_option(fn):
     """``--dps``: its domain is declared once (numerics.core.precision)."""
-    return click.option("--dps", type=click.IntRange(MIN_DPS, MAX_DPS), default=DEFAULT_DPS, show_default=True)(fn)
+    return click.option("--dps", type=Integer(MIN_DPS, MAX_DPS), default=DEFAULT_DPS, show_default=True)(fn)
 
 
 def seed_option(fn):
-    return click.option("--seed", type=click.IntRange(0, None), default=DEFAULT_SEED, show_default=True)(fn)
+    return click.option("--seed", type=Integer(0, None), default=DEFAULT_SEED, show_default=True)(fn)
 
 
 def mode_options(fn):
@@ -197,7 +249,12 @@ class _OneLineErrors(click.Group):
             sys.exit(2)
         except click.ClickException as e:
             msg = e.format_message().replace("\n", " ").strip()
-            if isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
+            if isinstance(e, click.MissingParameter) and e.param is not None:
+                msg = f"{_spelled(e.param)} is required"
+            elif isinstance(e, click.BadParameter) and e.param is not None and e.message:
+                # click's "Invalid value for '--out': ..." as the project's one line: the option first
+                msg = f"{_spelled(e.param)}: {e.message[:1].lower()}{e.message[1:].rstrip('.')}"
+            elif isinstance(e, click.UsageError) and e.ctx is not None and not isinstance(e, UsageFailure):
                 msg = f"{e.ctx.command_path}: {msg} (see --help)"
             click.echo(f"error: {msg}", err=True)
             sys.exit(e.exit_code)

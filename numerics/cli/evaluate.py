@@ -122,10 +122,13 @@ def solve(problem, model, loss, branch, params, dps, as_json):
 
     Defaults: each option its first choice below (sparse-token: --model attention --loss
     logistic), every parameter its listed default, 30 digits."""
-    with requested():
+    from numerics.cli.progress import Progress
+    from numerics.core.tasks import reporting
+
+    # progress on stderr: the QMC draws and each solver iteration (a bar on a terminal, else lines)
+    with requested(), Progress() as progress, reporting(progress):
         res = Q.solve(problem, {"model": model, "loss": loss, "branch": branch}, parse_assignments(params), dps,
-                      spell=Q.option_name,
-                      announce=lambda text: click.echo(text, err=True))
+                      spell=Q.option_name, announce=progress.line)
     result = res.output
     if as_json:
         click.echo(_dumps({"schema": "attncheck.solve/1", "problem": problem, "options": res.options,

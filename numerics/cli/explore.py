@@ -7,8 +7,8 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_Listed, _claims_files, _dumps, _limits, _mode, main, mode_options, requested,
-                              seed_option)
+from numerics.cli.app import (Integer, _Listed, _claims_files, _dumps, _limits, _mode, main, mode_options,
+                              requested, seed_option)
 from numerics import registry
 
 
@@ -36,14 +36,14 @@ def _point_text(point: dict) -> str:
               short_help="Property-based search for a failing parameter point of a claim.")
 @click.argument("ids", nargs=-1)
 @_claims_files
-@click.option("--examples", type=int, default=3, show_default=True, help="points drawn per claim")
-@click.option("--shrinks", type=int, default=8, show_default=True,
+@click.option("--examples", type=Integer(), default=3, show_default=True, help="points drawn per claim")
+@click.option("--shrinks", type=Integer(), default=8, show_default=True,
               help="at most this many new points tried while shrinking a confirmed failure")
 @click.option("--param", "params", multiple=True, metavar="K=V",
               help="pin a parameter (repeatable): the points are drawn with the others free")
 @seed_option
 @mode_options
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True,
+@click.option("--workers", type=Integer(1, Q.MAX_WORKERS), default=1, show_default=True,
               help="processes for the trials of each run (as verify)")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON Lines: one record per point (params, verdict, seed paths), one summary per claim")
@@ -62,6 +62,8 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
     attncheck explore A.thm5.pool_test_error --param pi=0.2 --examples 2
 
     Defaults: every claim that takes a point, 3 examples, 8 shrinks, quick sizes, seed 20260429."""
+    with requested():
+        Q.known(ids)  # from the index, before the claims are imported
     from numerics import explore as X
 
     with requested():
@@ -90,7 +92,7 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
     from numerics.core import resources
     from numerics.core.tasks import reporting
     from numerics.cli.app import _check_cost
-    from numerics.cli.verify import _trial_progress
+    from numerics.cli.progress import Progress
 
     if resources.explicit():  # an explicit --max-time or --max-memory: priced as verify, per screen run
         seconds, _, _ = estimate(chosen, settings, use_cache=False)
@@ -99,7 +101,9 @@ def explore(ids, examples, shrinks, params, seed, quick, full, workers, as_json)
         cost = resources.verify_cost(seconds * examples, len(chosen) * examples, workers)
         _check_cost(replace(cost, knobs=("--examples", "the number of claims"),
                             what=f"explore of {len(chosen)} claims at {examples} points"))
-    with requested(), reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+    from contextlib import nullcontext
+
+    with requested(), (nullcontext() if as_json else Progress()) as progress, reporting(progress):
         found = X.explore(chosen, examples=examples, seed=settings.seed, mode=settings.mode, dps=settings.dps,
                           workers=workers, max_shrinks=shrinks, on_point=shown, within=pinned)
     ok = True

@@ -6,7 +6,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
+from numerics.cli.app import (Integer, OneOf, _bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
                               _figures_help, _limits, _Listed, _mode, _probe_write, _select, dps_option, main,
                               mode_options, parse_assignments, registry, requested, seed_option)
 from numerics.core.params import ParameterError
@@ -40,6 +40,8 @@ def latex(ids, output, body, snippets, certified):
     Defaults: every claim, a standalone document on standard output, no certified digits."""
     import os
 
+    with requested():
+        Q.known(ids)  # from the index, before the printer and the claims are imported
     if output:
         _check_output(output, (".tex", ".pdf"))
         if output.lower().endswith(".pdf") and body:
@@ -112,7 +114,7 @@ def _claim_progress(total: int, label: str):
 @click.option("-o", "--output", "outputs", multiple=True, required=True,
               help="a report file, .html or .pdf; repeatable: every format from one computation")
 @click.option("--pdf", "as_pdf", is_flag=True, help="also write the PDF next to the .html, same name")
-@click.option("--pdf-engine", type=click.Choice(["latex", "chromium"]), default="latex", show_default=True,
+@click.option("--pdf-engine", type=OneOf(["latex", "chromium"]), default="latex", show_default=True,
               help="typeset the PDF with pdflatex, or print the HTML with headless Chromium")
 @mode_options
 @seed_option
@@ -140,6 +142,8 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     Chromium (Debian package chromium; run without network access, in a fresh profile)."""
     import os
 
+    with requested():
+        Q.known(ids)  # from the index, before the report and the claims are imported
     from numerics import report as R
 
     for path in outputs:
@@ -188,9 +192,9 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
 @click.option("--model", default=None, help="problem option (sweeps of a problem)")
 @click.option("--loss", default=None, help="problem option (sweeps of a problem)")
 @dps_option
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=1, show_default=True)
+@click.option("--workers", type=Integer(1, Q.MAX_WORKERS), default=1, show_default=True)
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="'local' or tcp://host:port (dask)")
-@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--format", "fmt", type=OneOf(["parquet", "csv"]), default="parquet", show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
 @_limits
 @_claims_files
@@ -217,14 +221,26 @@ def sweep(target, grid_items, params, model, loss, dps, workers, scheduler, fmt,
             raise ParameterError(f"--out {out_dir!r}: exists and is not a folder")
         plan = Q.plan_sweep(target, grid, fixed, {"model": model, "loss": loss}, dps, workers_=workers,
                             spell=Q.option_name)
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        _fail(f"--out {out_dir!r}: folder {parent!r} does not exist or is not writable")
     _check_cost(plan.cost)
-    with click.progressbar(length=plan.points, label=f"sweep {target}", file=sys.stderr) as bar:
+    try:  # the folder and its missing parents are made, as the API makes them
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as e:
+        _fail(f"--out {out_dir!r}: cannot create the folder ({e.strerror or e})")
+    if not os.access(out_dir, os.W_OK):
+        _fail(f"--out {out_dir!r}: the folder is not writable")
+    from numerics.cli.progress import Progress
+
+    label, done = f"sweep {target}: points", [0]
+    with Progress() as progress:
+
+        def advance(n):
+            done[0] += n
+            progress(label, done[0], plan.points)
+
+        advance(0)  # the clock starts with the first point
         try:
             prov = SW.run(plan.target, plan.grid, out_dir, dps=dps, workers=workers, scheduler=scheduler, fmt=fmt,
-                          progress=bar.update)
+                          progress=advance)
         except ParameterError as e:
             _fail(str(e))
     click.echo(f"wrote {prov['points']} points ({prov['computed']} computed, {prov['reused']} reused) "
@@ -308,20 +324,32 @@ def bench(names, quick, as_json):
                # the ratios are of one run; the load says how shared the machine was while it ran
                "load_average": [round(x, 1) for x in __import__("os").getloadavg()]}
     settings = Q.settings("quick" if quick else "full")
-    for name in names or table:
-        machine["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
-        if not as_json:
-            click.echo(f"running benchmark {name} (load average {machine['load_average'][0]}) ...", err=True)
-        report = table[name](settings)
-        if as_json:
-            click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
-            continue
-        from rich.console import Console
-        from rich.table import Table
+    from numerics.cli.progress import Progress
+    from numerics.core.tasks import reporting
 
-        t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
-        t.add_column("measure", no_wrap=True)
-        t.add_column("value", overflow="fold")
-        for k, v in report.items():
-            t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
-        Console(width=None if sys.stdout.isatty() else 120).print(t)
+    chosen = list(names or table)
+    with Progress() as progress, reporting(progress):  # per benchmark, and the loops inside one
+        for i, name in enumerate(chosen):
+            machine["load_average"] = [round(x, 1) for x in __import__("os").getloadavg()]
+            if not as_json:
+                progress.line(f"running benchmark {name} [{i + 1}/{len(chosen)}] (load average "
+                              f"{machine['load_average'][0]}) ...")
+            progress("benchmarks", i, len(chosen))
+            report = table[name](settings)
+            _bench_table(name, report, machine, as_json)
+        progress("benchmarks", len(chosen), len(chosen))
+
+
+def _bench_table(name: str, report: dict, machine: dict, as_json: bool) -> None:
+    if as_json:
+        click.echo(_dumps({"schema": "attncheck.bench/1", "name": name, "machine": machine, **report}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=name, show_header=True, header_style="bold", title_justify="left")
+    t.add_column("measure", no_wrap=True)
+    t.add_column("value", overflow="fold")
+    for k, v in report.items():
+        t.add_row(str(k), f"{v:.4g}" if isinstance(v, float) else str(v))
+    Console(width=None if sys.stdout.isatty() else 120).print(t)

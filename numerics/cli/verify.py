@@ -6,8 +6,9 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (_Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits, _select, dps_option,
-                              judge, main, mode_options, _mode, parse_assignments, registry, requested, seed_option)
+from numerics.cli.app import (Integer, Number, _Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits,
+                              _select, dps_option, judge, main, mode_options, _mode, parse_assignments, registry,
+                              requested, seed_option)
 
 
 @main.command("list", short_help="List the claims (id, status, mutants, statement).")
@@ -76,7 +77,7 @@ def _row_text(r) -> str:
 @mode_options
 @click.option("--json", "as_json", is_flag=True, help="JSON Lines, one verdict per claim")
 @seed_option
-@click.option("--mutate", type=float, default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
+@click.option("--mutate", type=Number(), default=0.0, show_default=True, help="multiply every theory value by (1+REL)")
 @dps_option
 @click.option("--power", "show_power", is_flag=True,
               help="run every structural mutant of each claim's derivation and the ±5 % scaling "
@@ -85,7 +86,7 @@ def _row_text(r) -> str:
               help="with --power: record what each row of each built-in claim detects as the power "
                    "ratchet (numerics/claims/power_ratchet.json, quick size, default seed) and print "
                    "what changed, row by row")
-@click.option("--workers", type=click.IntRange(1, Q.MAX_WORKERS), default=None,
+@click.option("--workers", type=Integer(1, Q.MAX_WORKERS), default=None,
               help="claims run in a pool of this many processes (same records for any N)  "
                    "[default: one per CPU when two or more claims are computed]")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -111,6 +112,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
     attncheck verify B --power
     attncheck verify C.reference --power --record-ratchet"""
     with requested():
+        Q.known(ids)  # from the index: an unknown id is refused before anything heavy is imported
         Q.mutate(mutate, Q.option_name)
     if show_power and mutate:
         _fail("--power and --mutate are exclusive")
@@ -144,15 +146,16 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
                  if known else "no recorded times yet")
         click.echo(f"running {todo} claims ({settings.mode}; {cached} from the cache): {guess}", err=True)
 
-    def started(c):
-        if not as_json:
-            click.echo(f"  ... {c.id}", err=True)
+    from contextlib import nullcontext
 
-    runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
-                       on_start=started if sys.stderr.isatty() else None)
+    from numerics.cli.progress import Progress
     from numerics.core.tasks import reporting
 
-    with reporting(_trial_progress if sys.stderr.isatty() and not as_json else None):
+    # progress on stderr: the claim being computed and the tracked loops inside it (trials,
+    # crossings, solver iterations), a line each on a terminal, plain lines without one
+    with (nullcontext() if as_json else Progress()) as progress, reporting(progress):
+        runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
+                           on_start=(lambda c: progress.current(c.id)) if progress else None)
         ok_all = _print_verdicts(_guard(runs), mutate, as_json, verbose)
     if not as_json:
         n = len(chosen)
@@ -162,11 +165,6 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
             at = ("; at " + ", ".join(f"{k}={v}" for k, v in settings.params)) if settings.params else ""
             click.echo(f"{'all' if ok_all else 'NOT all'} of {n} claims passed ({settings.mode}, seed {seed}{at})")
     sys.exit(0 if ok_all else 1)
-
-
-def _trial_progress(label: str, done: int, total: int) -> None:
-    """One transient line per tracked loop inside a claim (trials, crossings, grid points)."""
-    click.echo(f"\r      {label}: {done}/{total}\x1b[K" if done < total else "\r\x1b[K", err=True, nl=False)
 
 
 def _print_verdicts(runs, mutate, as_json, verbose) -> bool:

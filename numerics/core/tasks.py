@@ -39,9 +39,15 @@ def reporting(reporter: Callable[[str, int, int], None] | None):
         _REPORTER = old
 
 
-def _report(label: str, done: int, total: int) -> None:
+def _report(label: str, done: int, total: int | None) -> None:
     if _REPORTER is not None:
         _REPORTER(label, done, total)
+
+
+def progress(label: str, done: int, total: int | None = None) -> None:
+    """Report ``done`` steps of ``total`` (None: no end known, e.g. a solver's iterations) under
+    ``label`` to the reporter of :func:`reporting`, if any (elsewhere it costs nothing)."""
+    _report(label, done, total)
 
 
 def track(items: Iterable, label: str):

@@ -21,9 +21,12 @@ class Solver(Protocol):
 def iterate(solver: Solver, x0, *, max_steps: int = 1000, throw: bool = True, message: str = "") -> Solution:
     """Run ``solver`` from ``x0`` until it terminates or ``max_steps`` steps were taken.  A
     solver that does its work in one library call reports its own count (``iterations(state)``)
-    and may say why it failed (``explain(state)``, appended to ``message``)."""
+    and may say why it failed (``explain(state)``, appended to ``message``).  Each step is
+    reported to the command's progress reporter (``numerics.core.tasks.progress``)."""
+    from numerics.core.tasks import progress
+
     state = solver.init(x0)
-    steps = 0
+    steps, label = 0, f"solver {type(solver).__name__}"
     while True:
         done, result = solver.terminate(state)
         if done:
@@ -33,6 +36,7 @@ def iterate(solver: Solver, x0, *, max_steps: int = 1000, throw: bool = True, me
             break
         state = solver.step(state)
         steps += 1
+        progress(label, steps)  # the command's progress reporter, if one is installed (no end known)
     res = float(solver.residual(state))
     if result.ok and not math.isfinite(res):
         result = RESULTS.nonfinite

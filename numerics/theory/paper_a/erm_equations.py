@@ -40,6 +40,7 @@ from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core import solve as solvers
 from numerics.core.solve import increasing_root
 from numerics.core.special import namespace
+from numerics.core.tasks import track
 from numerics.theory.paper_a import costs
 from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.laws import LatentLaw, attention_law, linear_law  # noqa: F401 (re-exported)
@@ -333,7 +334,7 @@ def solve_with_error(law: LatentLaw, alpha1: float, lam: float, loss: str, **kw)
     fp = sol.raw
     kw2 = {k: v for k, v in kw.items() if k in ("tol", "max_steps")}
     vals = []
-    for g in range(law.n_groups):
+    for g in track(range(law.n_groups), "solve per scrambling (the QMC error)"):
         r = solve(law.subset(g), alpha1, lam, loss, x0=fp.vector, step=fp.step, refine=False, **kw2)
         if not r.ok:
             return sol.downgrade(RESULTS.suspect, f"scrambling {g} did not converge: no QMC error")

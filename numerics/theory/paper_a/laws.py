@@ -30,6 +30,7 @@ from numerics.core.params import ParameterError
 from numerics.core.quadrature import gaussian_sobol
 from numerics.core.seeding import child, children
 from numerics.core.special import namespace
+from numerics.core.tasks import track
 from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.costs import attention_law_cost, check_L  # noqa: F401 (re-exported)
 
@@ -146,7 +147,7 @@ def attention_law(L: int, R: int, pi: float, theta: float, beta: float, q_norm: 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     n = 2**log2_points
     parts = {k: [] for k in ("y", "a", "c", "s2", "w", "g")}
-    for g_idx, group in enumerate(children(ss, n_scrambles)):
+    for g_idx, group in enumerate(track(children(ss, n_scrambles), "attention law: QMC scramblings")):
         for k, (cls, weight, f) in enumerate(classes):
             z = gaussian_sobol(L, log2_points, child(group, 0) if k == 0 else group)
             with np.errstate(over="ignore", invalid="ignore"):
