@@ -173,3 +173,26 @@ def test_every_built_in_point_space_draws_only_valid_points(claim_id, space):
 
     check()
 
+
+
+def test_range_texts_print_every_kind_of_endpoint():
+    """The one-line range of a refusal and of `attncheck list`: unbounded ends as -inf and inf
+    with open brackets, an open end, a dependent end with its value at a point; the
+    description's keys and the space's free/fixed line."""
+    free = Param("x", float)
+    assert free.range_text() == "a real number in (-inf, inf)"
+    assert Param("y", float, 0, None).range_text() == "a real number in [0, inf)"
+    assert Param("z", float, None, 1, hi_open=True).range_text() == "a real number in (-inf, 1)"
+    assert Param("w", float, 0, 1).range_text() == "a real number in [0, 1]"
+    below = Param("k", int, None, "n", doc="an index", default=2)
+    assert below.range_text() == "an integer in (-inf, n]"
+    assert below.range_text({"n": 5}) == "an integer in (-inf, n] = (-inf, 5]"
+    above = Param("m", int, "n", None)
+    assert above.range_text({"n": 5}) == "an integer in [n, inf) = [5, inf)"
+    space = ParamSpace((Param("n", int, 1, 10, default=5), below), fixed=(("sigma", "the paper's 0.5"),))
+    assert space.describe() == [
+        {"name": "n", "range": "an integer in [1, 10]", "default": 5, "doc": ""},
+        {"name": "k", "range": "an integer in (-inf, n]", "default": 2, "doc": "an index"}]
+    assert space.free_text() == "free: n, k; fixed: sigma (the paper's 0.5)"
+    two = ParamSpace((), fixed=(("a", "why a"), ("b", "why b")))
+    assert two.free_text() == "free: none; fixed: a (why a); b (why b)"

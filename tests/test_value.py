@@ -165,6 +165,17 @@ def test_comparisons_are_exact():
     assert x < 1 + Fraction(1, 2**79) and x == 1 + Fraction(1, 2**80) and x > Fraction(1, 1)
     assert third != Fraction(1, 3) and (third < Fraction(1, 3)) != (third > Fraction(1, 3)) and third > 0.3333333333333333
     assert hash(Value(10**30)) == hash(10**30) and hash(Value(0.5)) == hash(0.5)
+    # a rational nearer than any precision an mpf conversion would use: compared as a Fraction
+    near = V._fraction(third.mpf) + Fraction(1, 3 * 10**2100)
+    assert third < near and third != near and not third >= near
+    # infinities and nan as floats, an infinite Value against rationals, and what is not a number
+    inf = Value(mpmath.inf)
+    assert Value(1) < math.inf and Value(1) > -math.inf and not Value(1) == math.nan and Value(1) != math.nan
+    assert inf > 1 and inf > 0.5 and inf > Fraction(1, 3) and not inf < 10**400 and inf == math.inf
+    assert Value(1) != "1" and not Value(1) == "1" and Value(1) == Value(1.0, "0.5", "se")
+    for bad in ("1", None, [1]):
+        with pytest.raises(TypeError):
+            Value(1) < bad
 
 
 def test_powers_with_a_value_exponent():
@@ -311,3 +322,22 @@ def test_a_refused_operation_names_itself_with_its_operands():
     for arr in (floats, ints, floats.astype(object)):
         out = np.sqrt(arr * Value(1, "0.1", "se"))
         assert out.dtype == object and [str(v) for v in out] == ["1.00 ± 0.050", "2.00 ± 0.10"]
+
+
+def test_a_raw_result_dict_becomes_values_at_its_precision_with_nothing_lost():
+    """``values`` keeps text as it is and goes on past it, gives flags and counts exact Values,
+    and every Value (an estimate with its error, a dangling error, an exact number) the
+    requested precision."""
+    out = {"status": "converged", "n": 7, "ok": True, "a": mpmath.mpf("1.25"), "a_se": mpmath.mpf("0.01"),
+           "b_se": 0.5}
+    with mpmath.workdps(60):
+        out["c"] = mpmath.mpf(1) / 3
+    r = V.values(out, 40)
+    assert list(r) == ["status", "n", "ok", "a", "b_se", "c"] and r["status"] == "converged"
+    for key in ("n", "ok", "a", "b_se", "c"):
+        assert isinstance(r[key], Value) and r[key].dps == 40, key
+    assert (r["n"].value, r["n"].kind, r["n"].exact) == (7, "dps", True) and r["ok"].value is True
+    assert r["a"].kind == "se" and r["b_se"].kind == "dps" and r["c"].kind == "dps"
+    assert V.flatten(r) == {"status": "converged", "n": "7", "ok": "true", "a": "1.250", "a_se": "0.010",
+                            "b_se": "0.50", "c": "0." + "3" * 40}
+    assert V.flatten(V.values(out, 20))["c"] == "0." + "3" * 20
