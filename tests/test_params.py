@@ -196,3 +196,20 @@ def test_range_texts_print_every_kind_of_endpoint():
     assert space.free_text() == "free: n, k; fixed: sigma (the paper's 0.5)"
     two = ParamSpace((), fixed=(("a", "why a"), ("b", "why b")))
     assert two.free_text() == "free: none; fixed: a (why a); b (why b)"
+
+
+def test_assignments_and_declaration_errors_word_by_word():
+    """``k=v`` splits at the first ``=`` only (a value may hold one); each refusal is one line
+    naming what was given; a space that declares a dependent parameter before what it depends
+    on names both; ``with_default`` sets the default."""
+    assert parse_assignments(["grid= a=b ", "x=1"]) == {"grid": " a=b ", "x": "1"}
+    with pytest.raises(ParameterError, match=r"^--param expects k=v, got 'pi'$"):
+        parse_assignments(["pi"])
+    with pytest.raises(ParameterError, match=r"^--param expects k=v, got ' =1'$"):
+        parse_assignments([" =1"])
+    with pytest.raises(ParameterError, match=r"^parameter pi given twice \('0.3' and '0.4'\); give it once$"):
+        parse_assignments(["pi=0.3", "pi=0.4"])
+    with pytest.raises(ValueError, match=r"^parameter k: its endpoint depends on a, b, which must be declared "
+                                         r"before it in the space$"):
+        ParamSpace((Param("k", float, "a", "b"), Param("a", float), Param("b", float)))
+    assert Param("x", float).with_default(0.25).default == 0.25

@@ -341,3 +341,38 @@ def test_a_raw_result_dict_becomes_values_at_its_precision_with_nothing_lost():
     assert V.flatten(r) == {"status": "converged", "n": "7", "ok": "true", "a": "1.250", "a_se": "0.010",
                             "b_se": "0.50", "c": "0." + "3" * 40}
     assert V.flatten(V.values(out, 20))["c"] == "0." + "3" * 20
+
+
+def test_the_rest_of_the_number_type_at_its_edges():
+    """Powers at a zero exponent or base, rounding an integer Value, numpy's methods on object
+    arrays, a ball's digits, ``numpy.asarray``, pickling a printed precision, and key names
+    that are only a suffix."""
+    import pickle
+
+    a = Value(2, "0.1", "se")
+    assert float(a**0) == 1 and float((a**0).error) == 0                      # d(a^0)/da = 0
+    assert float((Value(0, "0.1", "se") ** 0).error) == 0
+    z = Value(0) ** Value(2, "0.1", "se")                                       # d(0^b)/db = 0
+    assert float(z) == 0 and float(z.error) == 0
+    with pytest.raises(ValueError, match="^-2.0 \\*\\* 2.0: a negative base with an uncertain exponent: "
+                                         "the power is not real near it$"):
+        Value(-2.0) ** Value(2, "0.1", "se")
+    assert round(Value(1234), -2) == 1200 and str(round(Value(1234), -2)) == "1200"
+    arr = np.array([Value(4, "0.1", "se"), Value(9)], dtype=object)
+    assert [str(x) for x in np.sqrt(arr)] == ["2.00 ± 0.025", "3." + "0" * 29]
+    with pytest.raises(TypeError, match="numpy.arctan2 of Value, str: a Value combines with numbers and Values"):
+        np.arctan2(arr, np.array(["x", "y"], dtype=object))
+    assert Value.sqrt.__doc__.startswith("numpy.sqrt of this Value")
+
+    class Ball:  # numerics.core.arb.Ball's interface: decimal strings
+        mid = "0." + "1234567890" * 6
+        rad = "1e-58"
+    b = V.from_ball(Ball, 50)
+    assert b.dps == 50 and b.kind == "radius" and str(b).startswith("0." + ("1234567890" * 5)[:50])
+    assert np.asarray(Value(1.5)).dtype == np.float64 and float(np.asarray(Value(1.5))) == 1.5
+    assert np.asarray(Value(1.5), dtype=np.float32).dtype == np.float32
+    dangling = V.values({"slope_se": 0.0123456}, 30)["slope_se"]
+    assert str(pickle.loads(pickle.dumps(dangling))) == str(dangling) == "0.012"
+    assert V.flatten(V.values({"_se": 0.5}, 30)) == {"_se": "0.5" + "0" * 29}  # a name, not an error
+    assert V.flatten({"note": "text", "ok": Value(True), "r": b}) == {
+        "note": "text", "ok": "true", "r": V.text(b.value, b.digits), "r_radius": V.error_text(b.error)}
