@@ -38,6 +38,7 @@ Functions:
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
 * :func:`explore` — a claim's verify at points drawn from its parameter domain (``attncheck explore``);
 * :func:`power` — the claim under each structural mutant of its derivation;
+* :func:`mutate` — the claim under automatic mutants of every step of its derivation, with a score;
 * :func:`equations`, :func:`latex` — the claim's equations;
 * :func:`report` — the verification report, HTML or PDF (``attncheck report``);
 * :func:`claims` — every registered claim, by id.
@@ -49,7 +50,8 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power", "report",
+__all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "mutate", "power",
+           "report",
            "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
@@ -132,6 +134,27 @@ def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     from numerics.claims.power import power as _power
 
     return _power(Q.claim(claim_id), Q.settings(mode, seed))
+
+
+def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: int = 100, all: bool = False,
+           sample_seed: int = 0, workers: int = 1) -> list:
+    """``attncheck mutate``: the automatic mutants of each claim's derivation (every operator of
+    ``derivations.automutants`` at every node of every step the claim reaches), each run through
+    the claim with the experiment collected once; one
+    :class:`numerics.claims.mutate.Mutation` per claim (``.score``, ``.interval``,
+    ``.survivors``, ``.to_json()``; ``docs/mutate.md``).  A claim with more than ``sample``
+    mutants runs a seeded random sample of them (``sample_seed``) unless ``all``.
+
+    >>> attncheck.mutate("S.mp.edge")[0].score                      # doctest: +SKIP
+    1.0
+    """
+    from numerics import requests as Q
+    from numerics.claims.mutate import mutate as _mutate
+
+    chosen, settings, sample, sample_seed, workers = Q.automatic_mutants(
+        ids, mode, seed, sample=sample, sample_seed=sample_seed, workers_=workers)
+    return [_mutate(c, settings, sample=sample, all_mutants=bool(all), seed=sample_seed, workers=workers)
+            for c in chosen]
 
 
 def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,

@@ -103,6 +103,14 @@ def mutate(value, spell: Callable = python_name) -> float:
     return float(value)
 
 
+
+def automatic_mutants(ids, mode_: str = "quick", seed_=None, *, sample=100, sample_seed=0, workers_=1,
+                      spell: Callable = python_name) -> tuple:
+    """A validated ``mutate`` request: ``(claims, settings, sample, sample seed, workers)``."""
+    return (select(ids), settings(mode_, seed_), integer("sample", sample, 1, None, spell),
+            integer("sample_seed", sample_seed, 0, None, spell), workers(workers_, spell))
+
+
 def settings(mode_: str = "quick", seed_=None, dps_: int = DPS.default, params: tuple = ()):
     """Validated claim settings (``numerics.claims.base.Settings``)."""
     from numerics.claims.base import Settings

@@ -1,0 +1,337 @@
+"""Automatic mutants of a claim's derivation: a mutation score for any derivation
+(``attncheck mutate``, ``attncheck.mutate``; ``docs/mutate.md``).
+
+The claim is collected once, unmutated, while the named steps its theory evaluates are recorded
+(:func:`derivations.core.recording_steps`); every operator of
+:mod:`derivations.automutants` is applied at every node of every recorded step, one change at a
+time; the experiment is memoised, so each mutant recomputes only the theory.  Each mutant is
+
+* ``equivalent``: equal to its step on the step's domain (not counted);
+* ``not applied``: the change never happened when the theory was recomputed (not counted);
+* ``killed``: the claim fails under it (a row rejects it, or the mutated theory cannot be
+  computed, which ``verify`` reports as an error);
+* ``below resolution``: the claim passes, and the mutant moves the claim's theory values by
+  less than the smallest relative change a row of the claim detects, at its rows and at seeded
+  points of the claim's parameter domain (through its ``evaluate``); reported with its largest
+  relative change, not counted;
+* ``survived``: the claim passes though the mutant moves its theory by more than that
+  somewhere; the report names where the change is largest (a row, or a point of the domain
+  where a row would see it).
+
+The score is killed / (killed + survived).  A claim with more mutants than ``sample`` runs a
+seeded random sample of them and gives the score's 95 % interval (Wilson); ``all_mutants``
+runs every one.  Mutants giving the same theory values at the rows are judged once.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+
+from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
+from numerics.core.stats import binomial_interval
+
+SCHEMA = "attncheck.mutate/1"
+STATUSES = ("equivalent", "not applied", "below resolution", "killed", "survived")
+#: the least number of mutants a claim runs when its set is sampled
+DEFAULT_SAMPLE = 100
+#: the points of the claim's parameter domain a surviving mutant is evaluated at
+DOMAIN_POINTS = 8
+
+
+@dataclass
+class AutoOutcome:
+    """One automatic mutant of one claim."""
+
+    name: str
+    step: str
+    operator: str
+    #: the change as a reviewer says it ("term 2 of `...` sign flipped")
+    change: str
+    #: the mutated entry of the step, printed by the project's one printer
+    latex: str
+    status: str
+    #: how the status was reached ("verdict failed", the error the mutated claim raised, ...)
+    how: str = ""
+    #: the largest relative change of the claim's theory values found (rows and domain points)
+    largest: float | None = None
+    #: where that change is: a row's label or a point of the domain
+    where: str = ""
+    #: the smallest relative change of its theory value a row of the claim detects
+    resolution: float | None = None
+
+    def said(self) -> str:
+        """As a reviewer says it: "step `S.x`: term 2 ... sign flipped; moves row `...` by 3.1 %
+        (the rows see 1.2 %); survived"."""
+        text = f"step `{self.step}`: {self.change}"
+        if self.largest is not None and self.status in ("survived", "below resolution"):
+            text += f"; moves {self.where} by {_percent(self.largest)}"
+            if self.resolution is not None:
+                text += f" (the rows see {_percent(self.resolution)})"
+        elif self.how and self.status != "killed":
+            text += f"; {self.how}"
+        return f"{text}; {self.status}"
+
+
+def _percent(x: float) -> str:
+    if x is None or not math.isfinite(x):
+        return "an unbounded amount"
+    return f"{100 * x:.2g} %"
+
+
+@dataclass
+class Mutation:
+    """The automatic mutants of one claim and their outcomes."""
+
+    id: str
+    mode: str
+    seed: int
+    generated: int
+    sample_seed: int
+    sampled: bool
+    outcomes: list = field(default_factory=list)
+    elapsed_s: float = 0.0
+    #: non-empty: the claim could not be run unmutated (nothing was mutated)
+    error: str = ""
+
+    def count(self, status: str) -> int:
+        return sum(o.status == status for o in self.outcomes)
+
+    @property
+    def counted(self) -> int:
+        return self.count("killed") + self.count("survived")
+
+    @property
+    def score(self) -> float | None:
+        """killed / (killed + survived) (None: no mutant counted)."""
+        return self.count("killed") / self.counted if self.counted else None
+
+    @property
+    def interval(self) -> tuple | None:
+        """The score's 95 % interval when the mutants were sampled (None when all were run)."""
+        return binomial_interval(self.count("killed"), self.counted) if self.sampled and self.counted else None
+
+    @property
+    def survivors(self) -> list:
+        return [o for o in self.outcomes if o.status == "survived"]
+
+    def steps(self) -> dict:
+        """``{step: {status: count}}`` in the order the steps were reached."""
+        out: dict = {}
+        for o in self.outcomes:
+            row = out.setdefault(o.step, {s: 0 for s in STATUSES})
+            row[o.status] += 1
+        return out
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["schema"] = SCHEMA
+        d["counts"] = {s: self.count(s) for s in STATUSES}
+        d["run"] = len(self.outcomes)
+        d["score"] = self.score
+        d["interval"] = list(self.interval) if self.interval else None
+        d["steps"] = self.steps()
+        return d
+
+
+# --- the mutants of a claim ----------------------------------------------------------------------
+def reference(claim: Claim, settings: Settings) -> tuple[Evidence, dict]:
+    """The claim's unmutated evidence and the values of the steps it reached, ``{name: [value]}``."""
+    from derivations.core import recording_steps
+    from numerics.claims.runner import collect_one
+
+    with recording_steps() as rec:
+        base = collect_one(claim, settings)
+    return base, rec
+
+
+def sites(recorded: dict) -> list:
+    """``[(site, original entry, mutated entry, earlier steps)]`` of every value of every step
+    recorded (in the order reached), each site once."""
+    from derivations import automutants as A
+
+    out, names, earlier = [], set(), {}
+    for step, values in recorded.items():
+        for value in values:
+            for site, mutated in A.generate(step, value, earlier):
+                if site.name not in names:
+                    names.add(site.name)
+                    out.append((site, A._get(value, site.loc), mutated, dict(earlier)))
+        if values:
+            earlier[step] = values[0]
+    return out
+
+
+def choose(items: list, sample: int, all_mutants: bool, seed: int) -> tuple[list, bool]:
+    """The mutants run: all (``all_mutants`` or no more than ``sample``), or a seeded random sample
+    of ``sample`` in their order; and whether it is a sample."""
+    if all_mutants or len(items) <= sample:
+        return list(items), False
+    keep = sorted(random.Random(seed).sample(range(len(items)), sample))
+    return [items[i] for i in keep], True
+
+
+def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
+           seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS) -> Mutation:
+    """Generate, run and classify the automatic mutants of ``claim`` (module docstring).
+    ``workers`` > 1 spreads them over that many processes (each collects the experiment once)."""
+    t0 = time.perf_counter()
+    base, rec = reference(claim, settings)
+    if base.error:
+        return Mutation(claim.id, settings.mode, settings.seed, 0, seed, False, error=base.error)
+    items = sites(rec)
+    chosen, sampled = choose(items, sample, all_mutants, seed)
+    if workers > 1 and len(chosen) > 1:
+        outcomes = _in_pool(claim, settings, [s.name for s, *_ in chosen], workers, seed, points)
+    else:
+        outcomes = classify(claim, settings, base, chosen, seed=seed, points=points)
+    return Mutation(claim.id, settings.mode, settings.seed, len(items), seed, sampled, outcomes,
+                    time.perf_counter() - t0)
+
+
+def _in_pool(claim, settings, names: list, workers: int, seed: int, points: int) -> list:
+    from numerics.core.tasks import process_pool
+    from numerics.registry import EXTRA_FILES
+
+    files = tuple(EXTRA_FILES)
+    chunks = [names[i::workers] for i in range(workers)]
+    with process_pool(min(workers, len(names))) as pool:
+        futures = [pool.submit(_worker, claim.id, settings, chunk, seed, points, files) for chunk in chunks if chunk]
+        got = {o.name: o for f in futures for o in f.result()}
+    return [got[n] for n in names]
+
+
+def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: int, files: tuple = ()) -> list:
+    """The outcomes of the mutants ``names`` of one claim, in a pool's process: the claim is
+    collected once here too (the mutants are generated again from its recorded steps)."""
+    from threadpoolctl import threadpool_limits
+
+    from numerics import registry
+
+    for f in files:
+        registry.add_claims_file(f)
+    claim = registry.claims()[claim_id]
+    with threadpool_limits(1):
+        base, rec = reference(claim, settings)
+        wanted = set(names)
+        return classify(claim, settings, base, [it for it in sites(rec) if it[0].name in wanted], seed=seed,
+                        points=points)
+
+
+# --- classification ------------------------------------------------------------------------------
+def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, seed: int = 0,
+             points: int = DOMAIN_POINTS) -> list:
+    """The outcome of each ``(site, original, mutated, earlier)`` against ``base``."""
+    from derivations import automutants as A
+    from derivations.core import latex
+    from numerics.claims.power import detectable
+
+    rows = detectable(base)
+    resolution = min((d["relative"] for d in rows if d["relative"]), default=None)
+    domain = _Domain(claim, settings, seed, points)
+    judged: dict = {}
+    out = []
+    for site, original, mutated, earlier in items:
+        try:
+            text = latex(mutated)
+        except Exception:  # a printer that cannot print it: its SymPy form
+            text = str(mutated)
+        o = AutoOutcome(site.name, site.step, site.operator, site.said(), text, "equivalent",
+                        resolution=resolution)
+        out.append(o)
+        if A.equivalent(original, mutated, seed=seed):
+            o.how = "equal on the step's domain"
+            continue
+        m = A.as_mutant(site, earlier)
+        A.HITS.pop(site.name, None)
+        killed, how, ev = _run(claim, settings, m)
+        if ev is not None and not A.HITS.get(site.name):
+            o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
+            continue
+        if killed:
+            o.status, o.how = "killed", how
+            continue
+        key = tuple(c.theory for c in ev.comparisons)
+        if key in judged:
+            first = judged[key]
+            o.status, o.largest, o.where = first.status, first.largest, first.where
+            o.how = f"the same theory values as {first.name}"
+            continue
+        judged[key] = o
+        o.largest, o.where = _largest(base, ev, rows, domain, m)
+        o.status = "below resolution" if resolution is None or o.largest < resolution else "survived"
+        o.how = "the claim passed"
+    return out
+
+
+def _run(claim, settings, m) -> tuple:
+    """(killed, how, evidence) of the claim under mutant ``m``: an error of the code under an
+    automatic mutant (which can make a step of the wrong shape) is reported, as ``verify``
+    does, and kills it."""
+    from numerics.claims.power import _run_mutated
+
+    try:
+        return _run_mutated(claim, settings, (m,))
+    except CODE_ERRORS as e:
+        return True, f"raised {type(e).__name__}: {str(e)[:200]}", None
+
+
+class _Domain:
+    """The claim's theory at seeded points of its parameter domain (``evaluate`` and
+    ``param_space``), unmutated once and under each mutant asked for."""
+
+    def __init__(self, claim, settings, seed: int, n: int):
+        self.claim, self.dps = claim, settings.dps
+        space = getattr(claim, "param_space", None)
+        self.points = []
+        if claim.evaluate is not None and space is not None and n > 0:
+            try:  # the defaults first, where the space has them
+                self.points = [space.validate({})]
+            except ValueError:
+                pass
+            self.points += space.sample(n, seed)
+        self._base = None
+
+    def values(self) -> list:
+        from derivations.core import unmutated
+
+        if self._base is None:
+            with unmutated():
+                self._base = [self._at(p) for p in self.points]
+        return self._base
+
+    def _at(self, point) -> dict | None:
+        try:
+            out = self.claim.evaluate(point, self.dps)
+            return {k: float(v) for k, v in out.items() if not isinstance(v, bool)}
+        except Exception:  # not computable there: the point says nothing
+            return None
+
+    def changes(self, m) -> list:
+        """``[(relative change, where)]`` at each point under ``m``."""
+        from derivations.core import mutated
+
+        out = []
+        for point, base in zip(self.points, self.values()):
+            if not base:
+                continue
+            with mutated(m):
+                new = self._at(point)
+            at = ", ".join(f"{k}={v:.4g}" for k, v in point.items())
+            for key, b in base.items():
+                v = None if new is None else new.get(key)
+                rel = math.inf if v is None or not math.isfinite(v) else (
+                    abs(v - b) / abs(b) if b else abs(v - b))
+                out.append((rel, f"`{key}` at {at}"))
+        return out
+
+
+def _largest(base: Evidence, ev: Evidence, rows: list, domain: _Domain, m) -> tuple:
+    """The largest relative change of the theory at the rows and the domain's points, and where."""
+    found = [(0.0, "no theory value")]
+    for c0, c1 in zip(base.comparisons, ev.comparisons):
+        rel = abs(c1.theory - c0.theory) / abs(c0.theory) if c0.theory else abs(c1.theory - c0.theory)
+        found.append((rel, f"row `{c0.label}`"))
+    found += domain.changes(m)
+    return max(found, key=lambda t: t[0])
