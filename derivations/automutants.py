@@ -70,8 +70,13 @@ class Context:
     earlier: dict = field(default_factory=dict)
 
 
-def _ordinal(i: int) -> str:
-    return f"term {i + 1}"
+def _term(node, t) -> str:
+    """``term 2 `x*y``` : a term of a sum numbered as it is printed."""
+    try:
+        i = node.as_ordered_terms().index(t)
+    except (ValueError, AttributeError):
+        i = node.args.index(t)
+    return f"term {i + 1} `{_short(t)}`"
 
 
 def _short(e, n: int = 40) -> str:
@@ -83,7 +88,7 @@ def _short(e, n: int = 40) -> str:
 def _sign(node, ctx):
     if isinstance(node, sp.Add):
         for i, t in enumerate(node.args):
-            yield f"{_ordinal(i)} of `{_short(node)}` sign flipped", node.func(*(-a if j == i else a
+            yield f"{_term(node, t)} of `{_short(node)}` sign flipped", node.func(*(-a if j == i else a
                                                                              for j, a in enumerate(node.args)))
     elif isinstance(node, sp.Pow) and node.exp not in (sp.S.One, -sp.S.One):
         yield f"exponent of `{_short(node)}` sign flipped", sp.Pow(node.base, -node.exp)
@@ -95,7 +100,7 @@ def _sign(node, ctx):
 def _drop(node, ctx):
     if isinstance(node, sp.Add):
         for i, t in enumerate(node.args):
-            yield f"{_ordinal(i)} `{_short(t)}` of `{_short(node)}` dropped", node.func(
+            yield f"{_term(node, t)} of `{_short(node)}` dropped", node.func(
                 *(a for j, a in enumerate(node.args) if j != i))
     elif isinstance(node, sp.Mul):
         for i, f in enumerate(node.args):
@@ -112,7 +117,7 @@ def _factor(node, ctx):
     if isinstance(node, sp.Add):
         for i, t in enumerate(node.args):
             for k, text in ((2, "x2"), (sp.S.Half, "x1/2")):
-                yield f"{_ordinal(i)} `{_short(t)}` of `{_short(node)}` {text}", node.func(
+                yield f"{_term(node, t)} of `{_short(node)}` {text}", node.func(
                     *(k * a if j == i else a for j, a in enumerate(node.args)))
 
 
@@ -274,6 +279,8 @@ class Site:
     path: tuple
     operator: str
     description: str
+    #: the node's parent, where the node is a symbol or a number (said, not matched)
+    within: str = field(default="", compare=False)
 
     @property
     def name(self) -> str:
@@ -283,7 +290,8 @@ class Site:
     def said(self) -> str:
         """The change as a reviewer says it (the entry named where the step is a tuple/matrix)."""
         entry = f"entry {', '.join(map(str, self.loc))}: " if self.loc else ""
-        return f"{entry}{self.description}"
+        where = f" in `{self.within}`" if self.within else ""
+        return f"{entry}{self.description}{where}"
 
 
 def _changes(site: Site, expr, earlier: dict):
@@ -356,7 +364,9 @@ def generate(step: str, value, earlier: dict | None = None, operators: Iterable[
                     if key in seen:
                         continue
                     seen.add(key)
-                    out.append((Site(step, loc, path, op, description), mutated))
+                    leaf = path and isinstance(node, (sp.Symbol, sp.Number, sp.NumberSymbol))
+                    within = _short(_at(expr, path[:-1])) if leaf else ""
+                    out.append((Site(step, loc, path, op, description, within), mutated))
     return out
 
 

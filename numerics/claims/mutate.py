@@ -20,7 +20,7 @@ time; the experiment is memoised, so each mutant recomputes only the theory.  Ea
 
 The score is killed / (killed + survived).  A claim with more mutants than ``sample`` runs a
 seeded random sample of them and gives the score's 95 % interval (Wilson); ``all_mutants``
-runs every one.  Mutants giving the same theory values at the rows are judged once.
+runs every one.  Changes giving the same mutated step are run once.
 """
 from __future__ import annotations
 
@@ -230,7 +230,6 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
     rows = detectable(base)
     resolution = min((d["relative"] for d in rows if d["relative"]), default=None)
     domain = _Domain(claim, settings, seed, points)
-    judged: dict = {}
     out = []
     for site, original, mutated, earlier in items:
         try:
@@ -252,13 +251,6 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
         if killed:
             o.status, o.how = "killed", how
             continue
-        key = tuple(c.theory for c in ev.comparisons)
-        if key in judged:
-            first = judged[key]
-            o.status, o.largest, o.where = first.status, first.largest, first.where
-            o.how = f"the same theory values as {first.name}"
-            continue
-        judged[key] = o
         o.largest, o.where = _largest(base, ev, rows, domain, m)
         o.status = "below resolution" if resolution is None or o.largest < resolution else "survived"
         o.how = "the claim passed"
