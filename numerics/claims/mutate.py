@@ -8,6 +8,8 @@ time; the experiment is memoised, so each mutant recomputes only the theory.  Ea
 
 * ``equivalent``: equal to its step on the step's domain (not counted);
 * ``not applied``: the change never happened when the theory was recomputed (not counted);
+* ``timed out``: classifying it took more than the budget (a mutated step that makes a solve
+  of the derivation run away); not counted, reported;
 * ``killed``: the claim fails under it (a row rejects it, or the mutated theory cannot be
   computed, which ``verify`` reports as an error);
 * ``below resolution``: the claim passes, and the mutant moves the claim's theory values by
@@ -27,13 +29,16 @@ from __future__ import annotations
 import math
 import random
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
 from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
 from numerics.core.stats import binomial_interval
 
 SCHEMA = "attncheck.mutate/1"
-STATUSES = ("equivalent", "not applied", "below resolution", "killed", "survived")
+STATUSES = ("equivalent", "not applied", "timed out", "below resolution", "killed", "survived")
+#: the seconds one mutant may take (its equivalence, its theory, its domain points)
+BUDGET_S = 30.0
 #: the least number of mutants a claim runs when its set is sampled
 DEFAULT_SAMPLE = 100
 #: the points of the claim's parameter domain a surviving mutant is evaluated at
@@ -65,7 +70,9 @@ class AutoOutcome:
         """As a reviewer says it: "step `S.x`: term 2 ... sign flipped; moves row `...` by 3.1 %
         (the rows see 1.2 %); survived"."""
         text = f"step `{self.step}`: {self.change}"
-        if self.largest is not None and self.status in ("survived", "below resolution"):
+        if self.largest == 0 and self.status == "below resolution":
+            text += "; changes none of the claim's theory values"
+        elif self.largest is not None and self.status in ("survived", "below resolution"):
             text += f"; moves {self.where} by {_percent(self.largest)}"
             if self.resolution is not None:
                 text += f" (the rows see {_percent(self.resolution)})"
@@ -94,6 +101,8 @@ class Mutation:
     elapsed_s: float = 0.0
     #: non-empty: the claim could not be run unmutated (nothing was mutated)
     error: str = ""
+    #: the claim's hand-written mutants (``Claim.mutants``) side by side: {"killed": k, "total": n}
+    hand_written: dict = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -173,9 +182,10 @@ def choose(items: list, sample: int, all_mutants: bool, seed: int) -> tuple[list
 
 
 def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
-           seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS) -> Mutation:
+           seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> Mutation:
     """Generate, run and classify the automatic mutants of ``claim`` (module docstring).
-    ``workers`` > 1 spreads them over that many processes (each collects the experiment once)."""
+    ``workers`` > 1 spreads them over that many processes (each collects the experiment once);
+    ``budget``: the seconds one mutant may take (None: no limit)."""
     t0 = time.perf_counter()
     base, rec = reference(claim, settings)
     if base.error:
@@ -183,26 +193,36 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
     items = sites(rec)
     chosen, sampled = choose(items, sample, all_mutants, seed)
     if workers > 1 and len(chosen) > 1:
-        outcomes = _in_pool(claim, settings, [s.name for s, *_ in chosen], workers, seed, points)
+        outcomes = _in_pool(claim, settings, [s.name for s, *_ in chosen], workers, seed, points, budget)
     else:
-        outcomes = classify(claim, settings, base, chosen, seed=seed, points=points)
+        outcomes = classify(claim, settings, base, chosen, seed=seed, points=points, budget=budget)
     return Mutation(claim.id, settings.mode, settings.seed, len(items), seed, sampled, outcomes,
-                    time.perf_counter() - t0)
+                    time.perf_counter() - t0, hand_written=hand_written(claim, settings))
 
 
-def _in_pool(claim, settings, names: list, workers: int, seed: int, points: int) -> list:
+def hand_written(claim: Claim, settings: Settings) -> dict:
+    """How many of the claim's hand-written mutants (``Claim.mutants``) it kills, as
+    ``verify --power`` counts them (the experiment is already collected)."""
+    from derivations.core import all_mutants
+
+    table = all_mutants()
+    killed = sum(_run(claim, settings, table[name])[0] for name in claim.mutants)
+    return {"killed": int(killed), "total": len(claim.mutants)}
+
+
+def _in_pool(claim, settings, names: list, workers: int, seed: int, points: int, budget) -> list:
     from numerics.core.tasks import process_pool
     from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)
     chunks = [names[i::workers] for i in range(workers)]
     with process_pool(min(workers, len(names))) as pool:
-        futures = [pool.submit(_worker, claim.id, settings, chunk, seed, points, files) for chunk in chunks if chunk]
+        futures = [pool.submit(_worker, claim.id, settings, chunk, seed, points, budget, files) for chunk in chunks if chunk]
         got = {o.name: o for f in futures for o in f.result()}
     return [got[n] for n in names]
 
 
-def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: int, files: tuple = ()) -> list:
+def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: int, budget, files: tuple = ()) -> list:
     """The outcomes of the mutants ``names`` of one claim, in a pool's process: the claim is
     collected once here too (the mutants are generated again from its recorded steps)."""
     from threadpoolctl import threadpool_limits
@@ -216,14 +236,13 @@ def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: i
         base, rec = reference(claim, settings)
         wanted = set(names)
         return classify(claim, settings, base, [it for it in sites(rec) if it[0].name in wanted], seed=seed,
-                        points=points)
+                        points=points, budget=budget)
 
 
 # --- classification ------------------------------------------------------------------------------
 def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, seed: int = 0,
-             points: int = DOMAIN_POINTS) -> list:
+             points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> list:
     """The outcome of each ``(site, original, mutated, earlier)`` against ``base``."""
-    from derivations import automutants as A
     from derivations.core import latex
     from numerics.claims.power import detectable
 
@@ -239,22 +258,60 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
         o = AutoOutcome(site.name, site.step, site.operator, site.said(), text, "equivalent",
                         resolution=resolution)
         out.append(o)
-        if A.equivalent(original, mutated, seed=seed):
-            o.how = "equal on the step's domain"
-            continue
-        m = A.as_mutant(site, earlier)
-        A.HITS.pop(site.name, None)
-        killed, how, ev = _run(claim, settings, m)
-        if ev is not None and not A.HITS.get(site.name):
-            o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
-            continue
-        if killed:
-            o.status, o.how = "killed", how
-            continue
-        o.largest, o.where = _largest(base, ev, rows, domain, m)
-        o.status = "below resolution" if resolution is None or o.largest < resolution else "survived"
-        o.how = "the claim passed"
+        try:
+            with _budget(budget):
+                _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed)
+        except OverBudget:
+            o.status, o.how, o.largest, o.where = "timed out", f"took more than {budget:g} s", None, ""
     return out
+
+
+def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed) -> None:
+    from derivations import automutants as A
+
+    if A.equivalent(original, mutated, seed=seed):
+        o.how = "equal on the step's domain"
+        return
+    m = A.as_mutant(site, earlier)
+    A.HITS.pop(site.name, None)
+    killed, how, ev = _run(claim, settings, m)
+    if ev is not None and not A.HITS.get(site.name):
+        o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
+        return
+    if killed:
+        o.status, o.how = "killed", how
+        return
+    o.largest, o.where = _largest(base, ev, rows, domain, m)
+    o.status = "below resolution" if resolution is None or o.largest < resolution else "survived"
+    o.how = "the claim passed"
+
+
+class OverBudget(BaseException):
+    """A mutant took more than its budget (a BaseException: no ``except Exception`` of a claim
+    turns it into a kill)."""
+
+
+@contextmanager
+def _budget(seconds: float | None):
+    """Raise :class:`OverBudget` in the block after ``seconds`` (an interval timer: the main
+    thread of a POSIX process only; elsewhere no limit)."""
+    import signal
+    import threading
+
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def over(signum, frame):
+        raise OverBudget()
+
+    old = signal.signal(signal.SIGALRM, over)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _run(claim, settings, m) -> tuple:

@@ -29,10 +29,12 @@ from numerics.cli.app import (
 @click.option("--all", "all_mutants", is_flag=True, help="run every mutant of every claim (no sample)")
 @click.option("--sample-seed", type=int, default=0, show_default=True, help="the seed of the sample of mutants")
 @click.option("--workers", type=int, default=1, show_default=True, help="processes the mutants of a claim run on")
+@click.option("--budget", type=float, default=30.0, show_default=True,
+              help="seconds one mutant may take; a slower one is reported as timed out, not counted")
 @click.option("-v", "--verbose", is_flag=True, help="every mutant, not only the survivors")
 @_limits
 @_claims_files
-def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, verbose):
+def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, budget, verbose):
     """Generate mutants of every named step each claim's theory reaches (signs, dropped terms,
     factors, constants, exponents, symbol swaps, wiring, sum bounds), drop the equivalent ones,
     run the rest through the claim (the experiment collected once) and report killed, survived
@@ -45,14 +47,15 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
     from numerics.claims.mutate import mutate as run
 
     with requested():
-        chosen, settings, sample, sample_seed, workers = Q.automatic_mutants(
+        chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
             list(ids), _mode(quick, full), seed, sample=sample, sample_seed=sample_seed, workers_=workers,
-            spell=Q.option_name)
+            budget=budget, spell=Q.option_name)
     survived = 0
     for claim in chosen:
         if not as_json:
             click.echo(f"  ... {claim.id}", err=True)
-        r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers)
+        r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers,
+                budget=budget)
         survived += len(r.survivors) + bool(r.error)
         if as_json:
             click.echo(_dumps(r.to_json()))
@@ -83,6 +86,8 @@ def lines(r, verbose: bool, statuses: tuple) -> list:
     how = f"a sample of {len(r.outcomes)}, seed {r.sample_seed}" if r.sampled else f"all {len(r.outcomes)} run"
     counts = ", ".join(f"{r.count(s)} {s}" for s in statuses)
     out = [f"{word:8s} {r.id:34s} {r.generated} mutants ({how}): {counts}; {_score(r)}; {r.elapsed_s:.0f} s"]
+    if r.hand_written.get("total"):
+        out.append(f"    hand-written mutants: {r.hand_written['killed']} of {r.hand_written['total']} killed")
     for step, c in r.steps().items():
         out.append(f"    step {step:40s} " + " ".join(f"{c[s]:3d} {s}" for s in statuses))
     for o in r.outcomes:
