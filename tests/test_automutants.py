@@ -186,3 +186,28 @@ def test_mutate_command_json(blind):
     assert out.exit_code == (1 if rec["counts"]["survived"] else 0)
     bad = CliRunner().invoke(main, ["mutate", "T.blind", "--sample", "0"])
     assert bad.exit_code == 2 and bad.output.strip().startswith("error: --sample must be an integer in [1, inf]")
+
+
+def test_a_mutant_over_its_budget_is_stopped():
+    import time
+
+    from numerics.claims.mutate import OverBudget, _budget
+
+    t0 = time.perf_counter()
+    with pytest.raises(OverBudget):
+        with _budget(0.2):
+            time.sleep(5)
+    assert time.perf_counter() - t0 < 2
+    with _budget(None):  # no limit
+        time.sleep(0.01)
+
+
+def test_two_processes_give_the_outcomes_of_one(blind):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate
+
+    with derivation_caches_restored():
+        one = mutate(blind, Settings(), sample=6, seed=5)
+        two = mutate(blind, Settings(), sample=6, seed=5, workers=2)
+    assert one.sampled and [o.name for o in one.outcomes] == [o.name for o in two.outcomes]
+    assert [(o.status, o.where) for o in one.outcomes] == [(o.status, o.where) for o in two.outcomes]
