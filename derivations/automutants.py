@@ -90,7 +90,7 @@ def _sign(node, ctx):
         for i, t in enumerate(node.args):
             yield f"{_term(node, t)} of `{_short(node)}` sign flipped", node.func(*(-a if j == i else a
                                                                              for j, a in enumerate(node.args)))
-    elif isinstance(node, sp.Pow) and node.exp not in (sp.S.One, -sp.S.One):
+    elif isinstance(node, sp.Pow) and node.exp != sp.S.One:  # 1/x -> x too
         yield f"exponent of `{_short(node)}` sign flipped", sp.Pow(node.base, -node.exp)
     elif isinstance(node, sp.Function) and len(node.args) == 1 and not isinstance(node, sp.Abs):
         yield f"argument of `{_short(node)}` sign flipped", node.func(-node.args[0])
