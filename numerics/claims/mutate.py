@@ -184,20 +184,33 @@ def choose(items: list, sample: int, all_mutants: bool, seed: int) -> tuple[list
 def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
            seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> Mutation:
     """Generate, run and classify the automatic mutants of ``claim`` (module docstring).
-    ``workers`` > 1 spreads them over that many processes (each collects the experiment once);
-    ``budget``: the seconds one mutant may take (None: no limit)."""
+    ``workers`` > 1 spreads them over that many processes (:func:`part`); ``budget``: the
+    seconds one mutant may take (None: no limit)."""
     t0 = time.perf_counter()
+    if workers > 1:
+        r = _in_pool(claim, settings, workers, sample, all_mutants, seed, points, budget)
+    else:
+        r = part(claim, settings, 0, 1, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
+                 budget=budget)
+    r.elapsed_s = time.perf_counter() - t0
+    return r
+
+
+def part(claim: Claim, settings: Settings, k: int, n: int, *, sample: int = DEFAULT_SAMPLE,
+         all_mutants: bool = False, seed: int = 0, points: int = DOMAIN_POINTS,
+         budget: float | None = BUDGET_S) -> Mutation:
+    """Part ``k`` of ``n`` of :func:`mutate` in this process: the claim collected and its mutants
+    generated and chosen here, and every ``n``-th chosen one from the ``k``-th classified (part 0
+    runs the hand-written mutants too).  Each process generates the mutants it runs: a mutant
+    is identified by its place in the tree of the step as this process built it."""
     base, rec = reference(claim, settings)
     if base.error:
         return Mutation(claim.id, settings.mode, settings.seed, 0, seed, False, error=base.error)
     items = sites(rec)
     chosen, sampled = choose(items, sample, all_mutants, seed)
-    if workers > 1 and len(chosen) > 1:
-        outcomes = _in_pool(claim, settings, [s.name for s, *_ in chosen], workers, seed, points, budget)
-    else:
-        outcomes = classify(claim, settings, base, chosen, seed=seed, points=points, budget=budget)
+    outcomes = classify(claim, settings, base, chosen[k::n], seed=seed, points=points, budget=budget)
     return Mutation(claim.id, settings.mode, settings.seed, len(items), seed, sampled, outcomes,
-                    time.perf_counter() - t0, hand_written=hand_written(claim, settings))
+                    hand_written=hand_written(claim, settings) if k == 0 else {})
 
 
 def hand_written(claim: Claim, settings: Settings) -> dict:
@@ -210,21 +223,25 @@ def hand_written(claim: Claim, settings: Settings) -> dict:
     return {"killed": int(killed), "total": len(claim.mutants)}
 
 
-def _in_pool(claim, settings, names: list, workers: int, seed: int, points: int, budget) -> list:
+def _in_pool(claim, settings, workers: int, *args) -> Mutation:
+    """:func:`part` ``k`` of ``workers`` in each process of a pool, the outcomes merged in order."""
     from numerics.core.tasks import process_pool
     from numerics.registry import EXTRA_FILES
 
     files = tuple(EXTRA_FILES)
-    chunks = [names[i::workers] for i in range(workers)]
-    with process_pool(min(workers, len(names))) as pool:
-        futures = [pool.submit(_worker, claim.id, settings, chunk, seed, points, budget, files) for chunk in chunks if chunk]
-        got = {o.name: o for f in futures for o in f.result()}
-    return [got[n] for n in names]
+    with process_pool(workers) as pool:
+        parts = [f.result() for f in [pool.submit(_worker, claim.id, settings, k, workers, args, files)
+                                      for k in range(workers)]]
+    first = parts[0]
+    if first.error:
+        return first
+    merged = [p.outcomes[i] for i in range(max(len(p.outcomes) for p in parts)) for p in parts if i < len(p.outcomes)]
+    first.outcomes = merged
+    return first
 
 
-def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: int, budget, files: tuple = ()) -> list:
-    """The outcomes of the mutants ``names`` of one claim, in a pool's process: the claim is
-    collected once here too (the mutants are generated again from its recorded steps)."""
+def _worker(claim_id: str, settings: Settings, k: int, n: int, args: tuple, files: tuple = ()) -> Mutation:
+    """:func:`part` in a pool's process (the claims of the user's files are loaded here too)."""
     from threadpoolctl import threadpool_limits
 
     from numerics import registry
@@ -232,11 +249,10 @@ def _worker(claim_id: str, settings: Settings, names: list, seed: int, points: i
     for f in files:
         registry.add_claims_file(f)
     claim = registry.claims()[claim_id]
+    sample, all_mutants, seed, points, budget = args
     with threadpool_limits(1):
-        base, rec = reference(claim, settings)
-        wanted = set(names)
-        return classify(claim, settings, base, [it for it in sites(rec) if it[0].name in wanted], seed=seed,
-                        points=points, budget=budget)
+        return part(claim, settings, k, n, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
+                    budget=budget)
 
 
 # --- classification ------------------------------------------------------------------------------
@@ -273,7 +289,8 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
         o.how = "equal on the step's domain"
         return
     m = A.as_mutant(site, earlier)
-    A.HITS.pop(site.name, None)
+    # HITS is kept: a build cached under this mutant's name (an earlier run in this process)
+    # applies it without calling its transform again
     killed, how, ev = _run(claim, settings, m)
     if ev is not None and not A.HITS.get(site.name):
         o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
