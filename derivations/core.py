@@ -297,6 +297,9 @@ def _reached(names) -> None:
         seen.update(names)
 
 
+#: the most distinct values of one step :func:`recording_steps` keeps (a step evaluated at many
+#: points: its first ones)
+MAX_RECORDED = 8
 #: the list that ``(name, expression)`` of each step reached is appended to, inside
 #: :func:`recording_steps` (None: not recorded)
 _VALUES: contextvars.ContextVar = contextvars.ContextVar("attncheck_step_values", default=None)
@@ -306,7 +309,7 @@ _VALUES: contextvars.ContextVar = contextvars.ContextVar("attncheck_step_values"
 def recording_steps():
     """The steps evaluated inside the block, with their expressions: a dict ``{name: [value,
     ...]}`` (each distinct value a step took, as :func:`step` received it, before any active
-    mutant), filled as the steps are reached; a cached derivation (:func:`derivation`) counts
+    mutant; at most :data:`MAX_RECORDED`), filled as the steps are reached; a cached derivation (:func:`derivation`) counts
     the values its build recorded.  What automatic mutants are generated from
     (``derivations.automutants``)."""
     outer, seen = _VALUES.get(), []
@@ -320,7 +323,7 @@ def recording_steps():
             outer.extend(seen)
         for name, value in seen:
             values = out.setdefault(name, [])
-            if not any(v is value or _same(v, value) for v in values):
+            if len(values) < MAX_RECORDED and not any(v is value or _same(v, value) for v in values):
                 values.append(value)
 
 

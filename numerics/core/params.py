@@ -292,8 +292,8 @@ class ParamSpace:
         drawn before it), half the time near its default (``typical``, or up to a few times the
         default), half the time anywhere in its domain (``typical`` on an unbounded side;
         log-uniform on a positive domain spanning more than a factor 100), integers for an int
-        kind; ``fixed`` pins some parameters.  The same
-        points for the same seed, without hypothesis (``draw`` is for property tests)."""
+        kind; ``fixed`` pins some parameters.  The same points for the same seed, without
+        hypothesis (``draw`` is for property tests)."""
         import random
 
         rng, out = random.Random(seed), []
