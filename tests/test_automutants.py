@@ -161,7 +161,7 @@ def test_mutate_reports_the_term_the_rows_cannot_see(blind):
     from numerics.claims.mutate import mutate
 
     with derivation_caches_restored():
-        r = mutate(blind, Settings(), all_mutants=True)
+        r = mutate(blind, Settings(), all_mutants=True, use_cache=False)
     assert not r.error and not r.sampled and r.generated == len(r.outcomes) > 10
     survivors = r.survivors
     assert survivors, [o.said() for o in r.outcomes]
@@ -208,6 +208,9 @@ def test_two_processes_give_the_outcomes_of_one(blind):
 
     with derivation_caches_restored():
         one = mutate(blind, Settings(), sample=6, seed=5)
-        two = mutate(blind, Settings(), sample=6, seed=5, workers=2)
+        two = mutate(blind, Settings(), sample=6, seed=5, workers=2, use_cache=False)
+        again = mutate(blind, Settings(), sample=6, seed=5)  # recorded by the first run
+    assert not one.cached and not two.cached and again.cached
+    assert [o.status for o in again.outcomes] == [o.status for o in one.outcomes]
     assert one.sampled and [o.name for o in one.outcomes] == [o.name for o in two.outcomes]
     assert [(o.status, o.where) for o in one.outcomes] == [(o.status, o.where) for o in two.outcomes]

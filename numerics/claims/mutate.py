@@ -103,6 +103,8 @@ class Mutation:
     error: str = ""
     #: the claim's hand-written mutants (``Claim.mutants``) side by side: {"killed": k, "total": n}
     hand_written: dict = field(default_factory=dict)
+    #: read from the cache (recorded by an earlier run with the same code and settings)
+    cached: bool = False
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -182,10 +184,27 @@ def choose(items: list, sample: int, all_mutants: bool, seed: int) -> tuple[list
 
 
 def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
-           seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> Mutation:
+           seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S,
+           use_cache: bool = True) -> Mutation:
     """Generate, run and classify the automatic mutants of ``claim`` (module docstring).
     ``workers`` > 1 spreads them over that many processes (:func:`part`); ``budget``: the
-    seconds one mutant may take (None: no limit)."""
+    seconds one mutant may take (None: no limit).  The result is cached as verdicts are
+    (``numerics.core.cache``: keyed by the claim's code, this module's and the derivations'
+    sources, the package versions, the settings and these arguments)."""
+    import pickle
+
+    from numerics.core import cache
+
+    key = cache.module_key(__name__, cache.key(claim, settings), sample, all_mutants, seed, points, budget)
+    if use_cache:
+        raw = cache.load_artifact("mutate", key)
+        if raw is not None:
+            try:
+                r = pickle.loads(raw)
+                r.cached = True
+                return r
+            except Exception:  # an unreadable record: computed again
+                pass
     t0 = time.perf_counter()
     if workers > 1:
         r = _in_pool(claim, settings, workers, sample, all_mutants, seed, points, budget)
@@ -193,6 +212,8 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
         r = part(claim, settings, 0, 1, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
                  budget=budget)
     r.elapsed_s = time.perf_counter() - t0
+    if use_cache and not r.error:
+        cache.store_artifact("mutate", key, pickle.dumps(r))
     return r
 
 

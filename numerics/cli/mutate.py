@@ -31,10 +31,11 @@ from numerics.cli.app import (
 @click.option("--workers", type=int, default=1, show_default=True, help="processes the mutants of a claim run on")
 @click.option("--budget", type=float, default=30.0, show_default=True,
               help="seconds one mutant may take; a slower one is reported as timed out, not counted")
+@click.option("--no-cache", is_flag=True, help="recompute (the recorded results are not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="every mutant, not only the survivors")
 @_limits
 @_claims_files
-def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, budget, verbose):
+def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, budget, no_cache, verbose):
     """Generate mutants of every named step each claim's theory reaches (signs, dropped terms,
     factors, constants, exponents, symbol swaps, wiring, sum bounds), drop the equivalent ones,
     run the rest through the claim (the experiment collected once) and report killed, survived
@@ -55,7 +56,7 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
         if not as_json:
             click.echo(f"  ... {claim.id}", err=True)
         r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers,
-                budget=budget)
+                budget=budget, use_cache=not no_cache)
         survived += len(r.survivors) + bool(r.error)
         if as_json:
             click.echo(_dumps(r.to_json()))
@@ -85,7 +86,8 @@ def lines(r, verbose: bool, statuses: tuple) -> list:
     word = "KILLED" if not r.survivors else "SURVIVED"
     how = f"a sample of {len(r.outcomes)}, seed {r.sample_seed}" if r.sampled else f"all {len(r.outcomes)} run"
     counts = ", ".join(f"{r.count(s)} {s}" for s in statuses)
-    out = [f"{word:8s} {r.id:34s} {r.generated} mutants ({how}): {counts}; {_score(r)}; {r.elapsed_s:.0f} s"]
+    when = "cached" if r.cached else f"{r.elapsed_s:.0f} s"
+    out = [f"{word:8s} {r.id:34s} {r.generated} mutants ({how}): {counts}; {_score(r)}; {when}"]
     if r.hand_written.get("total"):
         out.append(f"    hand-written mutants: {r.hand_written['killed']} of {r.hand_written['total']} killed")
     for step, c in r.steps().items():
