@@ -390,26 +390,32 @@ def domain_points(expr, k: int = 3, seed: int = 0) -> list:
 
 
 def _number(expr, point, dps: int = 30):
+    """``expr`` at ``point`` to ``dps`` digits, as (real, imaginary) SymPy Floats; ArithmeticError
+    where it is not a finite number there."""
     v = unnotation(expr).xreplace(point)
-    if isinstance(v, (sp.Sum, sp.Integral)) or v.has(sp.Sum, sp.Integral):
+    if v.has(sp.Sum, sp.Integral):
         v = v.doit()
-    v = sp.N(v, dps + 10)
-    if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+    re_, im_ = sp.N(v, dps + 10).as_real_imag()
+    if not (re_.is_Number and im_.is_Number) or any(x.has(sp.nan, sp.zoo, sp.oo, -sp.oo) for x in (re_, im_)):
         raise ArithmeticError("not a finite number")
-    return complex(v) if dps <= 15 else v
+    return re_, im_
 
 
 def agree(a, b, k: int = 3, dps: int = 30, seed: int = 0):
     """True: ``a`` and ``b`` agree to ``dps`` digits at ``k`` random points of their domain;
-    False: they differ at one; None: they could not be evaluated there."""
+    False: they differ at one; None: they could not be evaluated there (an indexed object, a
+    function without a numerical value, a non-finite value)."""
     expr = sp.Tuple(a, b)
+    if expr.has(sp.Indexed, sp.IndexedBase, sp.MatrixSymbol):
+        return None
     for point in domain_points(expr, k, seed):
         try:
-            x, y = _number(a, point, dps), _number(b, point, dps)
-        except Exception:
+            (xr, xi), (yr, yi) = _number(a, point, dps), _number(b, point, dps)
+            scale = max(abs(xr), abs(xi), abs(yr), abs(yi))
+            differ = bool(abs(xr - yr) + abs(xi - yi) > scale * sp.Float(10) ** (-dps + 5))
+        except Exception:  # not a number there (e.g. an undefined function): undecided
             return None
-        scale = max(abs(x), abs(y))
-        if abs(x - y) > scale * sp.Float(10) ** (-dps + 5):
+        if differ:
             return False
     return True
 
@@ -420,7 +426,10 @@ def equivalent(a, b, k: int = 3, dps: int = 30, seed: int = 0) -> bool:
     their difference to zero (small expressions only)."""
     if a == b:
         return True
-    same = agree(a, b, k, dps, seed)
+    try:
+        same = agree(a, b, k, dps, seed)
+    except Exception:  # an object the points cannot be drawn for: undecided
+        same = None
     if same is not None:
         return same
     try:

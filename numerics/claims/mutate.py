@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
@@ -295,8 +296,9 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
         o = AutoOutcome(site.name, site.step, site.operator, site.said(), text, "equivalent",
                         resolution=resolution)
         out.append(o)
-        try:
-            with _budget(budget):
+        try:  # a mutated theory's numerical warnings (a sqrt of a negative) are its outcome's business
+            with _budget(budget), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed)
         except OverBudget:
             o.status, o.how, o.largest, o.where = "timed out", f"took more than {budget:g} s", None, ""
