@@ -10,12 +10,7 @@ import sympy as sp
 from click.testing import CliRunner
 
 from derivations import automutants as A
-from derivations.core import (
-    derivation,
-    derivation_caches_restored,
-    recording_steps,
-    step,
-)
+from derivations.core import derivation, derivation_caches_restored, recording_steps, step
 
 x, y = sp.symbols("x y", positive=True)
 a1, a2 = sp.symbols("alpha1 alpha2", positive=True)

@@ -218,6 +218,32 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
     return r
 
 
+def recorded(claim: Claim, settings: Settings) -> Mutation | None:
+    """The cached result of ``mutate`` with its default options at ``settings``, if there is one
+    (what ``verify --power`` prints beside the hand-written mutants)."""
+    import pickle
+
+    from numerics.core import cache
+
+    key = cache.module_key(__name__, cache.key(claim, settings), DEFAULT_SAMPLE, False, 0, DOMAIN_POINTS, BUDGET_S)
+    raw = cache.load_artifact("mutate", key)
+    try:
+        return pickle.loads(raw) if raw is not None else None
+    except Exception:  # an unreadable record: none
+        return None
+
+
+def summary(r: Mutation) -> str:
+    """One line: the score (and its interval) and the survivors of a claim's automatic mutants."""
+    if r.error:
+        return f"not run: {r.error}"
+    score = "no mutant counted" if r.score is None else f"score {100 * r.score:.1f} %"
+    if r.interval:
+        score += f" (95 % interval {100 * r.interval[0]:.1f}-{100 * r.interval[1]:.1f} %)"
+    run = f"a sample of {len(r.outcomes)}" if r.sampled else f"all {len(r.outcomes)}"
+    return f"{score} over {run} of {r.generated}, {len(r.survivors)} survived"
+
+
 def part(claim: Claim, settings: Settings, k: int, n: int, *, sample: int = DEFAULT_SAMPLE,
          all_mutants: bool = False, seed: int = 0, points: int = DOMAIN_POINTS,
          budget: float | None = BUDGET_S) -> Mutation:

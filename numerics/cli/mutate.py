@@ -7,16 +7,7 @@ import sys
 import click
 
 from numerics import requests as Q
-from numerics.cli.app import (
-    _claims_files,
-    _dumps,
-    _limits,
-    _mode,
-    main,
-    mode_options,
-    requested,
-    seed_option,
-)
+from numerics.cli.app import _claims_files, _dumps, _limits, _mode, main, mode_options, requested, seed_option
 
 
 @main.command("mutate", short_help="Automatic mutants of every derivation step: a score and the survivors.")
@@ -69,25 +60,17 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
     sys.exit(0 if not survived else 1)
 
 
-def _score(r) -> str:
-    if r.score is None:
-        return "no mutant counted"
-    text = f"score {100 * r.score:.1f} %"
-    if r.interval:
-        lo, hi = r.interval
-        text += f" (95 % interval {100 * lo:.1f}-{100 * hi:.1f} %)"
-    return text
-
-
 def lines(r, verbose: bool, statuses: tuple) -> list:
     """The text report of one claim's :class:`~numerics.claims.mutate.Mutation`."""
     if r.error:
         return [f"ERROR    {r.id:34s} {r.error}"]
+    from numerics.claims.mutate import summary
+
     word = "KILLED" if not r.survivors else "SURVIVED"
-    how = f"a sample of {len(r.outcomes)}, seed {r.sample_seed}" if r.sampled else f"all {len(r.outcomes)} run"
+    seed = f"; sample seed {r.sample_seed}" if r.sampled else ""
     counts = ", ".join(f"{r.count(s)} {s}" for s in statuses)
     when = "cached" if r.cached else f"{r.elapsed_s:.0f} s"
-    out = [f"{word:8s} {r.id:34s} {r.generated} mutants ({how}): {counts}; {_score(r)}; {when}"]
+    out = [f"{word:8s} {r.id:34s} {summary(r)}{seed}; {when}", f"    {counts}"]
     if r.hand_written.get("total"):
         out.append(f"    hand-written mutants: {r.hand_written['killed']} of {r.hand_written['total']} killed")
     for step, c in r.steps().items():
