@@ -209,3 +209,16 @@ def test_two_processes_give_the_outcomes_of_one(blind):
     assert [o.status for o in again.outcomes] == [o.status for o in one.outcomes]
     assert one.sampled and [o.name for o in one.outcomes] == [o.name for o in two.outcomes]
     assert [(o.status, o.where) for o in one.outcomes] == [(o.status, o.where) for o in two.outcomes]
+
+
+def test_verify_power_prints_the_recorded_score(blind):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate, recorded, summary
+
+    assert recorded(blind, Settings(seed=7)) is None
+    with derivation_caches_restored():
+        r = mutate(blind, Settings(seed=7))
+    again = recorded(blind, Settings(seed=7))
+    assert again is not None and summary(again) == summary(r)
+    n, k = len(r.outcomes), len(r.survivors)
+    assert summary(r) == f"score {100 * r.score:.1f} % over all {n} of {n}, {k} survived" and 0 < k < n
