@@ -30,6 +30,8 @@ the step's symbols (their assumptions: positive, integer, ...).  Pure SymPy and 
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 import re
 from dataclasses import dataclass, field
@@ -45,7 +47,10 @@ OPERATORS: dict[str, Callable] = {}
 SAME_ROLE: set = {frozenset(("n", "d")), frozenset(("L", "R")), frozenset(("N", "d")), frozenset(("M", "N"))}
 #: the operators that act on the whole step only (they read the step's context)
 WHOLE_STEP = {"swap", "wiring"}
-#: the largest number of tree nodes a step's expression is mutated at (a larger one: its first nodes)
+#: the most changes one operator makes at one node (a step of many same-role symbols: the first)
+MAX_PER_NODE = 12
+#: the largest number of tree nodes a step's value is mutated at, over all its entries (a larger
+#: one: its first nodes, in preorder)
 MAX_NODES = 400
 
 
@@ -70,15 +75,22 @@ class Context:
     earlier: dict = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=1024)
+def _order(node) -> dict:
+    """The position of each term of a sum as it is printed."""
+    try:
+        return {t: i for i, t in enumerate(node.as_ordered_terms())}
+    except Exception:  # a sum SymPy cannot order: its arguments' order
+        return {t: i for i, t in enumerate(node.args)}
+
+
 def _term(node, t) -> str:
     """``term 2 `x*y``` : a term of a sum numbered as it is printed."""
-    try:
-        i = node.as_ordered_terms().index(t)
-    except (ValueError, AttributeError):
-        i = node.args.index(t)
+    i = _order(node).get(t, node.args.index(t))
     return f"term {i + 1} `{_short(t)}`"
 
 
+@functools.lru_cache(maxsize=4096)
 def _short(e, n: int = 40) -> str:
     text = sp.sstr(e)
     return text if len(text) <= n else text[:n - 3] + "..."
@@ -338,19 +350,24 @@ def as_mutant(site: Site, earlier: dict | None = None) -> Mutant:
 
 
 def generate(step: str, value, earlier: dict | None = None, operators: Iterable[str] | None = None) -> list:
-    """``[(site, mutated value)]``: every single change of every operator at every node of the
-    step's value (duplicates, the same mutated value twice, kept once)."""
+    """``[(site, mutated entry)]``: every single change of every operator at every node of the
+    step's value (the first :data:`MAX_NODES` nodes over all its entries; the same mutated
+    entry twice kept once)."""
     earlier = earlier or {}
     names = list(operators) if operators is not None else list(OPERATORS)
-    out, seen = [], set()
+    out, seen, left = [], set(), MAX_NODES
     for loc, expr in entries(value):
+        if left <= 0:
+            break
         ctx = Context(step, expr, earlier)
-        for path, node in nodes(expr):
+        tree = nodes(expr)[:left]
+        left -= len(tree)
+        for path, node in tree:
             for op in names:
                 if op in WHOLE_STEP and path:
                     continue
                 try:
-                    changes = list(OPERATORS[op](node, ctx))
+                    changes = list(itertools.islice(OPERATORS[op](node, ctx), MAX_PER_NODE))
                 except Exception:  # an operator that cannot act on this node: no mutant
                     continue
                 for description, new in changes:
@@ -358,12 +375,9 @@ def generate(step: str, value, earlier: dict | None = None, operators: Iterable[
                         mutated = _replace_at(expr, path, new)
                     except Exception:
                         continue
-                    if mutated == expr:
+                    if mutated == expr or (loc, mutated) in seen:
                         continue
-                    key = (loc, sp.srepr(mutated))
-                    if key in seen:
-                        continue
-                    seen.add(key)
+                    seen.add((loc, mutated))
                     leaf = path and isinstance(node, (sp.Symbol, sp.Number, sp.NumberSymbol))
                     within = _short(_at(expr, path[:-1])) if leaf else ""
                     out.append((Site(step, loc, path, op, description, within), mutated))
