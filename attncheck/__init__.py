@@ -51,8 +51,7 @@ converge).
 from __future__ import annotations
 
 __all__ = ["Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "mutate", "power",
-           "report",
-           "simulate", "solve", "solve_estimate", "sweep", "verify"]
+           "report", "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
 def claims() -> dict:

@@ -103,7 +103,6 @@ def mutate(value, spell: Callable = python_name) -> float:
     return float(value)
 
 
-
 def automatic_mutants(ids, mode_: str = "quick", seed_=None, *, sample=100, sample_seed=0, workers_=1,
                       budget=30.0, spell: Callable = python_name) -> tuple:
     """A validated ``mutate`` request: ``(claims, settings, sample, sample seed, workers, budget)``
