@@ -23,7 +23,7 @@ def mutate_workers(settings) -> dict:
     out = {"claim": CLAIM, "sample": n}
     for workers in (1, 2):
         t0 = time.perf_counter()
-        r = mutate(claim, run, sample=n, workers=workers)
+        r = mutate(claim, run, sample=n, workers=workers, use_cache=False)
         out[f"workers{workers}_s"] = round(time.perf_counter() - t0, 2)
     out["generated"] = r.generated
     out["per_mutant_ms"] = round(1000 * out["workers1_s"] / max(1, len(r.outcomes)))
