@@ -347,8 +347,10 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
     if killed:
         o.status, o.how = "killed", how
         return
-    o.largest, o.where = _largest(base, ev, rows, domain, m)
-    o.status = "below resolution" if resolution is None or o.largest < resolution else "survived"
+    o.largest, o.where, seen = _largest(base, ev, rows, domain, m, resolution)
+    if seen is not None:
+        o.resolution = seen
+    o.status = "below resolution" if seen is None or o.largest < seen else "survived"
     o.how = "the claim passed"
 
 
@@ -442,11 +444,16 @@ class _Domain:
         return out
 
 
-def _largest(base: Evidence, ev: Evidence, rows: list, domain: _Domain, m) -> tuple:
-    """The largest relative change of the theory at the rows and the domain's points, and where."""
-    found = [(0.0, "no theory value")]
-    for c0, c1 in zip(base.comparisons, ev.comparisons):
+def _largest(base: Evidence, ev: Evidence, rows: list, domain: _Domain, m, resolution) -> tuple:
+    """``(change, where, what a row there detects)`` of the largest relative change of the
+    theory, measured against what a row detects: at a row its own detectable change, at a
+    point of the domain the smallest of the rows' (``resolution``)."""
+    found = [(0.0, "no theory value", resolution)]
+    for c0, c1, d in zip(base.comparisons, ev.comparisons, rows):
         rel = abs(c1.theory - c0.theory) / abs(c0.theory) if c0.theory else abs(c1.theory - c0.theory)
-        found.append((rel, f"row `{c0.label}`"))
-    found += domain.changes(m)
-    return max(found, key=lambda t: t[0])
+        found.append((rel, f"row `{c0.label}`", d["relative"] or resolution))
+    found += [(rel, where, resolution) for rel, where in domain.changes(m)]
+
+    def ratio(t):
+        return t[0] / t[2] if t[2] else (math.inf if t[0] else 0.0)
+    return max(found, key=ratio)
