@@ -38,6 +38,7 @@ Functions:
 * :func:`simulate` — a claim's unjudged evidence (theory next to experiment, per row);
 * :func:`explore` — a claim's verify at points drawn from its parameter domain (``attncheck explore``);
 * :func:`power` — the claim under each structural mutant of its derivation;
+* :func:`mutate` — the claim under automatic mutants of every step of its derivation, with a score;
 * :func:`equations`, :func:`latex` — the claim's equations;
 * :func:`report` — the verification report, HTML or PDF (``attncheck report``);
 * :func:`claims` — every registered claim, by id.
@@ -49,8 +50,8 @@ converge).
 """
 from __future__ import annotations
 
-__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "power",
-           "report", "simulate", "solve", "solve_estimate", "sweep", "verify"]
+__all__ = ["Sweep", "Value", "certify", "claims", "equations", "evaluate", "explore", "figure", "latex", "mutate",
+           "power", "report", "simulate", "solve", "solve_estimate", "sweep", "verify"]
 
 
 def claims() -> dict:
@@ -135,6 +136,29 @@ def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     from numerics.claims.power import power as _power
 
     return _power(Q.claim(claim_id), Q.settings(mode, seed))
+
+
+def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: int = 100, all: bool = False,
+           sample_seed: int = 0, workers: int = 1, budget: float | None = 30.0, cache: bool = True) -> list:
+    """``attncheck mutate``: the automatic mutants of each claim's derivation (every operator of
+    ``derivations.automutants`` at every node of every step the claim reaches), each run through
+    the claim with the experiment collected once; one
+    :class:`numerics.claims.mutate.Mutation` per claim (``.score``, ``.interval``,
+    ``.survivors``, ``.to_json()``; ``docs/mutate.md``).  A claim with more than ``sample``
+    mutants runs a seeded random sample of them (``sample_seed``) unless ``all``; a mutant taking
+    more than ``budget`` seconds is reported as timed out (None: no limit).  Results are cached
+    as verdicts are (``cache=False``: recomputed, not recorded).
+
+    >>> attncheck.mutate("S.mp.edge")[0].score                      # doctest: +SKIP
+    1.0
+    """
+    from numerics import requests as Q
+    from numerics.claims.mutate import mutate as _mutate
+
+    chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
+        ids, mode, seed, sample=sample, sample_seed=sample_seed, workers_=workers, budget=budget)
+    return [_mutate(c, settings, sample=sample, all_mutants=bool(all), seed=sample_seed, workers=workers,
+                    budget=budget, use_cache=cache) for c in chosen]
 
 
 def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,

@@ -312,9 +312,53 @@ def _reached(names) -> None:
         seen.update(names)
 
 
+#: the most distinct values of one step :func:`recording_steps` keeps (a step evaluated at many
+#: points: its first ones)
+MAX_RECORDED = 8
+#: the list that ``(name, expression)`` of each step reached is appended to, inside
+#: :func:`recording_steps` (None: not recorded)
+_VALUES: contextvars.ContextVar = contextvars.ContextVar("attncheck_step_values", default=None)
+
+
+@contextmanager
+def recording_steps():
+    """The steps evaluated inside the block, with their expressions: a dict ``{name: [value,
+    ...]}`` (each distinct value a step took, as :func:`step` received it, before any active
+    mutant; at most :data:`MAX_RECORDED`), filled as the steps are reached; a cached derivation (:func:`derivation`) counts
+    the values its build recorded.  What automatic mutants are generated from
+    (``derivations.automutants``)."""
+    outer, seen = _VALUES.get(), []
+    token = _VALUES.set(seen)
+    out: dict = {}
+    try:
+        yield out
+    finally:
+        _VALUES.reset(token)
+        if outer is not None:
+            outer.extend(seen)
+        for name, value in seen:
+            values = out.setdefault(name, [])
+            if len(values) < MAX_RECORDED and not any(v is value or _same(v, value) for v in values):
+                values.append(value)
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # an object whose == is not a truth value (an array): not the same
+        return False
+
+
+def _record(pairs) -> None:
+    seen = _VALUES.get()
+    if seen is not None:
+        seen.extend(pairs)
+
+
 def step(name: str, expr):
     """Mark ``expr`` as the derivation step ``name``; apply the active mutants of that step."""
     _reached((name,))
+    _record(((name, expr),))
     for m in _ACTIVE.get():
         if m.step == name:
             expr = m.transform(expr)
@@ -384,21 +428,28 @@ def derivation(fn=None, *, maxsize: int = 64):
         def inner(*args, **kwargs):
             key = (active_mutants(), args, tuple(sorted(kwargs.items())))
             try:
-                out, applied, steps = cache[key]
+                out, applied, steps, values = cache[key]
             except KeyError:
                 pass
             else:
                 for name in applied:
                     APPLIED[name] = APPLIED.get(name, 0) + 1
                 _reached(steps)
+                _record(values)
                 return out
             before = {name: APPLIED.get(name, 0) for name in key[0]}
-            with reaching() as steps:
-                out = f(*args, **kwargs)
+            values: list = []
+            token = _VALUES.set(values)
+            try:
+                with reaching() as steps:
+                    out = f(*args, **kwargs)
+            finally:
+                _VALUES.reset(token)
+                _record(values)
             applied = tuple(name for name in key[0] if APPLIED.get(name, 0) > before[name])
             if len(cache) >= maxsize:
                 cache.pop(next(iter(cache)))
-            cache[key] = (out, applied, frozenset(steps))
+            cache[key] = (out, applied, frozenset(steps), tuple(values))
             return out
 
         inner.cache_clear = cache.clear

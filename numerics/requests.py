@@ -103,6 +103,17 @@ def mutate(value, spell: Callable = python_name) -> float:
     return float(value)
 
 
+def automatic_mutants(ids, mode_: str = "quick", seed_=None, *, sample=100, sample_seed=0, workers_=1,
+                      budget=30.0, spell: Callable = python_name) -> tuple:
+    """A validated ``mutate`` request: ``(claims, settings, sample, sample seed, workers, budget)``
+    (``budget``: seconds per mutant, > 0, or None for no limit)."""
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, numbers.Real)
+                               or not math.isfinite(budget) or budget <= 0):
+        raise ParameterError(f"{spell('budget')} must be a number of seconds > 0, got {budget!r}")
+    return (select(ids), settings(mode_, seed_), integer("sample", sample, 1, None, spell),
+            integer("sample_seed", sample_seed, 0, None, spell), workers(workers_, spell), budget)
+
+
 def settings(mode_: str = "quick", seed_=None, dps_: int = DPS.default, params: tuple = ()):
     """Validated claim settings (``numerics.claims.base.Settings``)."""
     from numerics.claims.base import Settings

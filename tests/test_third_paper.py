@@ -218,3 +218,22 @@ def test_explore_comes_free_from_the_parameter_declaration(plugin):
 def registry_claim(plugin, cid):
     registry, _ = plugin
     return registry.claims()[cid]
+
+
+def test_mutate_comes_free_from_the_derivation(plugin):
+    """Automatic mutants of every step the claim reaches, with no mutant written for them: a
+    sample is generated, run and classified, and the hand-written mutants are scored too."""
+    import attncheck
+    from derivations.core import derivation_caches_restored
+
+    with derivation_caches_restored():
+        r, = attncheck.mutate("S.bbp.outlier", sample=12, sample_seed=2, budget=5)
+    assert not r.error and r.sampled and len(r.outcomes) == 12 and r.generated > 100
+    steps = {o.step for o in r.outcomes}
+    assert steps <= {"S.mp.cauchy", "S.mp.discriminant", "S.mp.edge", "S.bbp.secular", "S.bbp.outlier",
+                     "S.bbp.threshold", "S.bbp.resolvent_sq", "S.bbp.overlap_num", "S.bbp.overlap_den",
+                     "S.bbp.overlap"}
+    assert r.count("killed") >= 3 and r.interval is not None and all(o.latex for o in r.outcomes)
+    # the eigenvector's steps do not reach the top eigenvalue: their mutants change nothing
+    assert all(o.status != "survived" for o in r.outcomes if o.step.startswith("S.bbp.overlap"))
+    assert r.hand_written == {"killed": 3, "total": 3}

@@ -209,6 +209,7 @@ def _ratchet_request(show_power, full, seed, dps, params) -> None:
 def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=True) -> int:
     """``verify --power``: each claim's mutants and ±5 % scaling; at the ratchet's settings each
     built-in claim's rows against the power ratchet (``record``: written to it)."""
+    from numerics.claims import mutate as automatic
     from numerics.claims import ratchet
     from numerics.claims.power import cached_power
     from numerics.claims.runner import built_in
@@ -241,6 +242,9 @@ def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=Tru
                    f"±5% scaling {'rejected' if all(p.scaled.values()) else 'NOT rejected'}")
         for m in p.mutants:
             click.echo(f"    {'killed ' if m.killed else 'ALIVE  '} {m.name:44s} {m.description} [{m.how}]")
+        auto = automatic.recorded(claim, settings)
+        click.echo("    automatic mutants of every step: " + (automatic.summary(auto) if auto else
+                                                             f"not run yet (attncheck mutate {claim.id})"))
         rel = sorted((d["relative"], d["label"]) for d in p.detectable if d["relative"] is not None)
         if rel:
             click.echo(f"    smallest relative theory error each row detects: {rel[0][0]:.2g} "

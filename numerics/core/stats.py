@@ -26,3 +26,15 @@ def mean_se(samples, axis=0):
     x = np.asarray(samples, dtype=float)
     n = x.shape[axis]
     return x.mean(axis=axis), x.std(axis=axis, ddof=1) / math.sqrt(n)
+
+
+def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``k / n`` at confidence ``level`` (``(0, 1)``
+    for ``n = 0``): the interval of a mutation score estimated from a sample of mutants."""
+    if n <= 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

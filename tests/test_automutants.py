@@ -1,0 +1,224 @@
+"""Automatic mutants (derivations.automutants, numerics.claims.mutate, ``attncheck mutate``):
+each operator on a small expression, equivalence, the recording of steps, the sampling of a
+parameter domain, the score's interval, and a planted claim whose rows cannot see one term of
+its derivation: ``mutate`` reports that term's mutants as survivors."""
+import json
+import pathlib
+
+import pytest
+import sympy as sp
+from click.testing import CliRunner
+
+from derivations import automutants as A
+from derivations.core import derivation, derivation_caches_restored, recording_steps, step
+
+x, y = sp.symbols("x y", positive=True)
+a1, a2 = sp.symbols("alpha1 alpha2", positive=True)
+PLANTED = pathlib.Path(__file__).parent / "data" / "planted_blind_claim.py"
+
+
+def _changes(op, expr, **ctx):
+    return {d: new for d, new in A.OPERATORS[op](expr, A.Context("t", expr, ctx.get("earlier", {})))}
+
+
+def _mutated(op, expr):
+    """Every mutated expression of operator ``op`` anywhere in ``expr``."""
+    return [m for site, m in A.generate("t", expr, operators=[op])]
+
+
+def test_sign_flips_terms_exponents_and_arguments():
+    assert set(_mutated("sign", x + 2 * y)) >= {-x + 2 * y, x - 2 * y}
+    assert x ** -3 in _mutated("sign", x**3) and x + y in _mutated("sign", 1 / (x + y))
+    assert sp.exp(x) in _mutated("sign", sp.exp(-x)) and sp.erfc(-x) in _mutated("sign", sp.erfc(x))
+
+
+def test_drop_removes_each_term_and_each_factor():
+    assert set(_mutated("drop", x + y + 1)) >= {y + 1, x + 1, x + y}
+    assert set(_mutated("drop", 3 * x * y)) >= {x * y, 3 * y, 3 * x}
+
+
+def test_factor_doubles_and_halves_each_term_and_the_step():
+    got = set(_mutated("factor", x + y))
+    assert {2 * x + y, x / 2 + y, 2 * x + 2 * y, (x + y) / 2} <= got
+
+
+def test_constants_change_half_one_two_and_pi():
+    assert x in _mutated("constant", x / 2) and 2 * x + 1 in _mutated("constant", 2 * x + 2)
+    assert x + 1 in _mutated("constant", x + sp.pi) and x + 2 in _mutated("constant", x + 1)
+    assert x / 2 + 1 in _mutated("constant", x / 2 + 2)  # 2 -> 1, the 1/2 kept
+
+
+def test_exponents_sqrt_and_reciprocal():
+    got = _mutated("exponent", x**2 + y)
+    assert x**3 + y in got and x + y in got and x**2 + sp.sqrt(y) in got and x**2 + 1 / y in got
+    assert x in _mutated("exponent", sp.sqrt(x)) and 1 / x in _mutated("exponent", 1 / sp.sqrt(x))
+
+
+def test_swap_exchanges_symbols_of_the_same_role_only():
+    got = _mutated("swap", a1**2 + a2 + x)
+    assert a2**2 + a1 + x in got and a2**2 + a2 + x in got
+    assert not any(m.has(x) is False for m in got) and len(got) == 3  # x has no partner
+    n, d = sp.symbols("n d", positive=True, integer=True)
+    assert d / n in _mutated("swap", n / d)
+
+
+def test_wiring_replaces_an_earlier_step_by_a_sibling_of_the_same_shape():
+    first, sibling = x**2 + y, x * y
+    earlier = {"s.first": first, "s.sibling": sibling}
+    got = [m for _, m in A.generate("s.now", sp.log(first) / y, earlier, operators=["wiring"])]
+    assert got == [sp.log(sibling) / y]
+
+
+def test_bounds_shift_each_limit_of_a_sum():
+    k, n = sp.symbols("k n", integer=True, positive=True)
+    s = sp.Sum(k**2, (k, 1, n))
+    got = _mutated("bounds", s)
+    assert sp.Sum(k**2, (k, 2, n)) in got and sp.Sum(k**2, (k, 1, n - 1)) in got and len(got) == 4
+
+
+def test_a_user_registers_an_operator():
+    @A.operator("test-cube")
+    def cube(node, ctx):
+        if isinstance(node, sp.Symbol):
+            yield f"`{node}` cubed", node**3
+    try:
+        assert x**3 + y in _mutated("test-cube", x + y)
+        assert any(s.operator == "test-cube" for s, _ in A.generate("t", x + y))
+    finally:
+        del A.OPERATORS["test-cube"]
+
+
+def test_entries_of_tuples_and_matrices_are_mutated_in_place():
+    value = (x + y, sp.Matrix([[x, 2 * y]]))
+    sites = A.generate("t", value, operators=["factor"])
+    assert {s.loc for s, _ in sites} >= {(0,), (1, 0, 0), (1, 0, 1)}
+    site = next(s for s, _ in sites if s.loc == (1, 0, 1) and s.description == "the step x2")
+    out = A.mutate_value(site, value)
+    assert out[0] == x + y and out[1] == sp.Matrix([[x, 4 * y]])
+    assert A.mutate_value(site, (x,)) == (x,)  # where the entry is not there: unchanged
+
+
+def test_equivalent_mutants_are_told_apart_by_the_domain():
+    assert A.equivalent(sp.sqrt(x**2), x)  # x > 0
+    z = sp.Symbol("z")
+    assert not A.equivalent(sp.sqrt(z**2), z)  # z real of either sign
+    assert A.equivalent(sp.log(x * y), sp.log(x) + sp.log(y)) and not A.equivalent(x + y, x - y)
+    assert A.equivalent(sp.erfc(x), 1 - sp.erf(x))
+
+
+def test_recording_steps_sees_the_steps_of_a_cached_derivation():
+    @derivation
+    def build(k):
+        return step("t.rec", x + k)
+
+    with derivation_caches_restored():
+        with recording_steps() as first:
+            build(1)
+        with recording_steps() as again:  # a cache hit: the values recorded by its build
+            build(1)
+            build(2)
+    assert first == {"t.rec": [x + 1]} and again == {"t.rec": [x + 1, x + 2]}
+
+
+def test_sample_draws_seeded_points_of_the_domain():
+    from numerics.core.params import Param, ParamSpace
+
+    space = ParamSpace((Param("L", int, 2, 50, default=4), Param("s", float, 0, "L", lo_open=True, default=1.0)),
+                       (lambda v: "odd" if v["L"] % 2 else None,))
+    pts = space.sample(20, seed=3)
+    assert len(pts) == 20 and pts == space.sample(20, seed=3) and pts != space.sample(20, seed=4)
+    assert all(2 <= p["L"] <= 50 and p["L"] % 2 == 0 and 0 < p["s"] <= p["L"] for p in pts)
+
+
+def test_binomial_interval():
+    from numerics.core.stats import binomial_interval
+
+    lo, hi = binomial_interval(98, 100)
+    assert 0.929 < lo < 0.931 and 0.994 < hi < 0.995  # Wilson
+    assert binomial_interval(0, 0) == (0.0, 1.0) and binomial_interval(10, 10)[1] == 1.0
+
+
+# --- a planted blind spot -------------------------------------------------------------------------
+@pytest.fixture
+def blind():
+    from numerics import registry
+
+    registry.add_claims_file(str(PLANTED))
+    try:
+        yield registry.claims()["T.blind"]
+    finally:
+        registry.EXTRA_FILES.remove(str(PLANTED))
+        registry.claims.cache_clear()
+
+
+def test_mutate_reports_the_term_the_rows_cannot_see(blind):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate
+
+    with derivation_caches_restored():
+        r = mutate(blind, Settings(), all_mutants=True, use_cache=False)
+    assert not r.error and not r.sampled and r.generated == len(r.outcomes) > 10
+    survivors = r.survivors
+    assert survivors, [o.said() for o in r.outcomes]
+    # every survivor changes the term eps x, and is seen where eps > 0
+    assert all("epsilon*x" in o.change for o in survivors), [o.said() for o in survivors]
+    dropped = [o for o in survivors if "`epsilon*x`" in o.change and "dropped" in o.change]
+    assert dropped and "eps=" in dropped[0].where and dropped[0].largest > dropped[0].resolution
+    assert "survived" in dropped[0].said() and "moves `f` at" in dropped[0].said()
+    # the x^2 term is in the rows' view: its changes are killed
+    assert any(o.status == "killed" and "x**2" in o.change for o in r.outcomes)
+    assert 0 < r.score < 1 and r.interval is None
+
+
+def test_mutate_command_json(blind):
+    from numerics.cli import main
+
+    out = CliRunner().invoke(main, ["mutate", "T.blind", "--json", "--sample", "12", "--sample-seed", "1"])
+    assert out.exit_code in (0, 1), out.output
+    rec = json.loads(out.output.splitlines()[-1])
+    assert rec["schema"] == "attncheck.mutate/1" and rec["id"] == "T.blind" and rec["run"] == 12
+    assert rec["sampled"] and sum(rec["counts"].values()) == 12 and "T.blind.f" in rec["steps"]
+    assert out.exit_code == (1 if rec["counts"]["survived"] else 0)
+    bad = CliRunner().invoke(main, ["mutate", "T.blind", "--sample", "0"])
+    assert bad.exit_code == 2 and bad.output.strip().startswith("error: --sample must be an integer in [1, inf]")
+
+
+def test_a_mutant_over_its_budget_is_stopped():
+    import time
+
+    from numerics.claims.mutate import OverBudget, _budget
+
+    t0 = time.perf_counter()
+    with pytest.raises(OverBudget):
+        with _budget(0.2):
+            time.sleep(5)
+    assert time.perf_counter() - t0 < 2
+    with _budget(None):  # no limit
+        time.sleep(0.01)
+
+
+def test_two_processes_give_the_outcomes_of_one(blind):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate
+
+    with derivation_caches_restored():
+        one = mutate(blind, Settings(), sample=6, seed=5)
+        two = mutate(blind, Settings(), sample=6, seed=5, workers=2, use_cache=False)
+        again = mutate(blind, Settings(), sample=6, seed=5)  # recorded by the first run
+    assert not one.cached and not two.cached and again.cached
+    assert [o.status for o in again.outcomes] == [o.status for o in one.outcomes]
+    assert one.sampled and [o.name for o in one.outcomes] == [o.name for o in two.outcomes]
+    assert [(o.status, o.where) for o in one.outcomes] == [(o.status, o.where) for o in two.outcomes]
+
+
+def test_verify_power_prints_the_recorded_score(blind):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate, recorded, summary
+
+    assert recorded(blind, Settings(seed=7)) is None
+    with derivation_caches_restored():
+        r = mutate(blind, Settings(seed=7))
+    again = recorded(blind, Settings(seed=7))
+    assert again is not None and summary(again) == summary(r)
+    n, k = len(r.outcomes), len(r.survivors)
+    assert summary(r) == f"score {100 * r.score:.1f} % over all {n} of {n}, {k} survived" and 0 < k < n
