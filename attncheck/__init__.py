@@ -270,6 +270,7 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
 
     from numerics import requests as Q
     from numerics import sweep as SW
+    from numerics.core import resources
     from numerics.core.params import ParameterError
 
     if not isinstance(grid, dict) or not grid:
@@ -280,7 +281,7 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     out = os.fspath(out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise ParameterError(f"out {out!r}: exists and is not a folder")
-    Q.check_cost(plan.cost, max_memory=max_memory, max_time=max_time)
+    resources.check_cost(plan.cost, max_memory=max_memory, max_time=max_time)
     return SW.Sweep(out, SW.run(plan.target, plan.grid, out, dps=dps, workers=workers, scheduler=scheduler,
                                 fmt=format))
 

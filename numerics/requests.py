@@ -228,15 +228,6 @@ def options(spec, given: Mapping, spell: Callable = python_name) -> dict:
     return out
 
 
-def check_cost(estimate, *, announce=None, max_memory=None, max_time=None):
-    """Refuse a request above the limits (``ResourceError``, a ParameterError) before it runs;
-    ``max_memory``/``max_time`` override the limits of the current context."""
-    from numerics.core import resources
-
-    with resources.limited(max_memory, max_time):
-        return resources.check(estimate, announce=announce)
-
-
 # --- eval ---------------------------------------------------------------------------------------
 @dataclass
 class Evaluation:
@@ -286,7 +277,7 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
     arrays = {k: v for k, v in params.items() if isinstance(v, np.ndarray)}
     if not arrays:
         values = c.param_space.validate(params)
-        check_cost(resources.priced(c.cost, values, what=f"evaluate of {c.id}"), announce=announce,
+        resources.check_cost(resources.priced(c.cost, values, what=f"evaluate of {c.id}"), announce=announce,
                    max_memory=max_memory, max_time=max_time)
         raw = _one(c, values, digits)
         return Evaluation(c.id, values, digits, V.values(raw, digits), raw)
@@ -306,7 +297,7 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
         point = {**params, **{k: g[idx].item() for k, g in grids.items()}}
         points.append(c.param_space.validate(point))
     if c.cost is not None:
-        check_cost(resources.many([c.cost(p) for p in points], 1, what=f"evaluation at {len(points)} points"),
+        resources.check_cost(resources.many([c.cost(p) for p in points], 1, what=f"evaluation at {len(points)} points"),
                    announce=announce, max_memory=max_memory, max_time=max_time)
     results = [V.values(_one(c, p, digits), digits) for p in points]
     out = {}
@@ -405,7 +396,7 @@ def solve(name, given_options: Mapping, params: Mapping, dps_=DPS.default, *, sp
 
     spec, opts, values, estimate = solve_request(name, given_options, params, spell)
     digits = dps(dps_, None, spell)
-    check_cost(estimate, announce=announce, max_memory=max_memory, max_time=max_time)
+    resources.check_cost(estimate, announce=announce, max_memory=max_memory, max_time=max_time)
     out = spec.solve(opts, values, digits)
     ok = bool(out.get("converged", False))
     numbers_, stats = {}, {}

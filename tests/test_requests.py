@@ -315,9 +315,9 @@ def test_check_cost_refuses_with_the_given_limits_only_inside_the_call():
 
     est = resources.Estimate(1e6, 100.0, ("--n",), "solve")
     said = []
-    assert Q.check_cost(est, announce=said.append) is est and said == ["solve: estimated 2 min, 977 KiB of memory"]
+    assert resources.check_cost(est, announce=said.append) is est and said == ["solve: estimated 2 min, 977 KiB of memory"]
     with pytest.raises(resources.ResourceError, match="above the limit 60 s"):
-        Q.check_cost(est, max_time="60s")
+        resources.check_cost(est, max_time="60s")
     with pytest.raises(resources.ResourceError, match="above the limit 512 KiB"):
-        Q.check_cost(est, max_memory="512K")
-    assert Q.check_cost(est) is est  # the limits given to one call do not outlive it
+        resources.check_cost(est, max_memory="512K")
+    assert resources.check_cost(est) is est  # the limits given to one call do not outlive it

@@ -11,6 +11,7 @@ import click
 
 from numerics import requests as Q
 from numerics import registry
+from numerics.core import resources
 from numerics.core.params import ParameterError, parse_assignments  # noqa: F401  (used by the commands)
 from numerics.core.precision import DEFAULT_DPS, MAX_DPS, MIN_DPS
 
@@ -110,7 +111,7 @@ def _limits(fn):
 def _check_cost(estimate):
     """Refuse a request above the memory/time limits (exit 2, one line), announce a long one."""
     with requested():
-        return Q.check_cost(estimate, announce=lambda text: click.echo(text, err=True))
+        return resources.check_cost(estimate, announce=lambda text: click.echo(text, err=True))
 
 
 def _guard(iterator):

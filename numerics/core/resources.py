@@ -217,6 +217,13 @@ def _lower(knobs) -> str:
     return f"lower {' or '.join(knobs)}, or raise the limit" if knobs else "raise the limit"
 
 
+def check_cost(est: Estimate, *, announce=None, max_memory=None, max_time=None) -> Estimate:
+    """:func:`check` within ``max_memory``/``max_time`` when given (the Python API's overrides of
+    the current limits): a request above the limits is refused before it runs."""
+    with limited(max_memory, max_time):
+        return check(est, announce=announce)
+
+
 def check(est: Estimate, announce=None) -> Estimate:
     """Refuse ``est`` if it exceeds a limit (:class:`ResourceError`, one line); otherwise call
     ``announce(text)`` when it is long (above :data:`ANNOUNCE_S`) and return it."""
