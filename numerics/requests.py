@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from numerics import registry
+from numerics.core import resources
 from numerics.core.params import ParameterError
 from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
 from numerics.core.results import RESULTS, SolveError, Solution  # noqa: F401  (SolveError: raised by callers)
@@ -269,7 +270,6 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
     of the broadcast shape (``np.asarray(a, dtype=float)`` gives the floats)."""
     import numpy as np
 
-    from numerics.core import resources
     from numerics.core import value as V
 
     c = evaluable(claim_id)
@@ -379,7 +379,6 @@ def solve_request(name, given_options: Mapping, params: Mapping, spell: Callable
     """``(spec, options, validated params, Estimate)`` of a solve: the one place where a solve's
     options and parameters get their defaults and its cost is priced, for the command line and
     the Python API alike (``attncheck.solve_estimate``); nothing is computed."""
-    from numerics.core import resources
 
     spec = problem(name)
     opts = options(spec, given_options, spell)
@@ -432,7 +431,6 @@ def plan_sweep(target: str, grid: Mapping, fixed: Mapping, given_options: Mappin
     ``grid`` ({name: list of values}) with ``fixed`` parameters: every point validated and the
     whole priced before any is computed."""
     from numerics import sweep as SW
-    from numerics.core import resources
 
     try:  # a target that is neither a claim (read from the index) nor a problem: refused before the claims load
         registry.check_ids([target] if isinstance(target, str) and target else [])

@@ -35,7 +35,7 @@ def test_example_from_the_command_line(tmp_path):
     r = CliRunner().invoke(main, ["verify", "--claims", EXAMPLE, "X.ridge", "--power", "--json"], env=env)
     try:
         assert r.exit_code == 0, r.output
-        rec = json.loads(r.output.splitlines()[0])
+        rec = json.loads(r.stdout.splitlines()[0])
         assert rec["schema"] == "attncheck.power/1" and rec["all_killed"]
         r = CliRunner().invoke(main, ["eval", "--claims", EXAMPLE, "X.ridge.test_error", "--param", "gamma=2",
                                       "--dps", "40"])

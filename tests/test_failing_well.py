@@ -516,7 +516,7 @@ def test_power_of_a_claim_that_raises_is_an_error_and_the_others_still_run(plugi
     assert "Y.raises" in line and "claim code of Y.raises failed: ValueError" in line
     assert "Y.holds" in res.output
     res = CliRunner().invoke(main, ["verify", "--claims", plugin, "Y.raises", "--power", "--json"])
-    rec = json.loads(res.output.splitlines()[0])
+    rec = json.loads(res.stdout.splitlines()[0])
     assert res.exit_code == 1 and rec["error"].startswith("claim code of Y.raises failed") and not rec["all_killed"]
 
 

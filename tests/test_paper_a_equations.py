@@ -241,7 +241,7 @@ def test_ridgeless_square_below_the_dimension_has_no_solution():
 # --- one source: every equation reaches `attncheck solve`, both stages use the same one ----------
 def _solve_cli(*args):
     r = CliRunner().invoke(main, ["solve", "sparse-token", *args, "--json"])
-    return r.exit_code, (json.loads(r.output.splitlines()[0]) if r.output.strip() else {})
+    return r.exit_code, (json.loads(r.stdout.splitlines()[0]) if r.stdout.strip() else {})
 
 
 ATT = ["--model", "attention", "--loss", "logistic", "--param", "pi=0.3", "--param", "lam=1e-2",

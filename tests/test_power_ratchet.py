@@ -190,7 +190,7 @@ def test_the_record_command_writes_the_chosen_claims_and_says_what_changed(tmp_p
     path = tmp_path / "power_ratchet.json"
     path.write_text(json.dumps(old))
     monkeypatch.setattr(ratchet, "RECORD", path)
-    monkeypatch.setattr(P, "power", lambda c, settings: quick_power(c))  # the session's run of it
+    monkeypatch.setattr(P, "power", lambda c, settings, **_: quick_power(c))  # the session's run of it
     out = CliRunner().invoke(main, ["verify", claim.id, "--power"])  # compared, not recorded
     assert out.exit_code == 0 and ratchet.load(path) == old, out.output
     assert f"RATCHET worse than recorded: {rows[1]['label']!r}: detectable change" in out.output
