@@ -165,6 +165,9 @@ def test_mutate_reports_the_term_the_rows_cannot_see(blind):
     dropped = [o for o in survivors if "`epsilon*x`" in o.change and "dropped" in o.change]
     assert dropped and "eps=" in dropped[0].where and dropped[0].largest > dropped[0].resolution
     assert "survived" in dropped[0].said() and "moves `f` at" in dropped[0].said()
+    # the row it moves most (the rows sit at eps = 0: by nothing) and the point of the domain
+    d = dropped[0]
+    assert d.row.startswith("x=") and d.row_change < 1e-12 and d.point == d.where and d.point_change == d.largest
     # the x^2 term is in the rows' view: its changes are killed
     assert any(o.status == "killed" and "x**2" in o.change for o in r.outcomes)
     assert 0 < r.score < 1 and r.interval is None
@@ -222,3 +225,31 @@ def test_verify_power_prints_the_recorded_score(blind):
     assert again is not None and summary(again) == summary(r)
     n, k = len(r.outcomes), len(r.survivors)
     assert summary(r) == f"score {100 * r.score:.1f} % over all {n} of {n}, {k} survived" and 0 < k < n
+
+
+def test_a_block_over_its_budget_is_stopped_in_a_thread_too():
+    """A task of a dask worker runs in a thread: the budget is kept there by a timer thread."""
+    import threading
+    import time
+
+    from numerics.core.tasks import OverBudget, time_budget
+
+    seen = []
+
+    def task():
+        t0 = time.perf_counter()
+        try:
+            with time_budget(0.2):
+                while time.perf_counter() - t0 < 5:
+                    time.sleep(0.01)
+        except OverBudget:
+            seen.append(time.perf_counter() - t0)
+        with time_budget(0.05):  # a block within its budget: nothing raised, then or later
+            pass
+        time.sleep(0.2)
+        seen.append("after")
+
+    t = threading.Thread(target=task)
+    t.start()
+    t.join(10)
+    assert len(seen) == 2 and seen[0] < 2 and seen[1] == "after", seen

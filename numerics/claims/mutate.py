@@ -30,11 +30,12 @@ import math
 import random
 import time
 import warnings
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
 from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
 from numerics.core.stats import binomial_interval
+from numerics.core.tasks import OverBudget
+from numerics.core.tasks import time_budget as _budget
 
 SCHEMA = "attncheck.mutate/1"
 STATUSES = ("equivalent", "not applied", "timed out", "below resolution", "killed", "survived")
@@ -66,6 +67,12 @@ class AutoOutcome:
     where: str = ""
     #: the smallest relative change of its theory value a row of the claim detects
     resolution: float | None = None
+    #: the row whose theory value it moves most (its label), and by how much (relative)
+    row: str = ""
+    row_change: float | None = None
+    #: the point of the domain where it moves a theory value most (`` `KEY` at a=1, b=2 ``), and by how much
+    point: str = ""
+    point_change: float | None = None
 
     def said(self) -> str:
         """As a reviewer says it: "step `S.x`: term 2 ... sign flipped; moves row `...` by 3.1 %
@@ -186,9 +193,11 @@ def choose(items: list, sample: int, all_mutants: bool, seed: int) -> tuple[list
 
 def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
            seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S,
-           use_cache: bool = True) -> Mutation:
+           use_cache: bool = True, scheduler: str | None = None) -> Mutation:
     """Generate, run and classify the automatic mutants of ``claim`` (module docstring).
-    ``workers`` > 1 spreads them over that many processes (:func:`part`); ``budget``: the
+    ``workers`` > 1 spreads them over that many processes (:func:`part`), ``scheduler`` over the
+    dask.distributed cluster at that address (``local`` or ``tcp://host:port``, in ``workers``
+    parts, or one per thread of the cluster when ``workers`` is 1); ``budget``: the
     seconds one mutant may take (None: no limit).  The result is cached as verdicts are
     (``numerics.core.cache``: keyed by the claim's code, this module's and the derivations'
     sources, the package versions, the settings and these arguments)."""
@@ -207,7 +216,9 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
             except Exception:  # an unreadable record: computed again
                 pass
     t0 = time.perf_counter()
-    if workers > 1:
+    if scheduler:
+        r = _on_cluster(claim, settings, scheduler, workers, sample, all_mutants, seed, points, budget)
+    elif workers > 1:
         r = _in_pool(claim, settings, workers, sample, all_mutants, seed, points, budget)
     else:
         r = part(claim, settings, 0, 1, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
@@ -219,18 +230,24 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
 
 
 def recorded(claim: Claim, settings: Settings) -> Mutation | None:
-    """The cached result of ``mutate`` with its default options at ``settings``, if there is one
-    (what ``verify --power`` prints beside the hand-written mutants)."""
+    """The cached result of ``mutate`` at ``settings`` with its default options, every mutant
+    (``all_mutants``) or the default sample, if there is one (what ``verify --power`` prints
+    beside the hand-written mutants and the report shows)."""
     import pickle
 
     from numerics.core import cache
 
-    key = cache.module_key(__name__, cache.key(claim, settings), DEFAULT_SAMPLE, False, 0, DOMAIN_POINTS, BUDGET_S)
-    raw = cache.load_artifact("mutate", key)
-    try:
-        return pickle.loads(raw) if raw is not None else None
-    except Exception:  # an unreadable record: none
-        return None
+    for every in (True, False):
+        key = cache.module_key(__name__, cache.key(claim, settings), DEFAULT_SAMPLE, every, 0, DOMAIN_POINTS, BUDGET_S)
+        raw = cache.load_artifact("mutate", key)
+        try:
+            if raw is not None:
+                r = pickle.loads(raw)
+                r.cached = True
+                return r
+        except Exception:  # an unreadable record: none
+            continue
+    return None
 
 
 def summary(r: Mutation) -> str:
@@ -278,13 +295,32 @@ def _in_pool(claim, settings, workers: int, *args) -> Mutation:
 
     files = tuple(EXTRA_FILES)
     with process_pool(workers) as pool:
-        parts = [f.result() for f in [pool.submit(_worker, claim.id, settings, k, workers, args, files)
-                                      for k in range(workers)]]
+        return _merged([f.result() for f in [pool.submit(_worker, claim.id, settings, k, workers, args, files)
+                                             for k in range(workers)]])
+
+
+def _on_cluster(claim, settings, address: str, workers: int, *args) -> Mutation:
+    """:func:`part` ``k`` of ``n`` as a task of the dask cluster at ``address``
+    (:func:`numerics.core.cluster.client_for`), the outcomes merged in order; ``n``: ``workers``,
+    or the cluster's threads when ``workers`` is 1."""
+    from numerics.core.cluster import client_for
+    from numerics.registry import EXTRA_FILES
+
+    files = tuple(EXTRA_FILES)
+    with client_for(address) as client:
+        n = workers if workers > 1 else max(1, sum(client.nthreads().values()))
+        futures = [client.submit(_worker, claim.id, settings, k, n, args, files, pure=False) for k in range(n)]
+        return _merged(client.gather(futures))
+
+
+def _merged(parts: list) -> Mutation:
+    """The parts of one claim's mutants (part ``k`` classified every ``n``-th from the ``k``-th)
+    as one result, the outcomes in the order of the mutants."""
     first = parts[0]
     if first.error:
         return first
-    merged = [p.outcomes[i] for i in range(max(len(p.outcomes) for p in parts)) for p in parts if i < len(p.outcomes)]
-    first.outcomes = merged
+    first.outcomes = [p.outcomes[i] for i in range(max(len(p.outcomes) for p in parts)) for p in parts
+                      if i < len(p.outcomes)]
     return first
 
 
@@ -347,39 +383,13 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
     if killed:
         o.status, o.how = "killed", how
         return
-    o.largest, o.where, seen = _largest(base, ev, rows, domain, m, resolution)
+    (o.largest, o.where, seen), row, point = _largest(base, ev, rows, domain, m, resolution)
+    o.row_change, o.row = row
+    o.point_change, o.point = point
     if seen is not None:
         o.resolution = seen
     o.status = "below resolution" if seen is None or o.largest < seen else "survived"
     o.how = "the claim passed"
-
-
-class OverBudget(BaseException):
-    """A mutant took more than its budget (a BaseException: no ``except Exception`` of a claim
-    turns it into a kill)."""
-
-
-@contextmanager
-def _budget(seconds: float | None):
-    """Raise :class:`OverBudget` in the block after ``seconds`` (an interval timer: the main
-    thread of a POSIX process only; elsewhere no limit)."""
-    import signal
-    import threading
-
-    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def over(signum, frame):
-        raise OverBudget()
-
-    old = signal.signal(signal.SIGALRM, over)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _run(claim, settings, m) -> tuple:
@@ -447,13 +457,18 @@ class _Domain:
 def _largest(base: Evidence, ev: Evidence, rows: list, domain: _Domain, m, resolution) -> tuple:
     """``(change, where, what a row there detects)`` of the largest relative change of the
     theory, measured against what a row detects: at a row its own detectable change, at a
-    point of the domain the smallest of the rows' (``resolution``)."""
+    point of the domain the smallest of the rows' (``resolution``); then ``(change, label)``
+    of the row it moves most and ``(change, where)`` of the point of the domain it moves most
+    (``(None, "")`` where there is none)."""
     found = [(0.0, "no theory value", resolution)]
+    by_row, by_point = [], domain.changes(m)
     for c0, c1, d in zip(base.comparisons, ev.comparisons, rows):
         rel = abs(c1.theory - c0.theory) / abs(c0.theory) if c0.theory else abs(c1.theory - c0.theory)
         found.append((rel, f"row `{c0.label}`", d["relative"] or resolution))
-    found += [(rel, where, resolution) for rel, where in domain.changes(m)]
+        by_row.append((rel, c0.label))
+    found += [(rel, where, resolution) for rel, where in by_point]
 
     def ratio(t):
         return t[0] / t[2] if t[2] else (math.inf if t[0] else 0.0)
-    return max(found, key=ratio)
+    most = [max(f, key=lambda t: t[0]) if f else (None, "") for f in (by_row, by_point)]
+    return (max(found, key=ratio), *most)

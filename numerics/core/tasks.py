@@ -283,3 +283,50 @@ def map_tasks(fn: Callable, items: Iterable, label: str) -> list:
             out[futures[f]] = f.result()
             _report(label, done, len(items))
     return out
+
+
+class OverBudget(BaseException):
+    """A block took more than its budget (:func:`time_budget`; a BaseException: no ``except
+    Exception`` of the code it ran, e.g. a claim under a mutant, turns it into a result)."""
+
+
+@contextmanager
+def time_budget(seconds: float | None):
+    """Raise :class:`OverBudget` in the block after ``seconds``: an interval timer in the main
+    thread of a POSIX process, elsewhere (a task of a dask worker) a timer thread that raises it
+    in this thread (both between two bytecodes, not inside one long C call)."""
+    import signal
+    import threading
+
+    if not seconds:
+        yield
+        return
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        def over(signum, frame):
+            raise OverBudget()
+
+        old = signal.signal(signal.SIGALRM, over)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        return
+    import ctypes
+
+    me, lock, on = threading.get_ident(), threading.Lock(), [True]
+
+    def late():
+        with lock:
+            if on[0]:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(me), ctypes.py_object(OverBudget))
+    timer = threading.Timer(seconds, late)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            on[0] = False
+        timer.cancel()
