@@ -139,15 +139,18 @@ def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
 
 
 def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: int = 100, all: bool = False,
-           sample_seed: int = 0, workers: int = 1, budget: float | None = 30.0, cache: bool = True) -> list:
+           sample_seed: int = 0, workers: int = 1, budget: float | None = 30.0, cache: bool = True,
+           scheduler: str | None = None) -> list:
     """``attncheck mutate``: the automatic mutants of each claim's derivation (every operator of
     ``derivations.automutants`` at every node of every step the claim reaches), each run through
     the claim with the experiment collected once; one
     :class:`numerics.claims.mutate.Mutation` per claim (``.score``, ``.interval``,
     ``.survivors``, ``.to_json()``; ``docs/mutate.md``).  A claim with more than ``sample``
     mutants runs a seeded random sample of them (``sample_seed``) unless ``all``; a mutant taking
-    more than ``budget`` seconds is reported as timed out (None: no limit).  Results are cached
-    as verdicts are (``cache=False``: recomputed, not recorded).
+    more than ``budget`` seconds is reported as timed out (None: no limit); ``workers`` processes,
+    or the dask.distributed cluster at ``scheduler`` (``"local"`` or ``"tcp://host:port"``), share
+    a claim's mutants, with the results of one process.  Results are cached as verdicts are
+    (``cache=False``: recomputed, not recorded).
 
     >>> attncheck.mutate("S.mp.edge")[0].score                      # doctest: +SKIP
     1.0
@@ -158,7 +161,7 @@ def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: in
     chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
         ids, mode, seed, sample=sample, sample_seed=sample_seed, workers_=workers, budget=budget)
     return [_mutate(c, settings, sample=sample, all_mutants=bool(all), seed=sample_seed, workers=workers,
-                    budget=budget, use_cache=cache) for c in chosen]
+                    budget=budget, use_cache=cache, scheduler=scheduler) for c in chosen]
 
 
 def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,

@@ -253,3 +253,24 @@ def test_a_block_over_its_budget_is_stopped_in_a_thread_too():
     t.start()
     t.join(10)
     assert len(seen) == 2 and seen[0] < 2 and seen[1] == "after", seen
+
+
+def test_a_dask_cluster_gives_the_outcomes_of_one_process(blind, tmp_path):
+    """``mutate --scheduler local``: a claim's mutants in parts on a dask LocalCluster (a claim of
+    the user's file loaded by its workers too), merged into the records of one process."""
+    pytest.importorskip("distributed", reason="needs dask.distributed: pip install 'attncheck[cluster]'")
+    from numerics.cli import main
+
+    env = {"ATTNCHECK_CACHE_DIR": str(tmp_path / "cache")}
+    recs = []
+    for extra in ([], ["--scheduler", "local"]):
+        out = CliRunner().invoke(main, ["mutate", "B.kl.bound", "T.blind", "--json", "--sample", "10",
+                                        "--sample-seed", "3", "--no-cache", *extra], env=env)
+        assert out.exit_code in (0, 1), out.output
+        recs.append([{k: v for k, v in json.loads(line).items() if k not in ("elapsed_s", "cached")}
+                     for line in out.output.splitlines() if line.startswith("{")])
+    assert len(recs[0]) == 2 and recs[0] == recs[1]
+    assert [r["run"] for r in recs[0]] == [10, 10] and recs[0][1]["counts"]["survived"] > 0
+    bad = CliRunner().invoke(main, ["mutate", "T.blind", "--sample", "2", "--scheduler", "127.0.0.1:1"], env=env)
+    assert bad.exit_code == 2 and bad.output.strip().splitlines()[-1] == (  # after the claim's progress line
+        "error: --scheduler must be 'local' or a scheduler address such as tcp://host:8786, got '127.0.0.1:1'")

@@ -20,13 +20,17 @@ from numerics.cli.app import _claims_files, _dumps, _limits, _mode, main, mode_o
 @click.option("--all", "all_mutants", is_flag=True, help="run every mutant of every claim (no sample)")
 @click.option("--sample-seed", type=int, default=0, show_default=True, help="the seed of the sample of mutants")
 @click.option("--workers", type=int, default=1, show_default=True, help="processes the mutants of a claim run on")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="run the mutants on a dask.distributed cluster: 'local' or tcp://host:port (as many parts as "
+                   "--workers, or one per thread of the cluster)")
 @click.option("--budget", type=float, default=30.0, show_default=True,
               help="seconds one mutant may take; a slower one is reported as timed out, not counted")
 @click.option("--no-cache", is_flag=True, help="recompute (the recorded results are not read or written)")
 @click.option("-v", "--verbose", is_flag=True, help="every mutant, not only the survivors")
 @_limits
 @_claims_files
-def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, budget, no_cache, verbose):
+def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, workers, scheduler, budget, no_cache,
+           verbose):
     """Generate mutants of every named step each claim's theory reaches (signs, dropped terms,
     factors, constants, exponents, symbol swaps, wiring, sum bounds), drop the equivalent ones,
     run the rest through the claim (the experiment collected once) and report killed, survived
@@ -34,7 +38,8 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
 
     \b
     attncheck mutate S.mp.edge
-    attncheck mutate B.kl --all --json"""
+    attncheck mutate B.kl --all --json
+    attncheck mutate A.thm3 --scheduler tcp://head:8786"""
     from numerics.claims.mutate import STATUSES
     from numerics.claims.mutate import mutate as run
 
@@ -46,8 +51,9 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
     for claim in chosen:
         if not as_json:
             click.echo(f"  ... {claim.id}", err=True)
-        r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers,
-                budget=budget, use_cache=not no_cache)
+        with requested():  # a bad --scheduler: exit 2
+            r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers,
+                    budget=budget, use_cache=not no_cache, scheduler=scheduler)
         survived += len(r.survivors) + bool(r.error)
         if as_json:
             click.echo(_dumps(r.to_json()))
