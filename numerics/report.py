@@ -5,7 +5,8 @@ its named steps, printed by the LaTeX document's printer and layout and converte
 (latex2mathml: no script, no font or CDN needed, browsers render it natively), each step once
 per page; the verdict table
 (theory, experiment ± se, tolerance, z); the mutation power (each structural mutant and the
-±5 % output scaling); the claim's figure, where one exists, as an inline PNG; and the
+±5 % output scaling); the automatic mutants of every step (``numerics.report_mutate``: the
+results ``attncheck mutate`` recorded); the claim's figure, where one exists, as an inline PNG; and the
 provenance of the run (seed, seed paths, package versions, git commit, machine, times) as a
 table.  Nothing in the file refers to anything outside it.  The PDF is the same content typeset
 by pdflatex (``latex_document``), or the HTML printed by headless Chromium.
@@ -13,7 +14,8 @@ by pdflatex (``latex_document``), or the HTML printed by headless Chromium.
 ``collect`` computes the content once for every format.  It reads the verdict cache, and records
 next to it each claim's mutation power (``numerics.claims.power.cached_power``, the records
 ``verify --power`` fills too) and each figure's PNG (``_figure_png``), so a report of cached
-claims reruns no claim, mutant or figure; its progress says per claim what it reuses and what it
+claims reruns no claim, mutant or figure (the automatic mutants are read, computed only when
+asked: ``report --automatic-mutants``); its progress says per claim what it reuses and what it
 computes, with an estimate from the times recorded on this machine.  A claim names its own
 figures (``Claim.figures``; a plugin registers its figures as the built-in papers do, a
 ``FIGURES`` dict next to its claims).  Each figure is embedded once, with the first claim that
@@ -148,16 +150,20 @@ class Entry:
     cached: bool
     figures: list
     certificate: object | None  # numerics.theory.certify.Certificate at the defaults, or None
+    #: the automatic mutants (numerics.claims.mutate.Mutation) recorded or computed, or None
+    automatic: object | None = None
 
 
 def collect(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
-            progress=None) -> tuple[list, dict]:
+            with_automatic: bool = False, progress=None) -> tuple[list, dict]:
     """The report's content, whatever its format: ``(entries, provenance)``.  ``progress(claim,
     text)`` is told per claim, before its power and figures are computed, what is reused and what
-    is computed (:func:`plan`)."""
+    is computed (:func:`plan`).  The automatic mutants are those ``attncheck mutate`` recorded;
+    ``with_automatic``: the missing ones are computed (``numerics.report_mutate``)."""
     from numerics.claims.base import judge
     from numerics.claims.power import cached_power
     from numerics.claims.runner import collect_all
+    from numerics.report_mutate import find, plan as automatic_plan
     from numerics.theory.certify import at_defaults
 
     t0 = time.time()
@@ -169,13 +175,14 @@ def collect(claims, settings, *, with_power: bool = True, with_figures: bool = T
         fids = figures_of(claim) if with_figures else ()
         if progress:
             progress(claim, plan(claim, settings, cached, evidence.elapsed_s, with_power=with_power, figures=fids,
-                                 use_cache=use_cache, done=set(figures_done)))
+                                 use_cache=use_cache, done=set(figures_done))
+                     + "; " + automatic_plan(claim, settings, compute=with_automatic, use_cache=use_cache))
         p = cached_power(claim, settings, evidence, use_cache)[0] if with_power and claim.mutants else None
         for fid in fids:
             if fid not in figures_done:
                 figures_done[fid] = _figure_png(fid, settings, use_cache)
         entries.append(Entry(claim, v, p, cached, [(f, figures_done[f]) for f in fids if figures_done[f]],
-                             at_defaults(claim)))
+                             at_defaults(claim), find(claim, settings, compute=with_automatic, use_cache=use_cache)))
     prov = provenance(settings)
     prov["seconds"] = round(time.time() - t0, 1)
     return entries, prov
@@ -205,7 +212,7 @@ def _tolerance_note(v, cached) -> str:
 
 def build(claims, settings, **kw) -> str:
     """The report's HTML for ``claims`` (evidence from the verdict cache where recorded)."""
-    return html_page(*collect(claims, settings, **kw), settings)
+    return html_page(*collect(claims, settings, **kw), settings, kw.get("use_cache", True))
 
 
 def _provenance_text(value) -> str:
@@ -223,8 +230,9 @@ def _seed_paths_text(paths) -> str:
     return ", ".join("/".join(map(str, p)) if isinstance(p, (list, tuple)) else str(p) for p in paths)
 
 
-def html_page(entries, prov, settings) -> str:
+def html_page(entries, prov, settings, use_cache: bool = True) -> str:
     from numerics.latex import Document, title
+    from numerics.report_mutate import score_cell, section_html
 
     doc = Document()  # each step shown once on the page
     parts, summary, shown = [], [], {}
@@ -233,7 +241,8 @@ def html_page(entries, prov, settings) -> str:
         word = v.word  # PASS, FAIL or ERROR (the claim raised: never a pass)
         css = "pass" if v.passed else "fail"
         summary.append(f"<tr><td><a href='#{html.escape(claim.id)}'>{html.escape(title(claim))}</a></td>"
-                       f"<td><code>{html.escape(claim.id)}</code></td><td>{claim.status}</td><td class='{css}'>{word}</td><td>{_killed(p)}</td></tr>")
+                       f"<td><code>{html.escape(claim.id)}</code></td><td>{claim.status}</td><td class='{css}'>{word}</td><td>{_killed(p)}</td>"
+                       f"<td>{score_cell(e.automatic)}</td></tr>")
         sec = [f"<h2 id='{html.escape(claim.id)}'>{html.escape(title(claim))} "
                f"<span class='{css}'>{word}</span></h2>",
                f"<p class='claim-id'><code>{html.escape(claim.id)}</code></p>",
@@ -249,6 +258,7 @@ def html_page(entries, prov, settings) -> str:
                 f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
         if p is not None:
             sec += ["<h3>Mutation power</h3>", _power_table(p)]
+        sec.append(section_html(claim, e.automatic, use_cache))
         sec.append(_certified_table(e.certificate))
         for fid, png in e.figures:
             if fid not in shown:  # each figure embedded once, where first used
@@ -267,7 +277,7 @@ def html_page(entries, prov, settings) -> str:
         f"<style>{CSS}</style><script>{CHECK}</script></head><body>"
         f"<h1>attncheck verification report</h1><p class='note'>{len(parts)} claims ({_tally(entries)}), {settings.mode} mode, "
         f"seed {settings.seed}</p>"
-        f"<table class='text'><tr><th>claim</th><th>id</th><th>status</th><th>verdict</th><th>mutants killed</th></tr>{''.join(summary)}</table>"
+        f"<table class='text'><tr><th>claim</th><th>id</th><th>status</th><th>verdict</th><th>mutants killed</th><th>automatic mutants</th></tr>{''.join(summary)}</table>"
         + "\n".join(parts)
         + f"<h2>Provenance</h2><table class='text provenance'>{prov_rows}</table></body></html>"
     )
@@ -276,12 +286,18 @@ def html_page(entries, prov, settings) -> str:
 # --- PDF through LaTeX ------------------------------------------------------------------------
 #: report-only preamble: tables of ragged-right columns sized as fractions of the line (they
 #: always fit and never stretch a cell's words apart), and a heading that keeps its first lines
-#: on its page (``\keepwithnext{space}``: a page break before the heading unless ``space`` remains)
+#: on its page (``\keepwithnext{space}``: a page break before the heading unless ``space`` remains);
+#: ``\fitmath{tex}``: a formula on a line of its own, scaled down to the line where it is wider
 REPORT_PREAMBLE = r"""\usepackage{graphicx,longtable,array}
 \newcolumntype{L}[1]{>{\raggedright\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
 \newcolumntype{R}[1]{>{\raggedleft\arraybackslash}p{\dimexpr #1\linewidth-2\tabcolsep\relax}}
-\newcommand{\keepwithnext}[1]{\par\vspace{0pt plus #1}\penalty-250\vspace{0pt plus -#1}}
+\newcommand{\keepwithnext}[1]{\par\penalty-100\begingroup\dimen0=#1\relax\dimen2=\pagegoal
+  \advance\dimen2-\pagetotal\ifdim\dimen0>\dimen2\ifdim\dimen2>0pt\vfil\fi\penalty-10000\fi\endgroup}
 \setlength{\LTpre}{2pt}\setlength{\LTpost}{4pt}
+\newsavebox{\fitbox}\newlength{\fitwidth}
+\newcommand{\fitmath}[1]{\par\noindent\hspace*{1.5em}\setlength{\fitwidth}{\linewidth}\addtolength{\fitwidth}{-1.5em}%
+  \sbox{\fitbox}{$\displaystyle #1$}\ifdim\wd\fitbox>\fitwidth
+  \resizebox{\fitwidth}{!}{\usebox{\fitbox}}\else\usebox{\fitbox}\fi\par}
 """
 
 
@@ -322,20 +338,21 @@ def _fig_label(fid: str) -> str:
     return "fig:" + re.sub(r"[^A-Za-z0-9.]", "-", fid)
 
 
-def latex_document(entries, prov, settings, figure_files: dict) -> str:
+def latex_document(entries, prov, settings, figure_files: dict, use_cache: bool = True) -> str:
     """The report as a LaTeX document: the claims' sections of ``attncheck latex`` (statement,
     statement equation, equations, certified digits) with the verdict table, the mutation
-    power, the figure (``figure_files``: figure id -> PNG file name; each figure once, where it
-    is first used, referred to later) and the provenance table."""
+    power, the automatic mutants, the figure (``figure_files``: figure id -> PNG file name; each
+    figure once, where it is first used, referred to later) and the provenance table."""
     from numerics.latex import PREAMBLE, Document, _tex_text, claim_section, title
+    from numerics.report_mutate import score_cell, section_tex
 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}", "\\usepackage{amsmath,amssymb}\n" + REPORT_PREAMBLE)
     pre = pre.replace("the equations of the checked claims", "verification report")
-    summary = _tex_rows("claim & status & verdict & mutants killed", "L{0.56}L{0.16}L{0.12}L{0.16}",
+    summary = _tex_rows("claim & status & verdict & mutants killed & automatic", "L{0.44}L{0.14}L{0.12}L{0.15}L{0.15}",
                         [[f"{t(title(e.claim))} {{\\small{_tex_breakable(e.claim.id)}}}", e.claim.status,
-                          e.verdict.word if e.verdict.passed else f"\\textbf{{{e.verdict.word}}}", _killed(e.power)]
-                         for e in entries])
+                          e.verdict.word if e.verdict.passed else f"\\textbf{{{e.verdict.word}}}", _killed(e.power),
+                          t(score_cell(e.automatic))] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
     parts = [f"\\noindent {len(entries)} claims ({_tally(entries)}), {settings.mode} mode, seed {settings.seed}.\n",
              summary]
@@ -360,6 +377,7 @@ def latex_document(entries, prov, settings, figure_files: dict) -> str:
             mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
                        "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
             parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.38}L{0.5}L{0.12}", mrows)]
+        parts.append(section_tex(e.claim, e.automatic, use_cache))
         for fid, _ in e.figures:
             if fid in figure_files and fid not in shown:  # the heading and its image on one page
                 shown[fid] = e.claim.id
@@ -384,7 +402,7 @@ def pdflatex() -> str | None:
     return shutil.which("pdflatex")
 
 
-def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300.0) -> None:
+def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300.0, use_cache: bool = True) -> None:
     """Typeset the report with pdflatex (:func:`typeset`) into ``pdf_path``; raise RuntimeError
     if pdflatex is missing or fails."""
     files = {}
@@ -392,7 +410,7 @@ def to_latex_pdf(entries, prov, settings, pdf_path: str, *, timeout: float = 300
         for fid, png in e.figures:
             if fid not in files:
                 files[fid] = (f"fig{len(files)}.png", base64.b64decode(png))
-    tex = latex_document(entries, prov, settings, {fid: name for fid, (name, _) in files.items()})
+    tex = latex_document(entries, prov, settings, {fid: name for fid, (name, _) in files.items()}, use_cache)
     typeset(tex, pdf_path, files=dict(files.values()), timeout=timeout)
 
 

@@ -298,3 +298,133 @@ def test_a_row_label_with_math_is_rendered_not_shown_as_source():
     assert "<math" in page and "\\" not in page and "$" not in page
     assert report._label_tex(label) == r"attention, $\eta_q\beta = 50$"
     assert report._label_tex("a_b & c") == r"a\_b \& c"
+
+
+# --- the automatic mutants (attncheck mutate) ------------------------------------------------------
+PLANTED = str(pathlib.Path(__file__).resolve().parent / "data" / "planted_blind_claim.py")
+
+
+@pytest.fixture
+def planted(tmp_path, monkeypatch):
+    """The planted claim (one term its rows cannot see) and B.kl.bound, in a fresh verdict cache
+    where ``attncheck mutate`` recorded the planted claim's mutants only: ``(claims, result)``."""
+    from derivations.core import derivation_caches_restored
+    from numerics.claims.mutate import mutate
+    from numerics.core import cache
+
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    registry.add_claims_file(PLANTED)
+    try:
+        claims = registry.select(["T.blind", "B.kl.bound"])
+        with derivation_caches_restored():
+            yield claims, mutate(claims[0], Settings())
+    finally:
+        registry.EXTRA_FILES.remove(PLANTED)
+        registry.claims.cache_clear()
+
+
+def _survivor_divs(page: str) -> list:
+    return re.findall(r"<div class='eq survivor'>.*?</div>", page, re.S)
+
+
+def test_the_report_shows_the_recorded_automatic_mutants(planted):
+    claims, r = planted
+    assert r.survivors and not r.sampled
+    page = report.build(claims, Settings(), with_power=False, with_figures=False)
+    blind = page[page.index("<h2 id='T.blind'"):page.index("<h2 id='B.kl.bound'")]
+    kl = page[page.index("<h2 id='B.kl.bound'"):page.index("<h2>Provenance")]
+    assert "<h3>Automatic mutants</h3>" in blind and "<h3>Automatic mutants</h3>" in kl
+    # the score line and the table per step (generated, run, each status, the score)
+    from numerics.claims.mutate import summary
+
+    assert html.escape(summary(r)) in blind and "recorded by attncheck mutate" in blind
+    counts = [r.count(s) for s in ("equivalent", "not applied", "timed out", "below resolution", "killed", "survived")]
+    for step in ("T.blind.f", "all steps"):
+        cells = re.search(rf"<tr><td><code>{re.escape(step)}</code></td>(.*?)</tr>", blind).group(1)
+        assert re.findall(r"<td>([^<]*)</td>", cells) == [str(r.generated), str(len(r.outcomes)),
+                                                           *map(str, counts), f"{100 * r.score:.1f} %"]
+    # each survivor as a reviewer says it: step, operator, change, the row moved most, the point of
+    # the domain moved most, and the mutated step as MathML of the one printer's LaTeX
+    divs = _survivor_divs(blind)
+    assert len(divs) == len(r.survivors)
+    for div, o in zip(divs, r.survivors):
+        assert f"step <code>{o.step}</code>, operator <code>{o.operator}</code>" in div
+        assert f"moves row <code>{html.escape(o.row)}</code> most" in div or f"moves row {html.escape(o.row)} most" in div
+        assert "moves the theory most at <code>f</code> at x=" in div and "eps=" in div
+        assert "<math display=\"block\">" in div
+    dropped = next(d for d, o in zip(divs, r.survivors) if o.latex == "x^{2}")
+    assert "dropped" in dropped and "<msup><mi>x</mi>" in dropped
+    # nothing recorded for B.kl.bound: said, with how to record it; the report ran no mutant
+    assert "not run yet at these settings: <code>attncheck mutate B.kl.bound</code> records them" in kl
+    assert "<code>report --automatic-mutants</code> runs the missing ones" in kl
+    summary_row = re.search(r"<tr><td><a href='#B.kl.bound'>.*?</tr>", page).group(0)
+    assert summary_row.endswith("<td>not run</td></tr>")
+    assert re.search(r"<tr><td><a href='#T.blind'>.*?<td>57.9 %</td></tr>", page) or f"{100 * r.score:.1f} %" in page
+
+
+def test_a_sampled_score_carries_its_interval(planted):
+    from dataclasses import replace
+
+    from numerics.core.stats import binomial_interval
+    from numerics.report_mutate import section_html
+
+    claims, r = planted
+    s = replace(r, sampled=True)
+    lo, hi = binomial_interval(s.count("killed"), s.counted)
+    page = section_html(claims[0], s, True)
+    assert "<th>score (95 % interval)</th>" in page
+    assert f"{100 * s.score:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)" in page
+    assert "not read: --no-cache" in section_html(claims[0], None, False)
+
+
+def test_report_runs_the_automatic_mutants_only_when_asked(planted, tmp_path):
+    """By default the report reads the records of ``attncheck mutate`` and says per claim which
+    are missing; ``--automatic-mutants`` runs the missing ones (and records them)."""
+    from click.testing import CliRunner
+
+    from numerics.cli import main
+
+    claims, _ = planted
+    out = CliRunner().invoke(main, ["report", "B.kl.bound", "--claims", PLANTED, "T.blind", "--no-power",
+                                    "--no-figures", "-o", str(tmp_path / "a.html")])
+    assert out.exit_code == 0, out.output
+    assert "B.kl.bound: verdict computed" in out.output and "automatic mutants not run (attncheck mutate B.kl.bound)" in out.output
+    assert "T.blind: verdict computed" in out.output and "automatic mutants recorded" in out.output
+    runner = CliRunner()
+    ran = []
+    import numerics.claims.mutate as M
+
+    real = M.mutate
+    mp = pytest.MonkeyPatch()
+    mp.setattr(M, "mutate", lambda claim, settings, **kw: ran.append(claim.id) or real(claim, settings, sample=5, **kw))
+    try:
+        out = runner.invoke(main, ["report", "T.blind", "--claims", PLANTED, "B.kl.bound", "--no-power", "--no-figures",
+                                   "--automatic-mutants", "-o", str(tmp_path / "b.html")])
+    finally:
+        mp.undo()
+    assert out.exit_code == 0, out.output
+    assert "B.kl.bound: verdict cached; automatic mutants: running a sample of up to 100 (not timed yet)" in out.output
+    assert ran == ["B.kl.bound"]  # the recorded one is read
+    page = (tmp_path / "b.html").read_text()
+    kl = page[page.index("<h2 id='B.kl.bound'"):page.index("<h2>Provenance")]
+    assert "over a sample of 5 of" in kl and "<th>score (95 % interval)</th>" in kl
+
+
+@needs_latex
+def test_the_pdf_shows_the_automatic_mutants(planted, tmp_path):
+    claims, r = planted
+    entries, prov = report.collect(claims, Settings(), with_power=False, with_figures=False)
+    tex = report.latex_document(entries, prov, Settings(), {})
+    assert tex.count("\\fitmath{") == len(r.survivors) and "\\fitmath{x^{2}}" in tex
+    (tmp_path / "r.tex").write_text(tex)
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "r.tex"], cwd=tmp_path, capture_output=True, timeout=300)
+    log = (tmp_path / "r.log").read_text(errors="replace")
+    assert "Overfull \\hbox" not in log, [ln for ln in log.splitlines() if "Overfull" in ln][:3]
+    text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True,
+                          timeout=60).stdout
+    text = " ".join(text.split())
+    for needle in ("Automatic mutants", "all steps", "survived: step T.blind.f, operator drop",
+                   "moves the theory most at f at x=2, eps=0.5, by 20 %", "attncheck mutate B.kl.bound records them",
+                   "with --all"):
+        assert needle in text, needle
+    assert text.count("survived: step") == len(r.survivors)

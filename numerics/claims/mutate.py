@@ -113,6 +113,8 @@ class Mutation:
     hand_written: dict = field(default_factory=dict)
     #: read from the cache (recorded by an earlier run with the same code and settings)
     cached: bool = False
+    #: ``{step: n}``: the mutants generated per step (before any sample), in the order reached
+    step_generated: dict = field(default_factory=dict)
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -226,6 +228,7 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
     r.elapsed_s = time.perf_counter() - t0
     if use_cache and not r.error:
         cache.store_artifact("mutate", key, pickle.dumps(r))
+        cache.record_time(f"mutate:{claim.id}", settings.mode, r.elapsed_s)  # the report's estimate
     return r
 
 
@@ -274,8 +277,11 @@ def part(claim: Claim, settings: Settings, k: int, n: int, *, sample: int = DEFA
     items = sites(rec)
     chosen, sampled = choose(items, sample, all_mutants, seed)
     outcomes = classify(claim, settings, base, chosen[k::n], seed=seed, points=points, budget=budget)
+    per_step: dict = {}
+    for site, *_ in items:
+        per_step[site.step] = per_step.get(site.step, 0) + 1
     return Mutation(claim.id, settings.mode, settings.seed, len(items), seed, sampled, outcomes,
-                    hand_written=hand_written(claim, settings) if k == 0 else {})
+                    hand_written=hand_written(claim, settings) if k == 0 else {}, step_generated=per_step)
 
 
 def hand_written(claim: Claim, settings: Settings) -> dict:

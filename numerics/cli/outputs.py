@@ -120,10 +120,13 @@ def _claim_progress(total: int, label: str):
 @seed_option
 @click.option("--no-power", is_flag=True, help="leave out the structural-mutant runs (default: run them)")
 @click.option("--no-figures", is_flag=True, help="leave out the figures (default: draw them)")
+@click.option("--automatic-mutants", "automatic", is_flag=True,
+              help="run `attncheck mutate` (its default sample) for the claims with no recorded result; minutes "
+                   "per claim (default: show the recorded results, and say how to record the missing ones)")
 @click.option("--no-cache", is_flag=True, help="recompute every claim, mutant and figure (default: reuse the "
                                                 "verdict cache)")
 @_claims_files
-def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, no_cache):
+def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_figures, automatic, no_cache):
     """A self-contained HTML verification report (works offline; math as MathML), and/or its PDF.
 
     \b
@@ -135,8 +138,9 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     verdict cache read and written (a report of cached verdicts, mutants and figures takes
     seconds), PDF typeset by pdflatex.
 
-    Per claim: statement, status, equations, the verdict table, the mutation power, its
-    figure (each figure once), and the provenance of the run as a table. The PDF is the same
+    Per claim: statement, status, equations, the verdict table, the mutation power, the
+    automatic mutants of every step as `attncheck mutate` recorded them, its figure (each figure
+    once), and the provenance of the run as a table. The PDF is the same
     content typeset by pdflatex (Debian packages texlive-latex-base, texlive-latex-recommended,
     texlive-fonts-recommended), or with --pdf-engine chromium the HTML printed by headless
     Chromium (Debian package chromium; run without network access, in a fresh profile)."""
@@ -166,8 +170,8 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     chosen = paper_order(_select(ids))  # as the papers state them (each step shown where it is first derived)
     with _claim_progress(len(chosen), "report") as progress:
         entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
-                                  use_cache=not no_cache, progress=progress)
-    text = R.html_page(entries, prov, settings)
+                                  use_cache=not no_cache, with_automatic=automatic, progress=progress)
+    text = R.html_page(entries, prov, settings, not no_cache)
     for path in htmls:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -175,7 +179,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     for pdf in pdfs:
         try:
             if pdf_engine == "latex":
-                R.to_latex_pdf(entries, prov, settings, pdf)
+                R.to_latex_pdf(entries, prov, settings, pdf, use_cache=not no_cache)
             else:
                 R.to_pdf(text, pdf)
         except (RuntimeError, OSError) as e:
