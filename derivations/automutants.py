@@ -26,7 +26,9 @@ through the derivation exactly as a hand-written :class:`~derivations.core.Mutan
 
 A mutant equal to its step on the step's domain is *equivalent* (:func:`equivalent`): SymPy
 proves the difference zero, or the two agree to 30 digits at random points of the domain of
-the step's symbols (their assumptions: positive, integer, ...).  Pure SymPy and mpmath.
+the step's symbols (points of the claim's parameter domain for the symbols named as its
+parameters, the others drawn by their assumptions: positive, integer, ...).  Pure SymPy and
+mpmath.
 """
 from __future__ import annotations
 
@@ -396,11 +398,39 @@ def _draw(sym: sp.Symbol, rng: random.Random):
     return -v
 
 
-def domain_points(expr, k: int = 3, seed: int = 0) -> list:
-    """``k`` seeded points of the domain of ``expr``'s symbols (drawn by their assumptions)."""
+def _given(sym: sp.Symbol, point: dict):
+    """The value ``point`` (``{parameter name: number}``) gives ``sym``, as an exact SymPy number:
+    the parameter named as the symbol, or as its compact name (``m2`` for ``m_2``, ``alpha0`` for
+    ``\\alpha_{0}``); None where there is none, or it contradicts the symbol's assumptions."""
+    compact = re.sub(r"[\\{}_ ]", "", sym.name)
+    v = point.get(sym.name)
+    if v is None:
+        v = next((x for n, x in point.items() if n.replace("_", "") == compact), None)
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or abs(v) == float("inf"):
+        return None
+    v = sp.Integer(v) if isinstance(v, int) else sp.Rational(repr(float(v)))
+    a = sym.assumptions0
+    if (a.get("positive") and v <= 0) or (a.get("nonnegative") and v < 0) or (a.get("negative") and v >= 0) \
+            or (a.get("nonzero") and v == 0) or (a.get("integer") and not v.is_Integer):
+        return None
+    return v
+
+
+def domain_points(expr, k: int = 3, seed: int = 0, given: list | None = None) -> list:
+    """``k`` seeded points of the domain of ``expr``'s symbols: a symbol named as a parameter of
+    ``given`` (points of a claim's parameter domain, ``{name: number}``; the ``i``-th point from
+    the ``i``-th) takes its value there, the others are drawn by their assumptions."""
     rng = random.Random(seed)
-    syms = sorted(expr.free_symbols, key=lambda s: s.name)
-    return [{s: _draw(s, rng) for s in syms if isinstance(s, sp.Symbol)} for _ in range(k)]
+    syms = [s for s in sorted(expr.free_symbols, key=lambda s: s.name) if isinstance(s, sp.Symbol)]
+    out = []
+    for i in range(k):
+        at = given[i] if given and i < len(given) else {}
+        point = {}
+        for s in syms:
+            v = _given(s, at) if at else None
+            point[s] = v if v is not None else _draw(s, rng)
+        out.append(point)
+    return out
 
 
 def _number(expr, point, dps: int = 30):
@@ -415,14 +445,15 @@ def _number(expr, point, dps: int = 30):
     return re_, im_
 
 
-def agree(a, b, k: int = 3, dps: int = 30, seed: int = 0):
-    """True: ``a`` and ``b`` agree to ``dps`` digits at ``k`` random points of their domain;
+def agree(a, b, k: int = 3, dps: int = 30, seed: int = 0, given: list | None = None):
+    """True: ``a`` and ``b`` agree to ``dps`` digits at ``k`` random points of their domain
+    (:func:`domain_points`: from the claim's parameter domain ``given`` where it names a symbol);
     False: they differ at one; None: they could not be evaluated there (an indexed object, a
     function without a numerical value, a non-finite value)."""
     expr = sp.Tuple(a, b)
     if expr.has(sp.Indexed, sp.IndexedBase, sp.MatrixSymbol):
         return None
-    for point in domain_points(expr, k, seed):
+    for point in domain_points(expr, k, seed, given):
         try:
             (xr, xi), (yr, yi) = _number(a, point, dps), _number(b, point, dps)
             scale = max(abs(xr), abs(xi), abs(yr), abs(yi))
@@ -434,14 +465,15 @@ def agree(a, b, k: int = 3, dps: int = 30, seed: int = 0):
     return True
 
 
-def equivalent(a, b, k: int = 3, dps: int = 30, seed: int = 0) -> bool:
+def equivalent(a, b, k: int = 3, dps: int = 30, seed: int = 0, given: list | None = None) -> bool:
     """A mutant ``b`` of ``a`` is equivalent: they agree at ``k`` random points of the domain to
-    ``dps`` digits (:func:`agree`), or, where they cannot be evaluated, SymPy simplifies
+    ``dps`` digits (:func:`agree`; ``given``: points of the claim's parameter domain, for the
+    symbols named as its parameters), or, where they cannot be evaluated, SymPy simplifies
     their difference to zero (small expressions only)."""
     if a == b:
         return True
     try:
-        same = agree(a, b, k, dps, seed)
+        same = agree(a, b, k, dps, seed, given)
     except Exception:  # an object the points cannot be drawn for: undecided
         same = None
     if same is not None:

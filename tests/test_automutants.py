@@ -106,6 +106,36 @@ def test_equivalent_mutants_are_told_apart_by_the_domain():
     assert A.equivalent(sp.erfc(x), 1 - sp.erf(x))
 
 
+def test_equivalence_is_judged_on_the_claims_parameter_domain():
+    """Where a symbol is a parameter of the claim (by name, or compact: ``m2`` for ``m_2``), its
+    values come from the claim's domain; elsewhere, and where a value contradicts the symbol's
+    assumptions, from the assumptions."""
+    z, m2 = sp.Symbol("z"), sp.Symbol("m_2", positive=True)
+    on_domain = [{"z": 0.5}, {"z": 1.25}, {"z": 2}]
+    assert not A.equivalent(sp.sqrt(z**2), z)  # z of either sign
+    assert A.equivalent(sp.sqrt(z**2), z, given=on_domain)  # the claim's z > 0
+    assert not A.equivalent(sp.sqrt(z**2), z, given=[{"z": 0.5}, {"z": -1.0}, {"z": 2}])
+    pts = A.domain_points(z + m2 + x, 3, seed=1, given=[{"z": 0.5, "m2": 3}, {"x": -1.0, "m2": 0.0}])
+    assert pts[0][z] == sp.Rational(1, 2) and pts[0][m2] == 3  # exact values of the domain's points
+    assert pts[1][x] > 0 and pts[1][m2] > 0  # contradicting x > 0 and m_2 > 0: drawn instead
+    assert pts[1][z] != pts[0][z] and set(pts[2]) == {x, z, m2}  # no third point given: all drawn
+    assert A.domain_points(z + x, 3, seed=1) == A.domain_points(z + x, 3, seed=1, given=None)
+
+
+def test_mutate_draws_the_equivalence_points_from_the_claims_domain(blind, monkeypatch):
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate
+
+    seen = []
+    real = A.equivalent
+    monkeypatch.setattr(A, "equivalent", lambda a, b, **kw: seen.append(kw.get("given")) or real(a, b, **kw))
+    with derivation_caches_restored():
+        mutate(blind, Settings(), sample=4, use_cache=False)
+    space = blind.param_space
+    assert len(seen) == 4 and all(g == space.sample(8, 0)[:3] for g in seen)
+    assert all(1 <= p["x"] <= 3 and 0 <= p["eps"] <= 1 for p in seen[0])
+
+
 def test_recording_steps_sees_the_steps_of_a_cached_derivation():
     @derivation
     def build(k):

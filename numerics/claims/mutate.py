@@ -376,7 +376,7 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
 def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed) -> None:
     from derivations import automutants as A
 
-    if A.equivalent(original, mutated, seed=seed):
+    if A.equivalent(original, mutated, seed=seed, given=domain.draws[:3]):
         o.how = "equal on the step's domain"
         return
     m = A.as_mutant(site, earlier)
@@ -417,13 +417,17 @@ class _Domain:
     def __init__(self, claim, settings, seed: int, n: int):
         self.claim, self.dps = claim, settings.dps
         space = getattr(claim, "param_space", None)
-        self.points = []
-        if claim.evaluate is not None and space is not None and n > 0:
+        self.points, self.draws = [], []  # draws: the seeded points (also the equivalence test's)
+        try:
+            self.draws = space.sample(n, seed) if space is not None and n > 0 else []
+        except ValueError:  # a space that cannot be sampled: the symbols' assumptions only
+            pass
+        if claim.evaluate is not None and self.draws:
             try:  # the defaults first, where the space has them
                 self.points = [space.validate({})]
             except ValueError:
                 pass
-            self.points += space.sample(n, seed)
+            self.points += self.draws
         self._base = None
 
     def values(self) -> list:
