@@ -181,11 +181,11 @@ def section_tex(claim, m, use_cache: bool) -> str:
         return head + f"{{\\small {_spans(missing_text(claim.id, use_cache), *_tex_fmt()[:2])}}}\\par\n"
     if m.error:
         return head + f"\\textbf{{not run: {t(m.error)}}}\\par\n"
-    spec = "L{0.2}R{0.07}R{0.06}" + "R{0.09}" * len(COLUMNS) + "R{0.13}"  # in footnotesize
+    spec = "L{0.19}R{0.07}R{0.07}" + "R{0.08}" * len(COLUMNS) + "R{0.19}"  # footnotesize, narrow gaps
     table = _tex_rows("step & gen. & run & " + " & ".join(h for _, _, h in COLUMNS) + " & score", spec,
                       [[_tex_breakable(step), "--" if gen is None else str(gen), str(run),
                         *(str(c.get(st, 0)) for st, _, _ in COLUMNS), t(score)] for step, gen, run, c, score in rows(m)])
-    out = [head, f"{{\\small {t(summary_text(m))}}}\\par\n", f"{{\\footnotesize\n{table}}}\n"]
+    out = [head, f"{{\\small {t(summary_text(m))}}}\\par\n", f"{{\\footnotesize\\setlength{{\\tabcolsep}}{{3pt}}\n{table}}}\n"]
     for o in m.survivors:
         said = "; ".join(survivor_parts(o, _tex_fmt()))
         math = (f"\\fitmath{{{o.latex}}}\n" if len(o.latex) <= TEX_LIMIT else
