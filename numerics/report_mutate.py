@@ -17,7 +17,8 @@ import html
 COLUMNS = (("equivalent", "equivalent", "equiv."), ("not applied", "not applied", "not appl."),
            ("timed out", "timed out", "timed out"), ("below resolution", "below resolution", "below res."),
            ("killed", "killed", "killed"), ("survived", "survived", "surv."))
-#: the longest mutated step the PDF prints (a longer one is named; the HTML shows it)
+#: the longest mutated step the PDF prints (of a longer one: its changed node; the HTML shows the
+#: step, folded under the changed node)
 TEX_LIMIT = 1500
 
 
@@ -164,10 +165,13 @@ def section_html(claim, m, use_cache: bool) -> str:
            f"<table class='automatic'><tr><th>step</th><th>generated</th><th>run</th>{cols}"
            f"<th>score{' (95 % interval)' if m.sampled else ''}</th></tr>{body}</table>"]
     for o in m.survivors:
-        math = _math(o.latex)
+        step = _math(o.latex) or f"<p><code>{html.escape(o.latex)}</code></p>"
+        node = getattr(o, "node_latex", "")
+        if node and len(o.latex) > TEX_LIMIT:  # a long step: the changed node, the step folded
+            step = (f"<p class='note'>the changed part now reads</p>{_math(node) or html.escape(node)}"
+                    f"<details><summary class='note'>the mutated step</summary>{step}</details>")
         out.append("<div class='eq survivor'><p class='note'><b class='fail'>survived</b>: "
-                   + "; ".join(survivor_parts(o, _html_fmt())) + "</p>"
-                   + (math or f"<p><code>{html.escape(o.latex)}</code></p>") + "</div>")
+                   + "; ".join(survivor_parts(o, _html_fmt())) + "</p>" + step + "</div>")
     return "\n".join(out)
 
 
@@ -188,7 +192,9 @@ def section_tex(claim, m, use_cache: bool) -> str:
     out = [head, f"{{\\small {t(summary_text(m))}}}\\par\n", f"{{\\footnotesize\\setlength{{\\tabcolsep}}{{3pt}}\n{table}}}\n"]
     for o in m.survivors:
         said = "; ".join(survivor_parts(o, _tex_fmt()))
+        node = getattr(o, "node_latex", "")
         math = (f"\\fitmath{{{o.latex}}}\n" if len(o.latex) <= TEX_LIMIT else
-                f"{{\\small (the mutated step: {len(o.latex)} characters of LaTeX, shown in the HTML report)}}\\par\n")
+                (f"{{\\small the changed part now reads}}\\fitmath{{{node}}}\n" if node and len(node) <= TEX_LIMIT else "")
+                + f"{{\\small (the mutated step: {len(o.latex)} characters of LaTeX, in the HTML report)}}\\par\n")
         out.append(f"\\par\\smallskip{{\\small\\textbf{{survived}}: {said}}}\\par\n{math}")
     return "".join(out)

@@ -198,6 +198,9 @@ def test_mutate_reports_the_term_the_rows_cannot_see(blind):
     # the row it moves most (the rows sit at eps = 0: by nothing) and the point of the domain
     d = dropped[0]
     assert d.row.startswith("x=") and d.row_change < 1e-12 and d.point == d.where and d.point_change == d.largest
+    # a change inside the step: its changed node printed apart (a whole-term change: none)
+    root = next(o for o in survivors if o.change.startswith("`x` as sqrt(x)"))
+    assert root.node_latex == "\\sqrt{x}" and d.node_latex == ""
     # the x^2 term is in the rows' view: its changes are killed
     assert any(o.status == "killed" and "x**2" in o.change for o in r.outcomes)
     assert 0 < r.score < 1 and r.interval is None

@@ -428,3 +428,20 @@ def test_the_pdf_shows_the_automatic_mutants(planted, tmp_path):
                    "with --all"):
         assert needle in text, needle
     assert text.count("survived: step") == len(r.survivors)
+
+
+def test_a_long_mutated_step_is_shown_by_its_changed_part(planted):
+    """A survivor of a step too long to print on a line: the HTML shows the changed part and the
+    step folded; the PDF shows the changed part and says where the step is."""
+    from dataclasses import replace
+
+    from numerics.report_mutate import TEX_LIMIT, section_html, section_tex
+
+    claims, r = planted
+    o = next(o for o in r.survivors if o.node_latex)
+    long = replace(o, latex=" + ".join([o.latex] * (TEX_LIMIT // len(o.latex) + 1)))
+    m = replace(r, outcomes=[long])
+    page = section_html(claims[0], m, True)
+    assert "the changed part now reads" in page and "<details><summary class='note'>the mutated step</summary>" in page
+    tex = section_tex(claims[0], m, True)
+    assert f"\\fitmath{{{o.node_latex}}}" in tex and f"{len(long.latex)} characters of LaTeX, in the HTML report" in tex

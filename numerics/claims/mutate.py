@@ -73,6 +73,8 @@ class AutoOutcome:
     #: the point of the domain where it moves a theory value most (`` `KEY` at a=1, b=2 ``), and by how much
     point: str = ""
     point_change: float | None = None
+    #: a survivor's changed node as it reads after the change (one printer; "" for a whole-step change)
+    node_latex: str = ""
 
     def said(self) -> str:
         """As a reviewer says it: "step `S.x`: term 2 ... sign flipped; moves row `...` by 3.1 %
@@ -396,6 +398,14 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
         o.resolution = seen
     o.status = "below resolution" if seen is None or o.largest < seen else "survived"
     o.how = "the claim passed"
+    if o.status == "survived" and site.path:  # the changed node alone, for a long step
+        from derivations.core import latex
+
+        try:
+            new = A._changes(site, original, earlier)
+            o.node_latex = latex(new) if new is not None else ""
+        except Exception:  # a node the printer cannot print: the step alone
+            o.node_latex = ""
 
 
 def _run(claim, settings, m) -> tuple:
