@@ -213,3 +213,168 @@ def test_assignments_and_declaration_errors_word_by_word():
                                          r"before it in the space$"):
         ParamSpace((Param("k", float, "a", "b"), Param("a", float), Param("b", float)))
     assert Param("x", float).with_default(0.25).default == 0.25
+
+
+# --- sample(): seeded points without hypothesis ------------------------------------------------------
+def test_sample_draws_near_the_default_and_anywhere_in_the_domain():
+    """Each side of a domain: an unbounded one a few times the default around it, ``typical``
+    where declared (on a bounded side too), a wide positive domain log-uniform (both halves of
+    the draws: near the default and anywhere), integers with their open ends left out."""
+    space = ParamSpace((
+        Param("z", float, None, 5),                            # near: [0 - 4, 4], anywhere: [-4, 5]
+        Param("a", float, None, None, default=10.0),          # [10 - 40, max(40, 14)]
+        Param("b", float, 2, None),                            # [2, max(8, 6)], uniform
+        Param("c", float, 0, 1e6, lo_open=True, default=1.0),  # near: (0, 4], anywhere: (0, 1e6]
+        Param("d", float, 0, None, typical=(1, 2)),
+        Param("e", float, None, 5, typical=(-1, 10)),
+        Param("n", int, 0, 4, True, True),
+        Param("k", int, 1, None, default=2),                   # [1, 8]
+        Param("m", int, "n", 6, lo_open=True),
+    ))
+    pts = space.sample(400, seed=5)
+    assert len(pts) == 400 and pts == space.sample(400, seed=5) and pts != space.sample(400, seed=6)
+    col = {name: [p[name] for p in pts] for name in space.names}
+    a, b, c = col["a"], col["b"], col["c"]
+    assert -30 <= min(a) < -25 and 35 < max(a) <= 40
+    assert -4 <= min(col["z"]) < -3.5 and 4.5 < max(col["z"]) <= 5
+    assert 2 <= min(b) < 2.5 and 7.5 < max(b) <= 8
+    near, anywhere = [x for x in c if x <= 4], [x for x in c if x > 4]
+    assert 4e-4 <= min(near) and 100 <= min(anywhere) and max(anywhere) <= 1e6  # from 1e-4 of the top
+    assert 120 < len(near) < 280 and 120 < len(anywhere) < 280  # half the draws each
+    # log-uniform: about half of each below its geometric middle (uniform: 1 % of them)
+    assert 0.35 < sum(x < 0.04 for x in near) / len(near) < 0.65
+    assert 0.35 < sum(x < 1e4 for x in anywhere) / len(anywhere) < 0.65
+    assert 1 <= min(col["d"]) and max(col["d"]) <= 2 and min(col["d"]) < 1.1 and max(col["d"]) > 1.9
+    assert -1 <= min(col["e"]) < -0.9 and 4.9 < max(col["e"]) <= 5
+    assert set(col["n"]) == {1, 2, 3} and set(col["k"]) == set(range(1, 9))
+    assert all(p["n"] < p["m"] <= 6 for p in pts) and set(col["m"]) == {2, 3, 4, 5, 6}
+    assert all(type(p[q]) is int for p in pts for q in "nkm") and all(type(p[q]) is float for p in pts for q in "zabcde")
+
+
+def test_sample_pins_fixed_values_and_filters_by_the_constraints():
+    space = ParamSpace((Param("n", int, 1, 5), Param("x", float, 0, "n")),
+                       (lambda v: "n = 2 is refused" if v["n"] == 2 else None,))
+    pts = space.sample(50, seed=1)
+    assert len(pts) == 50 and 2 not in {p["n"] for p in pts} and {1, 3, 4, 5} <= {p["n"] for p in pts}
+    assert all(0 <= p["x"] <= p["n"] for p in pts)
+    assert {p["n"] for p in space.sample(10, seed=1, fixed={"n": 4})} == {4}
+    assert space.sample(10, seed=1, fixed={"n": 2}) == []  # every draw refused: none, after tries * n
+    assert space.sample(0) == []
+    # one in five accepted: the tries run out first with few of them, not with many
+    rare = ParamSpace((Param("k", int, 1, 5),), (lambda v: None if v["k"] == 1 else "rare",))
+    assert 0 < len(rare.sample(20, seed=2, tries=1)) < 20 and len(rare.sample(20, seed=2, tries=50)) == 20
+
+
+# --- strategy(): one parameter's hypothesis strategy ------------------------------------------------
+def _find(p, condition, values=None, prefer_simple=True):
+    """The simplest value of ``p``'s strategy meeting ``condition`` (NoSuchExample: none)."""
+    from hypothesis import find, settings
+
+    return find(p.strategy(values or {}, prefer_simple), condition, settings=settings(database=None, max_examples=400))
+
+
+def _never(p, condition, values=None, prefer_simple=True):
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    with pytest.raises((NoSuchExample, Unsatisfiable)):
+        _find(p, condition, values, prefer_simple)
+
+
+@pytest.mark.parametrize("prefer_simple", [True, False])
+def test_strategy_reaches_each_closed_end_and_never_an_open_one(prefer_simple):
+    """A closed endpoint is drawn exactly, an open one never; an unbounded side ends at a few
+    times the default around it (or ``typical``), and ``typical`` narrows a bounded side too."""
+    x = Param("x", float, None, None, default=10.0)  # [10 - 40, 40]
+    assert _find(x, lambda v: v <= -30, prefer_simple=prefer_simple) == -30.0
+    assert _find(x, lambda v: v >= 40, prefer_simple=prefer_simple) == 40.0
+    _never(x, lambda v: v < -30 or v > 40, prefer_simple=prefer_simple)
+    y = Param("y", float, 2, None)  # from the endpoint: [2, max(8, 2 + 4)]
+    assert _find(y, lambda v: v <= 2, prefer_simple=prefer_simple) == 2.0
+    assert _find(y, lambda v: v >= 8, prefer_simple=prefer_simple) == 8.0
+    _never(y, lambda v: v > 8 or v < 2, prefer_simple=prefer_simple)
+    z = Param("z", float, None, 5, hi_open=True)  # [0 - 4, 5)
+    assert _find(z, lambda v: v <= -4, prefer_simple=prefer_simple) == -4.0
+    assert 4.99 < _find(z, lambda v: v > 4.99, prefer_simple=prefer_simple) < 5
+    _never(z, lambda v: v >= 5 or v < -4, prefer_simple=prefer_simple)
+    t = Param("t", float, 0, 10, typical=(1, 3))
+    assert _find(t, lambda v: v <= 1, prefer_simple=prefer_simple) == 1.0
+    assert _find(t, lambda v: v >= 3, prefer_simple=prefer_simple) == 3.0
+    _never(t, lambda v: v < 1 or v > 3, prefer_simple=prefer_simple)
+    w = Param("w", float, None, None, typical=(-2, 7))
+    assert _find(w, lambda v: v <= -2, prefer_simple=prefer_simple) == -2.0
+    assert _find(w, lambda v: v >= 7, prefer_simple=prefer_simple) == 7.0
+    _never(w, lambda v: v < -2 or v > 7, prefer_simple=prefer_simple)
+    u = Param("u", float, 0, 1, lo_open=True, hi_open=True)
+    _never(u, lambda v: v <= 0 or v >= 1, prefer_simple=prefer_simple)
+    assert 0 < _find(u, lambda v: v < 1e-300, prefer_simple=prefer_simple) < 1e-300
+    n = Param("n", int, 0, 4, True, True)
+    assert {_find(n, lambda v, k=k: v == k, prefer_simple=prefer_simple) for k in (1, 2, 3)} == {1, 2, 3}
+    _never(n, lambda v: v <= 0 or v >= 4, prefer_simple=prefer_simple)
+    half = Param("h", int, 0.5, 3.5, True, True)  # open non-integer ends: 1 and 3 are inside
+    assert _find(half, lambda v: v <= 1, prefer_simple=prefer_simple) == 1
+    assert _find(half, lambda v: v >= 3, prefer_simple=prefer_simple) == 3
+    k = Param("k", int, None, None, default=3)  # [3 - 12, 12]
+    assert _find(k, lambda v: v <= -9, prefer_simple=prefer_simple) == -9
+    assert _find(k, lambda v: v >= 12, prefer_simple=prefer_simple) == 12
+    _never(k, lambda v: v < -9 or v > 12, prefer_simple=prefer_simple)
+
+
+def test_strategy_of_an_empty_domain_draws_nothing():
+    _never(Param("k", int, 0, 1, True, True), lambda v: True)
+    _never(Param("k", int, "a", 3, lo_open=True), lambda v: True, {"a": 3})
+    _never(Param("y", float, 0.0, "u", lo_open=True, hi_open=True), lambda v: True, {"u": 5e-324})
+    assert _find(Param("y", float, 0.0, "u", hi_open=True), lambda v: True, {"u": 5e-324}) == 0.0
+    assert _find(Param("k", int, "a", 3), lambda v: True, {"a": 3}) == 3
+
+
+def test_strategy_prefers_the_default_then_the_halves_nearest_zero():
+    """With ``prefer_simple`` hypothesis shrinks to the default, then to the halves inside the
+    domain nearest 0 (up to eight of them), before any other value."""
+    assert _find(Param("x", float, -10, 10, default=2.25), lambda v: True) == 2.25
+    assert _find(Param("x", float, -10, 10), lambda v: True) == 0.0
+    assert _find(Param("x", float, -10, 10), lambda v: v < 0) == -0.5
+    assert _find(Param("x", float, -10, 10), lambda v: v > 1) == 1.5
+    assert _find(Param("x", float, -10, 10), lambda v: v < -1.5) == -2.0
+    assert _find(Param("x", float, 0, 10, lo_open=True), lambda v: True) == 0.5  # 0 is outside
+    assert _find(Param("x", float, 0.3, 10), lambda v: True) == 0.5
+    assert _find(Param("x", float, 0.3, 10), lambda v: v > 3) == 3.5
+    assert _find(Param("x", float, 0.3, 10), lambda v: v > 4) != 4.5  # eight halves: 0.5 to 4
+    assert _find(Param("x", float, -10, -0.3), lambda v: True) == -0.5
+    assert _find(Param("x", float, -10, -0.3), lambda v: v < -3) == -3.5
+    assert _find(Param("x", float, 1, 2, True, True), lambda v: True) == 1.5  # the only half inside
+    assert _find(Param("x", float, -10, 10, default=20.0), lambda v: True) == 0.0  # outside: not preferred
+    assert _find(Param("n", int, 1, 10, default=4), lambda v: True) == 4
+    assert _find(Param("n", int, 1, 10, default=40), lambda v: True) != 40
+    assert _find(Param("n", int, -10, -1, default=-10), lambda v: True) == -10  # a closed end is inside
+    assert _find(Param("n", int, -10, -1, default=-1), lambda v: v < -1) != -1
+    assert _find(Param("x", float, -10, 2, default=2.0), lambda v: True) == 2.0
+    assert _find(Param("x", float, -10, 2, hi_open=True, default=2.0), lambda v: True) == 0.0
+    assert _find(Param("x", float, 0.3, 0.5), lambda v: True) == 0.5
+    assert _find(Param("x", float, -10, 10, default=2.25), lambda v: True, prefer_simple=False) != 2.25
+
+
+def test_sample_draws_a_dependent_endpoint_at_the_values_drawn_before_it():
+    """No draw outside a dependent endpoint (so none is refused: every one of n * 1 tries is a
+    point); the factor 100 between the ends of a positive domain is where log-uniform begins."""
+    space = ParamSpace((Param("n", int, 1, 5), Param("x", float, 0, "n"), Param("k", int, "n", 9, lo_open=True)))
+    pts = space.sample(60, seed=1, tries=1)
+    assert len(pts) == 60 and all(0 <= p["x"] <= p["n"] < p["k"] <= 9 for p in pts)
+    below_10 = {}
+    for hi in (100.0, 100.5):  # half the draws near the end (1 to 5), half anywhere
+        xs = [p["r"] for p in ParamSpace((Param("r", float, 1, hi),)).sample(600, seed=2)]
+        below_10[hi] = sum(x < 10 for x in xs) / len(xs)
+    assert 0.45 < below_10[100.0] < 0.62 < 0.68 < below_10[100.5] < 0.82  # uniform: 0.55; log-uniform: 0.75
+
+
+def test_text_is_read_as_the_kind_of_the_parameter():
+    """A real parameter reads any decimal text (as a float), an integer one integer text or a
+    float that is an integer; the refusals name the parameter, its range and what was given."""
+    x, n = Param("x", float, 0, 1), Param("n", int, 1, 100)
+    assert x.parse(" 0.25 ") == 0.25 and x.parse("1e-3") == 0.001 and x.parse("1") == 1.0
+    assert type(x.parse("1")) is float and type(n.parse("4.0")) is int and n.parse(" 1e1 ") == 10 == n.parse("10")
+    with pytest.raises(ParameterError, match=r"^parameter x: must be a real number in \[0, 1\], got '1.5'$"):
+        x.parse("1.5")
+    with pytest.raises(ParameterError, match=r"^parameter n: expected an integer in \[1, 100\], got '2.5'$"):
+        n.parse("2.5")
+    with pytest.raises(ParameterError, match=r"^parameter x: expected a real number in \[0, 1\], got 'half'$"):
+        x.parse("half")

@@ -376,3 +376,122 @@ def test_the_rest_of_the_number_type_at_its_edges():
     assert V.flatten(V.values({"_se": 0.5}, 30)) == {"_se": "0.5" + "0" * 29}  # a name, not an error
     assert V.flatten({"note": "text", "ok": Value(True), "r": b}) == {
         "note": "text", "ok": "true", "r": V.text(b.value, b.digits), "r_radius": V.error_text(b.error)}
+
+
+# --- the printer against an exact reference --------------------------------------------------------
+def _printed(x, digits):
+    """``x`` (an mpf) rounded once to ``digits`` significant digits from its exact value, ties away
+    from zero, computed here with Fractions, laid out by ``mpmath.nstr`` from the rounded decimal."""
+    from fractions import Fraction
+
+    sign, man, exp, _ = x._mpf_
+    a = Fraction(int(man)) * Fraction(2) ** int(exp)
+    with mpmath.workdps(30):
+        e = int(mpmath.floor(mpmath.log10(abs(x))))  # within one of floor(log10(a)), made exact:
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    q = math.floor(a / Fraction(10) ** (e - digits + 1) + Fraction(1, 2))
+    if q == 10**digits:
+        q, e = q // 10, e + 1
+    with mpmath.workdps(digits + 20):
+        out = mpmath.nstr(mpmath.mpf(f"{q}e{e - digits + 1}"), digits, strip_zeros=False).rstrip(".")
+    return ("-" if sign else "") + out
+
+
+@settings(max_examples=300, deadline=None)
+@given(man=st.integers(1, 2**120), exp=st.one_of(st.integers(-140, 60), st.integers(-20_300, 20_300)),
+       digits=st.integers(1, 40), negative=st.booleans())
+def test_the_printer_rounds_every_binary_value_once(man, exp, digits, negative):
+    """Every digit against the exact value (binary exponents beyond 10^±6000 too, where the
+    printer rounds from 25 guard digits), and every exact tie (an odd multiple of 2^-k with one
+    digit more than is printed: away from zero)."""
+    x = mpmath.mpf((-1) ** negative * man) * mpmath.mpf(2) ** exp
+    assert V.text(x, digits) == _printed(x, digits)
+    odd = man | 1
+    tie = mpmath.mpf(odd) / 2**12  # all of its decimal digits are exact; the last is 5
+    n = len(str(odd * 5**12).rstrip("0"))
+    assert V.text(tie, n - 1) == _printed(tie, n - 1) and V.text(-tie, n - 1) == "-" + V.text(tie, n - 1)
+
+
+def test_the_printer_at_the_ends_of_its_exact_range():
+    """Just inside and just beyond the binary exponent where the printer stops rounding from the
+    exact value (2^±20000), and a nine rounded up into a new digit there."""
+    for e in (19_990, 20_000, 20_001, 20_010, -20_000, -20_001, -20_010, -20_030):
+        for man in (1, 3, 2**53 - 1, 10**15 + 1):
+            x = mpmath.mpf(man) * mpmath.mpf(2) ** e
+            for digits in (1, 2, 7, 16, 30):
+                assert V.text(x, digits) == _printed(x, digits), (man, e, digits)
+    with mpmath.workdps(60):
+        nines = mpmath.mpf("9.99999999999999999999999e7000")
+        assert V.text(nines, 5) == "1.0000e+7001" == _printed(nines, 5)
+        assert V.text(-nines, 5) == "-1.0000e+7001"
+        small = mpmath.mpf("9.99996e-7000")
+        assert V.text(small, 5) == "1.0000e-6999" == _printed(small, 5)
+        assert V.text(small, 6) == "9.99996e-7000"
+
+
+def test_an_infinite_derivative_is_refused_not_propagated():
+    """An uncertain operand next to an infinite one (or an infinite uncertain operand) has an
+    infinite derivative: the operation refuses, naming itself, rather than carry an infinite
+    error; the same operation with exact operands is the infinity it is."""
+    se = Value(2, "0.1", "se")
+    for make, shown in ((lambda: Value(mpmath.inf, "0.1", "se") * se, r"\+inf \* 2\.0"),
+                        (lambda: se * Value(mpmath.inf), r"2\.0 \* \+inf"),
+                        (lambda: se * mpmath.inf, r"2\.0 \* \+inf"),
+                        (lambda: np.exp(Value(mpmath.inf, "0.1", "se")), r"numpy\.exp\(\+inf\)")):
+        with pytest.raises(ValueError, match=f"^{shown} has no finite derivative there: its error has no "
+                                             "first-order propagation$"):
+            make()
+    assert Value(2) * Value(mpmath.inf) == math.inf and str(np.exp(Value(mpmath.inf))) == "+inf"
+
+
+def test_what_an_error_cannot_say_leaves_the_working_digits():
+    """The printed digits follow a standard error or a radius only when it says something: none
+    for a ``dps`` Value or a flag (even with an error given), and the working precision when the
+    error is zero, infinite or nan, or the value is zero."""
+    for v in (Value(1.5, "0.01", "dps"), Value(True, "0.5", "se"), Value(1.5, mpmath.inf, "se"),
+              Value(1.5, mpmath.nan, "radius"), Value(1.5, 0, "se"), Value(mpmath.mpf(0), "0.1", "se")):
+        assert v.digits == 30, v
+    assert str(Value(1.5, mpmath.inf, "se")) == "1." + "5" + "0" * 28 + " ± +inf"
+    assert Value(1.5, "0.01", "se").digits == 4 and Value(1.5, "0.01", "radius").digits == 3
+
+
+def test_binary_numbers_are_taken_exactly_at_any_precision():
+    """A float, an integer or a rational with a power-of-two denominator is its exact value
+    even in a Value of 3 digits; other rationals are rounded to the Value's digits."""
+    from fractions import Fraction
+
+    assert Value(0.1, dps=3).value == mpmath.mpf(0.1) and float(Value(0.1, dps=3)) == 0.1
+    assert Value(Fraction(3, 1024), dps=2).value == mpmath.mpf(3) / 1024
+    assert Value(2**80 + 1, "1", "se", dps=3).value == 2**80 + 1
+    third = Value(Fraction(1, 3), dps=40)
+    with mpmath.workdps(80):
+        assert abs(third.value - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -40 and str(third) == "0." + "3" * 40
+
+
+def test_a_format_spec_at_a_tie_shows_the_value():
+    """A float formatted at exactly half a unit from the value (Python rounds half to even) shows
+    it within half a unit: allowed, in fixed, exponent and percent form."""
+    eighth = Value(mpmath.mpf("0.125"))
+    assert f"{eighth:.2f}" == "0.12" and f"{eighth:.0%}" == "12%" and f"{eighth:.1e}" == "1.2e-01"
+    assert f"{-eighth:.2f}" == "-0.12" and f"{-eighth:.0%}" == "-12%"
+    with pytest.raises(ValueError, match=r"^format spec '\.2f' shows digits that float\(v\) does not hold"):
+        f"{Value('0.125000000000000000000000001', dps=30):.2f}"  # 0.13 is nearer
+
+
+def test_a_value_and_a_numpy_array_combine_elementwise_from_either_side():
+    """``v * array`` (the Value's operator) and ``array * v`` (numpy's ufunc) give the same object
+    array of Values, shaped as the array; an element that is no number is refused by name, on
+    either side and through either route."""
+    v = Value(2, "0.1", "se")
+    for r in (v * np.array([1.0, 3.0]), np.array([1.0, 3.0]) * v, np.multiply(v, np.array([1.0, 3.0]))):
+        assert r.dtype == object and [str(x) for x in r] == ["2.00 ± 0.10", "6.00 ± 0.30"]
+    d = v - np.array([[1, 3]])
+    assert d.shape == (1, 2) and [str(x) for x in d.ravel()] == ["1.00 ± 0.10", "-1.00 ± 0.10"]
+    words = np.array(["x"], dtype=object)
+    for make, types in ((lambda: v + words, "Value, str"), (lambda: np.add(v, words), "Value, str"),
+                        (lambda: words + v, "str, Value")):
+        with pytest.raises(TypeError, match=f"^numpy.add of {types}: a Value combines with numbers and Values$"):
+            make()
