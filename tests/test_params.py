@@ -363,7 +363,7 @@ def test_sample_draws_a_dependent_endpoint_at_the_values_drawn_before_it():
     for hi in (100.0, 100.5):  # half the draws near the end (1 to 5), half anywhere
         xs = [p["r"] for p in ParamSpace((Param("r", float, 1, hi),)).sample(600, seed=2)]
         below_10[hi] = sum(x < 10 for x in xs) / len(xs)
-    assert 0.45 < below_10[100.0] < 0.62 < 0.68 < below_10[100.5] < 0.82  # uniform: 0.55; log-uniform: 0.75
+    assert 0.45 < below_10[100.0] < 0.62 and 0.68 < below_10[100.5] < 0.82  # uniform: 0.55; log-uniform: 0.75
 
 
 def test_text_is_read_as_the_kind_of_the_parameter():
