@@ -224,6 +224,18 @@ def latex(expr, **settings) -> str:
     return AttnLatexPrinter({"mul_symbol": None, **settings}).doprint(notation(expr))
 
 
+#: short names a parameter goes by in code and in row labels, as the symbol the papers write:
+#: ``a0`` is alpha_0, ``lam`` the ridge lambda, ``eta_qbeta`` the product eta_q beta
+SYMBOL_ALIASES = {"a0": "alpha0", "a1": "alpha1", "lam": "lambda", "eta_qbeta": "eta_q*beta"}
+
+
+def name_latex(name: str) -> str:
+    """A parameter's name (``alpha0``, ``pi``, ``eta_q``, ``lam``) as the one printer writes its
+    symbol (``\\alpha_{0}``, ``\\pi_{+}``, ``\\eta_{q}``, ``\\lambda``)."""
+    parts = SYMBOL_ALIASES.get(name, name).split("*")
+    return " ".join(latex(sp.Symbol(p)) for p in parts)
+
+
 # --- named steps and structural mutants ------------------------------------------------------
 #
 # A derivation is a chain of named steps.  ``step(name, expr)`` marks one: it returns ``expr``
