@@ -50,7 +50,7 @@ def test_a_label_renders_in_each_format():
 def test_a_structured_point_is_rendered_even_when_the_label_does_not_write_it():
     row = Comparison("E_test", 1.0, 1.0, at={"alpha0": 3, "pi": 0.3})
     assert labels.render(row, "text") == "E_test at α₀ = 3, π₊ = 0.3"
-    assert labels.render(row, "tex") == r"E\_test at $\alpha_{0} = 3,\ \pi_{+} = 0.3$"
+    assert labels.render(row, "tex") == r"E\_test at $\alpha_{0} = 3$, $\pi_{+} = 0.3$"
 
 
 def _verdict(details=None, params=()):
@@ -71,7 +71,7 @@ def test_the_verdict_rows_carry_their_point_and_the_json_has_it():
 def test_the_design_line_in_each_format():
     v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
     assert labels.design_line(v) == "design point: π₊ = 0.3, θ = 5"
-    assert labels.design_line(v, "tex") == r"design point: $\pi_{+} = 0.3,\ \theta = 5$"
+    assert labels.design_line(v, "tex") == r"design point: $\pi_{+} = 0.3$, $\theta = 5$"
     assert "<math" in labels.design_line(v, "html")
     # named groups of points, one line
     v = _verdict({"params": {"L=10": {"L": 10, "pi": 0.4}, "L=4": {"L": 4, "pi": 0.5}}})

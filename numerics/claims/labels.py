@@ -150,10 +150,10 @@ def _prose(label: str, fmt: str) -> str:
 
 
 def point_text(at: dict, fmt: str = "text") -> str:
-    """A parameter point, ``π₊ = 0.4, θ = 4`` (tex: one formula; html: MathML)."""
+    """A parameter point, ``π₊ = 0.4, θ = 4`` (tex: a formula per assignment; html: MathML)."""
     if fmt == "text":
         return ", ".join(assignment(k, v, "text") for k, v in at.items())
-    return _math(", ".join(assignment(k, v, "tex") for k, v in at.items()).replace(", ", ",\\ "), fmt)
+    return ", ".join(_math(assignment(k, v, "tex"), fmt) for k, v in at.items())  # a line may break between
 
 
 def _flat(d) -> bool:
