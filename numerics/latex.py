@@ -307,10 +307,11 @@ def certified_latex(cert) -> str | None:
     """A certificate (``numerics.theory.certify.at_defaults``) as a list of certified digits."""
     if cert is None:
         return None
-    at = point_text(dict(cert.params), "tex")  # the point in the papers' notation, each ball's name as prose
+    at = point_text(dict(cert.params), "tex")  # the point in the papers' notation
     if cert.balls is None:
         return f"\\noindent\\textbf{{Certified}}: no certificate at {at} ({_tex_text(cert.error)}).\n"
-    items = "\n".join(f"\\item {note_tex(k)}: $\\mathtt{{{b.digits}}}$" for k, b in cert.balls.items())
+    name = lambda k: note_tex(k) if " " in k else _tex_text(k)  # a named quantity as prose
+    items = "\n".join(f"\\item {name(k)}: $\\mathtt{{{b.digits}}}$" for k, b in cert.balls.items())
     return (f"\\noindent\\textbf{{Certified}} (ball arithmetic, radius $\\le 10^{{-{cert.digits - 3}}}$) at "
             f"{at}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
 
@@ -445,9 +446,8 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
 
 
 def step_heading(eq) -> str:
-    """A step's heading in LaTeX prose: its note (``numerics.latex_text.note_tex``: the ASCII
-    math of the note as math), first letter capitalised, ending with a full stop; a step without
-    a note is headed by its left-hand side."""
+    """A step's heading in LaTeX prose: its note with its ASCII math as math (``note_tex``),
+    capitalised, ending with a full stop; a step without a note is headed by its left-hand side."""
     if not eq.note:
         return f"The step ${latex(eq.lhs)}$."
     text = note_tex(eq.note).strip()
