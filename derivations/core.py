@@ -269,8 +269,8 @@ def latex(expr, **settings) -> str:
 
 
 #: short names a parameter goes by in code and in row labels, as the symbol the papers write:
-#: ``a0`` is alpha_0, ``lam`` the ridge lambda, ``eta_qbeta`` the product eta_q beta
-SYMBOL_ALIASES = {"a0": "alpha0", "a1": "alpha1", "lam": "lambda", "eta_qbeta": "eta_q*beta"}
+#: ``a0`` is alpha_0, ``lam`` the ridge lambda, ``ell`` a script l, ``eta_qbeta`` the product eta_q beta
+SYMBOL_ALIASES = {"a0": "alpha0", "a1": "alpha1", "lam": "lambda", "ell": "\\ell", "eta_qbeta": "eta_q*beta"}
 
 
 def name_latex(name: str) -> str:
