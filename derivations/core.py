@@ -145,6 +145,27 @@ _EXPECTATION = re.compile(r"(?<![A-Za-z\\])E(?=\[|\||\(|\\langle)")
 _MOMENT = re.compile(r"([A-Za-z])(\d+)_([A-Za-z0-9+-]+)(?:\^(inf))?")
 
 
+def _nested_factors(expr):
+    """The factors of a product flattened through nested products (and ``UnevaluatedExpr``) if a
+    nested one holds a fraction, else None (SymPy's own product printing is kept)."""
+    out, nested = [], False
+
+    def walk(e, inner):
+        nonlocal nested
+        if isinstance(e, sp.UnevaluatedExpr):
+            e, inner = e.args[0], True
+        if e.is_Mul:  # a product inside the product
+            for a in e.args:
+                walk(a, True)
+            return
+        nested |= inner and ((e.is_Pow and e.exp.is_negative) or (e.is_Rational and e.q != 1))
+        out.append(e)
+
+    for a in expr.args:
+        walk(a, False)
+    return out if nested else None
+
+
 class AttnLatexPrinter(LatexPrinter):
     """SymPy's LaTeX printer with the project's notation: the prior P(y = +1) is ``\\pi_{+}``
     (never the constant ``\\pi``), the indicator and ones-vector ``\\mathbf{1}``, an expectation
@@ -165,6 +186,29 @@ class AttnLatexPrinter(LatexPrinter):
         if "\\" in name or "{" in name or "[" in name or "|" in name:
             return _EXPECTATION.sub(r"\\mathbb{E}", name.replace(r"\mathbb{1}", r"\mathbf{1}"))
         return super()._print_Symbol(expr, style=style)
+
+    def _print_Mul(self, expr):
+        """A product holding a fraction (an unevaluated factor ``a/b``) as one fraction of
+        products, ``\\frac{a c}{b d}``, never a fraction inside a numerator."""
+        factors = _nested_factors(expr)
+        if factors is None:
+            return super()._print_Mul(expr)
+        num, den = [], []
+        for f in factors:
+            if f.is_Rational and f.q != 1:
+                num.append(sp.Integer(f.p))
+                den.append(sp.Integer(f.q))
+            elif f.is_Pow and f.exp.is_negative:
+                den.append(sp.Pow(f.base, -f.exp, evaluate=False) if f.exp != -1 else f.base)
+            else:
+                num.append(f)
+        sign = "- " if sum(1 for f in num if f.is_Number and f.is_negative) % 2 else ""
+        num = [abs(f) if f.is_Number else f for f in num if f not in (sp.S.One, sp.S.NegativeOne)]
+        den = [f for f in den if f != sp.S.One]
+        top = self._print(sp.Mul(*num, evaluate=False)) if num else "1"
+        if not den:
+            return sign + top
+        return f"{sign}\\frac{{{top}}}{{{self._print(sp.Mul(*den, evaluate=False))}}}"
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
@@ -222,6 +266,18 @@ class AttnLatexPrinter(LatexPrinter):
 def latex(expr, **settings) -> str:
     """The one printer of every equation (LaTeX document, HTML report, notebook reprs)."""
     return AttnLatexPrinter({"mul_symbol": None, **settings}).doprint(notation(expr))
+
+
+#: short names a parameter goes by in code and in row labels, as the symbol the papers write:
+#: ``a0`` is alpha_0, ``lam`` the ridge lambda, ``ell`` a script l, ``eta_qbeta`` the product eta_q beta
+SYMBOL_ALIASES = {"a0": "alpha0", "a1": "alpha1", "lam": "lambda", "ell": "\\ell", "eta_qbeta": "eta_q*beta"}
+
+
+def name_latex(name: str) -> str:
+    """A parameter's name (``alpha0``, ``pi``, ``eta_q``, ``lam``) as the one printer writes its
+    symbol (``\\alpha_{0}``, ``\\pi_{+}``, ``\\eta_{q}``, ``\\lambda``)."""
+    parts = SYMBOL_ALIASES.get(name, name).split("*")
+    return " ".join(latex(sp.Symbol(p)) for p in parts)
 
 
 # --- named steps and structural mutants ------------------------------------------------------

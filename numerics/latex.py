@@ -29,6 +29,7 @@ import sympy as sp
 from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
 from derivations.core import GaussianMean
 from numerics.latex_text import UNICODE_TEXT, _tex_text, note_tex  # noqa: F401  (text in documents)
+from numerics.claims.labels import point_text
 from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)
@@ -303,16 +304,16 @@ def statement_latex(claim) -> str | None:
 
 
 def certified_latex(cert) -> str | None:
-    """A certificate (``numerics.theory.certify.at_defaults``) as a list of certified digits;
-    None for a claim without a certifier."""
+    """A certificate (``numerics.theory.certify.at_defaults``) as a list of certified digits."""
     if cert is None:
         return None
-    at = ", ".join(f"{k} = {v}" for k, v in cert.params.items())
+    at = point_text(dict(cert.params), "tex")  # the point in the papers' notation
     if cert.balls is None:
-        return f"\\noindent\\textbf{{Certified}}: no certificate at {_tex_text(at)} ({_tex_text(cert.error)}).\n"
-    items = "\n".join(f"\\item {_tex_text(k)}: $\\mathtt{{{b.digits}}}$" for k, b in cert.balls.items())
+        return f"\\noindent\\textbf{{Certified}}: no certificate at {at} ({_tex_text(cert.error)}).\n"
+    name = lambda k: note_tex(k) if " " in k else _tex_text(k)  # a named quantity as prose
+    items = "\n".join(f"\\item {name(k)}: $\\mathtt{{{b.digits}}}$" for k, b in cert.balls.items())
     return (f"\\noindent\\textbf{{Certified}} (ball arithmetic, radius $\\le 10^{{-{cert.digits - 3}}}$) at "
-            f"{_tex_text(at)}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
+            f"{at}:\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
 
 
 class Document:
@@ -445,9 +446,8 @@ def claim_section(claim, *, certified: bool = False, certificate=None, doc: Docu
 
 
 def step_heading(eq) -> str:
-    """A step's heading in LaTeX prose: its note (``numerics.latex_text.note_tex``: the ASCII
-    math of the note as math), first letter capitalised, ending with a full stop; a step without
-    a note is headed by its left-hand side."""
+    """A step's heading in LaTeX prose: its note with its ASCII math as math (``note_tex``),
+    capitalised, ending with a full stop; a step without a note is headed by its left-hand side."""
     if not eq.note:
         return f"The step ${latex(eq.lhs)}$."
     text = note_tex(eq.note).strip()

@@ -32,6 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from numerics.claims.labels import design_line, render
 from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
@@ -65,24 +66,22 @@ def _fmt_tex(x, digits=6) -> str:
 
 
 def _label_html(label: str) -> str:
-    """A row label: text, or LaTeX prose with ``$...$`` math (a curve ``attention, $\\eta_q\\beta
-    = 50$``) rendered as MathML, never shown as source."""
-    return (prose_html(label) if "$" in label else None) or html.escape(label)
+    """A row label as HTML, its parameter point in the papers' notation (``labels``)."""
+    from numerics.claims.labels import render_label
+
+    return render_label(label, "html")
 
 
 def _label_tex(label: str) -> str:
-    """A row label in the LaTeX report: the text escaped, its ``$...$`` math kept as math."""
-    from numerics.latex import _tex_text
+    """A row label in the LaTeX report, its parameter point in the papers' notation."""
+    from numerics.claims.labels import render_label
 
-    pieces = re.split(r"(?<!\\)\$", label)
-    if len(pieces) % 2 == 0:  # an unclosed formula: all text
-        return _tex_text(label)
-    return "".join(f"${p}$" if k % 2 else _tex_text(p) for k, p in enumerate(pieces))
+    return render_label(label, "tex")
 
 
 def _verdict_table(v) -> str:
     rows = "".join(
-        f"<tr><td>{_label_html(r.label)}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
+        f"<tr><td>{render(r, 'html')}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
         f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
         f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'.replace('-', chr(0x2212))}</td>"
         f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
@@ -254,6 +253,7 @@ def html_page(entries, prov, settings, use_cache: bool = True) -> str:
             sec += eqs
         sec += ["<h3>Verdict</h3>",
                 f"<p class='fail'>{html.escape(v.error)}</p>" if v.error else _verdict_table(v),
+                f"<p class='note'>{design_line(v, 'html')}</p>" if design_line(v) else "",
                 f"<p class='note'>{html.escape(claim.allowance_note)}</p>" if claim.allowance_note else "",
                 f"<p class='note'>{html.escape(_tolerance_note(v, e.cached))}</p>"]
         if p is not None:
@@ -361,13 +361,14 @@ def latex_document(entries, prov, settings, figure_files: dict, use_cache: bool 
         v, p = e.verdict, e.power
         parts += ["\\keepwithnext{12\\baselineskip}\n",
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
-        rows = [[_label_tex(r.label), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
+        rows = [[render(r, "tex"), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
                  "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"]
                 for r in v.rows if not r.certified]
         certified = "".join(_tex_certified(r) for r in v.rows if r.certified)
         parts += [_heading(f"Verdict: {v.word}"),
                   f"\\textbf{{{t(v.error)}}}\n" if v.error else _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
                             "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows) + certified,
+                  f"{{\\small {design_line(v, 'tex')}}}\n\n" if design_line(v) else "",
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")

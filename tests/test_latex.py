@@ -68,6 +68,7 @@ def test_the_whole_document_compiles_cleanly(tmp_path):
         text = subprocess.run(["pdftotext", str(tmp_path / "all.pdf"), "-"], capture_output=True, text=True,
                               timeout=60).stdout
         assert "??" not in text
+        _assert_reads_as_prose(text, doc, claims)
     assert run.returncode == 0, [ln for ln in log.splitlines() if ln.startswith("!")][:5]
     assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)[:5]
     assert "Underfull \\hbox" not in log, re.findall(r"Underfull \\hbox.*", log)[:5]
@@ -79,6 +80,23 @@ def test_the_whole_document_compiles_cleanly(tmp_path):
     assert not [b for k, b in blocks if k == "multline" and "\\\\" not in b], "a one-line multline"
     cse = sorted(set(re.findall(r"\b[ux]_\{\d+\}", doc)))
     assert not cse and "where\n\\begin{align*}" not in doc, f"common-subexpression names in the document: {cse[:5]}"
+
+
+def _assert_reads_as_prose(text: str, doc: str, claims) -> None:
+    """The visible text of the compiled document (``pdftotext``): no internal step id (a claim id
+    is printed under its title; pdftotext drops its underscores) and no ASCII gloss.  A
+    blackboard 𝔼 is extracted as a plain E, so ``E[`` is looked for in the text outside the
+    formulas of the source instead."""
+    ids = {c.id for c in claims}
+    for cid in sorted(ids, key=len, reverse=True):
+        text = text.replace(cid, " ").replace(cid.replace("_", " "), " ")
+    steps = {eq.name for c in claims for eq in c.get_equations()} - ids
+    shown = sorted(n for n in steps if re.search(r"(?<![\w.])" + re.escape(n) + r"(?![\w.])", text))
+    assert not shown, shown[:5]
+    for gloss in ("yhat", "alpha0", "sqrt("):
+        at = text.find(gloss)
+        assert at < 0, (gloss, text[max(0, at - 80):at + 40])
+    assert "E[" not in _visible_text(doc)
 
 
 def test_every_claim_has_its_statement_as_the_first_equation():
@@ -140,3 +158,17 @@ def test_a_notes_ascii_math_becomes_math_and_its_words_stay_text(note, tex):
 def test_a_sum_of_matrices_is_printed_in_the_papers_order():
     one, ident = sp.MatrixSymbol(r"\mathbb{1}", 3, 1), sp.Identity(3)
     assert L.latex(ident - one * one.T / sp.Symbol("L")) == r"I - \frac{1}{L} \mathbf{1} \mathbf{1}^{\top}"
+
+
+def test_a_fraction_inside_a_product_prints_as_one_fraction_of_products():
+    """``(a/b) c / d`` held unevaluated prints ``\\frac{a c}{b d}``, never a fraction in a
+    numerator (the document's steps parse back: tests/test_latex_roundtrip.py)."""
+    from derivations.core import latex
+
+    a, b, c, d = sp.symbols("a b c d")
+    for expr, printed in ((sp.Mul(a / b, c, 1 / d, evaluate=False), r"\frac{a c}{b d}"),
+                          (sp.Mul(sp.UnevaluatedExpr(a / b), c) / d, r"\frac{a c}{b d}"),
+                          (sp.Mul(-1, sp.UnevaluatedExpr(a / (2 * b)), c + d, 1 / d, evaluate=False),
+                           r"- \frac{a \left(c + d\right)}{2 b d}")):
+        assert latex(expr) == printed
+    assert latex(3 * a / b) == r"\frac{3 a}{b}"  # SymPy's own fractions unchanged

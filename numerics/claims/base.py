@@ -41,7 +41,7 @@ from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
 from numerics.registry import RegistryError
 
-SCHEMA = "attncheck.verdict/1"
+SCHEMA = "attncheck.verdict/2"
 MODES = ("quick", "full")
 
 
@@ -148,6 +148,9 @@ class Comparison:
     #: the score ``mean`` is <= 1.  It is not a statistical estimate: it is listed apart and
     #: takes no part in the Bonferroni correction of the others
     certified: str = ""
+    #: the row's parameter point (name -> value); None: the ``name=value`` of its label
+    #: (``numerics.claims.labels``, which prints it in the papers' notation)
+    at: dict | None = None
 
     def __post_init__(self):
         for name in ("theory", "mean", "se", "allowance"):
@@ -190,6 +193,7 @@ class RowVerdict:
     n: int | None
     #: a certified row's text (:attr:`Comparison.certified`), printed apart from the statistical rows
     certified: str = ""
+    at: dict = field(default_factory=dict)  #: the row's parameter point (``labels.point``)
 
 
 def statistical_rows(comparisons) -> int:
@@ -226,6 +230,7 @@ class Verdict:
     versions: dict = field(default_factory=dict)
     #: non-empty: the claim could not be run (its theory or experiment raised); no rows, not passed
     error: str = ""
+    point: dict = field(default_factory=dict)  #: the user's ``--param`` point (empty: the design)
 
     @property
     def status(self) -> str:
@@ -245,31 +250,15 @@ class Verdict:
                 f"{self.mode}, seed {self.seed}{mut})")
 
     def _repr_html_(self) -> str:  # notebooks render the verdict table
-        import html
+        from numerics.claims.verdicts import verdict_html
 
-        head = ("<tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>tolerance</th>"
-                "<th>z</th><th></th></tr>")
-        from numerics.report_math import prose_html
-
-        body = "".join(  # a label with $...$ math is rendered, never shown as source
-            f"<tr><td>{('$' in r.label and prose_html(r.label)) or html.escape(r.label)}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
-            f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
-            f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if not r.certified)
-        body += "".join(f"<tr><td colspan='6'>certified: {html.escape(r.certified)}</td>"
-                        f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in self.rows if r.certified)
-
-        word = self.word
-        heading = f"<p><b>{html.escape(self.title)}</b></p>" if self.title else ""
-        if self.error:
-            return (f"{heading}<p><b>{word}</b> <code>{html.escape(self.id)}</code>: "
-                    f"{html.escape(self.error)}</p>")
-        stated = (prose_html(self.statement_tex) if self.statement_tex else None) or html.escape(self.statement)
-        return (f"{heading}<p><b>{word}</b> <code>{html.escape(self.id)}</code> ({self.mode}, seed {self.seed}): "
-                f"{stated}</p><table>{head}{body}</table>")
+        return verdict_html(self)
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d["schema"] = SCHEMA
+        from numerics.claims.labels import design_point
+
+        d["schema"], d["design"] = SCHEMA, design_point(self)
         d["status"] = self.status
         d["seed_paths"] = [list(p) for p in self.seed_paths]
         return d
@@ -295,6 +284,8 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
                        **_titles(claim), versions=dict(_versions()), error=evidence.error)
     if not evidence.comparisons:
         raise ValueError(f"{evidence.claim_id}: a claim with no comparisons checks nothing")
+    from numerics.claims.labels import point
+
     zc = z_critical(statistical_rows(evidence.comparisons))
     rows = []
     for c in evidence.comparisons:
@@ -304,7 +295,8 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         diff = c.mean - t
         z = diff / c.se if c.se > 0 and not cert else None
         rows.append(
-            RowVerdict(c.label, c.theory, t, c.mean, c.se, c.allowance, tol, z, abs(diff) <= tol, c.n, cert)
+            RowVerdict(c.label, c.theory, t, c.mean, c.se, c.allowance, tol, z, abs(diff) <= tol, c.n, cert,
+                       {} if cert else point(c))
         )
     s = evidence.settings
     return Verdict(
@@ -325,6 +317,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         statement=claim.statement if claim else "",
         **_titles(claim),
         versions=dict(_versions()),
+        point=dict(s.params),
     )
 
 

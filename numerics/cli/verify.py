@@ -61,12 +61,14 @@ def _duration(seconds: float) -> str:
 
 
 def _row_text(r) -> str:
+    from numerics.claims.labels import render
+
     mark = "ok " if r.passed else "BAD"
     if r.certified:  # not a score: what the ball arithmetic showed
         return f"    {mark} certified: {r.certified}"
     z = f"z={r.z:+.2f}" if r.z is not None else "exact"
     return (
-        f"    {mark} {r.label:28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
+        f"    {mark} {render(r):28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
         f"  tol={r.tolerance:.2g}  {z}"
     )
 
@@ -187,6 +189,10 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
             n_cert = sum(bool(r.certified) for r in verdict.rows)
             rows = f"{len(verdict.rows) - n_cert} rows" + (" + certified" if n_cert else "")
             click.echo(f"{word:4s} {claim.id:34s} {rows}{zt}, {when}")
+            from numerics.claims.labels import design_line
+
+            if design_line(verdict):  # the point the claim ran at, in the papers' notation
+                    click.echo(f"    {design_line(verdict)}")
             if verbose or not expected:  # the statistical rows, then the certified one apart
                 for r in sorted(verdict.rows, key=lambda r: bool(r.certified)):
                     click.echo(_row_text(r))

@@ -1,0 +1,119 @@
+"""Verdict rows in the papers' notation: each row carries its parameter point (``at``), and the
+terminal (Unicode), the HTML report (MathML) and the PDF (LaTeX) print it through the one
+renderer, ``numerics.claims.labels``, each name through the one printer; the design point is
+one line in each format; ``verify --json`` has the structured point."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from numerics import registry
+from numerics.claims import labels
+from numerics.claims.base import SCHEMA, Claim, Comparison, Evidence, Settings, judge
+
+LABEL = "q2_cosine[logistic, L=10, a0=3]"
+
+
+def test_a_label_point_is_read_from_its_assignments():
+    row = Comparison(LABEL, 1.0, 1.0)
+    assert labels.point(row) == {"L": 10, "a0": 3}
+    assert labels.point(Comparison("alpha*_pool (L=10,R=1,pi=.5,theta=5)", 1.0, 1.0)) == \
+        {"L": 10, "R": 1, "pi": 0.5, "theta": 5}
+    # not a plain number: not a point (the label stays text)
+    assert labels.point(Comparison("limit law pi=0.5 x=0.0 L=10^(10^8)", 1.0, 1.0)) == {"pi": 0.5, "x": 0.0}
+    assert labels.point(Comparison("alpha*_vec", 1.0, 1.0)) == {}
+
+
+def test_names_print_through_the_one_printer():
+    assert labels.assignment("alpha0", 3, "text") == "α₀ = 3"
+    assert labels.assignment("a0", 3, "text") == "α₀ = 3"
+    assert labels.assignment("pi", 0.3, "text") == "π₊ = 0.3"
+    assert labels.assignment("lam", 1e-05, "text") == "λ = 1e-05"
+    assert labels.assignment("eta_q", 0.5, "text") == "η_q = 0.5"
+    assert labels.assignment("sigma2", 2, "text") == "σ² = 2"
+    assert labels.assignment("alpha0", 3, "tex") == r"\alpha_{0} = 3"
+    assert labels.assignment("pi", 0.3, "tex") == r"\pi_{+} = 0.3"
+    assert labels.assignment("lam", 2, "tex") == r"\lambda = 2"
+
+
+def test_a_label_renders_in_each_format():
+    row = Comparison(LABEL, 1.0, 1.0)
+    assert labels.render(row, "text") == "q2_cosine[logistic, L = 10, α₀ = 3]"
+    assert labels.render(row, "tex") == r"q2\_cosine[logistic, $L = 10$, $\alpha_{0} = 3$]"
+    page = labels.render(row, "html")
+    assert page.startswith("q2_cosine[logistic, ") and page.count("<math") == 2
+    assert "a0" not in page and "\\" not in page and "$" not in page
+    with pytest.raises(ValueError):
+        labels.render(row, "rtf")
+
+
+def test_a_structured_point_is_rendered_even_when_the_label_does_not_write_it():
+    row = Comparison("E_test", 1.0, 1.0, at={"alpha0": 3, "pi": 0.3})
+    assert labels.render(row, "text") == "E_test at α₀ = 3, π₊ = 0.3"
+    assert labels.render(row, "tex") == r"E\_test at $\alpha_{0} = 3$, $\pi_{+} = 0.3$"
+
+
+def _verdict(details=None, params=()):
+    ev = Evidence("T.row", [Comparison(LABEL, 1.0, 1.0, 0.1), Comparison("sqrt2", 1.0, 1.0)],
+                  Settings(params=params), details=details or {})
+    return judge(ev)
+
+
+def test_the_verdict_rows_carry_their_point_and_the_json_has_it():
+    v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
+    assert [r.at for r in v.rows] == [{"L": 10, "a0": 3}, {}]
+    rec = v.to_json()
+    assert SCHEMA == "attncheck.verdict/2" and rec["schema"] == SCHEMA
+    assert rec["rows"][0]["at"] == {"L": 10, "a0": 3} and rec["rows"][0]["label"] == LABEL
+    assert rec["design"] == {"pi": 0.3, "theta": 5.0} and rec["point"] == {}
+
+
+def test_the_design_line_in_each_format():
+    v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
+    assert labels.design_line(v) == "design point: π₊ = 0.3, θ = 5"
+    assert labels.design_line(v, "tex") == r"design point: $\pi_{+} = 0.3$, $\theta = 5$"
+    assert "<math" in labels.design_line(v, "html")
+    # named groups of points, one line
+    v = _verdict({"params": {"L=10": {"L": 10, "pi": 0.4}, "L=4": {"L": 4, "pi": 0.5}}})
+    assert labels.design_line(v) == "design point: L=10: L = 10, π₊ = 0.4; L=4: L = 4, π₊ = 0.5"
+    # the user's point wins, and says so
+    v = _verdict({"setting": {"pi": 0.3}}, params=(("alpha0", 2.0),))
+    assert labels.design_line(v) == "point: α₀ = 2"
+    assert labels.design_line(_verdict()) == ""
+
+
+def test_the_notebook_and_the_report_show_the_notation_and_the_design():
+    from numerics import report
+
+    v = _verdict({"setting": {"pi": 0.3}})
+    page = v._repr_html_()
+    assert "design point: " in page and "a0=3" not in page and page.count("<math") >= 3
+    table = report._verdict_table(v)
+    assert "a0=3" not in table and "<math" in table
+
+
+def _design(settings, claim):
+    return ([Comparison("E at a0=3", 1.0, 1.0, 0.1), Comparison("E at lam=2", 1.0, 1.0, 0.1)], {},
+            {"setting": {"pi": 0.3, "theta": 5.0}})
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    toys = {"T.design": Claim("T.design", "A", "toy", "a toy at a design point", _design)}
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 1)
+    monkeypatch.setattr(registry, "claims", lambda: toys)
+    monkeypatch.setattr(registry, "claim_index", lambda: [registry._describe(c) for c in toys.values()])
+    return CliRunner()
+
+
+def test_verify_prints_the_notation_and_the_design_line(toy):
+    from numerics.cli import main
+
+    out = toy.invoke(main, ["verify", "T.design", "-v", "--no-cache"])
+    assert out.exit_code == 0, out.output
+    assert "    design point: π₊ = 0.3, θ = 5" in out.output
+    assert "E at α₀ = 3" in out.output and "E at λ = 2" in out.output and "a0=3" not in out.output
+    rec = json.loads(toy.invoke(main, ["verify", "T.design", "--json", "--no-cache"]).output)
+    assert [r["at"] for r in rec["rows"]] == [{"a0": 3}, {"lam": 2}]
+    assert [r["label"] for r in rec["rows"]] == ["E at a0=3", "E at lam=2"]  # the stable keys
+    assert rec["design"] == {"pi": 0.3, "theta": 5.0}
