@@ -199,10 +199,10 @@ _COMMON = dict(paper="A", status="derived", allowance_note=ALLOWANCE_NOTE, param
 
 # --- Corollary 1 --------------------------------------------------------------------------
 # quick: the paper's point, where the readout-noise term of C is small (theta = 6), and a six-token
-# point at theta = 3, where that term is a large part of C (eta_w = 3/4: not 1, so that a power of
+# point at theta = 3, where that term is a large part of C (eta_w = 1/2: not 1, so that a power of
 # eta_w shows)
 RATE_POINTS = {
-    "quick": (PAPER, dict(QUICK, L=6, R=2, theta=3.0, eta_w=0.75)),
+    "quick": (PAPER, dict(QUICK, L=6, R=2, theta=3.0, eta_w=0.5)),
     "full": (PAPER, QUICK, dict(PAPER, pi=0.5, eta_b=0.0), dict(QUICK, L=6, R=2, theta=3.0, eta_w=1.0)),
 }
 # the population curves 1 - |cos| at alpha0 = 50 * 2^k: with common random numbers and the
