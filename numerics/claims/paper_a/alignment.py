@@ -178,8 +178,9 @@ def _pick(qty, losses=LOSSES):
 
 
 def _pick_w1(des):
-    # cos(w1, xi) is the same for both losses (w1 scales with g = y/2 or y); |w1| differs by 2
-    return _judged(des, [("logistic", a0, "w1_cosine") for a0 in des["alphas"]]
+    # the simulated cos(w1, xi) is the same for both losses (w1 scales with g = y/2 or y), |w1|
+    # differs by 2; each loss's theory is its own entry of the derivation, so both are judged
+    return _judged(des, [(loss, a0, "w1_cosine") for loss in LOSSES for a0 in des["alphas"]]
                    + [(loss, a0, "w1_norm") for loss in LOSSES for a0 in des["alphas"]])
 
 
