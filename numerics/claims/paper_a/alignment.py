@@ -10,10 +10,10 @@ alpha0 where the self-interaction shift of the step-2 prediction changes <q^(2),
 and cos(q^(2), xi) by 5-70 % (at eta_q beta = 1/8 and beta != 1), and the same four tokens at
 eta_w = 1/4 (eta_w^2 != eta_w), which judges only the norms and cosines.  One simulation serves
 the four claims (``memo``); each claim judges its own rows.  Finite-size allowance: the limits
-hold as d -> inf; at finite d the mean is biased by O(1/d).  Every cell is also simulated at d/2 with the same number of trials;
-mean(d/2) - mean(d) estimates the c/d bias at d, and the allowance of a row is the
-statistically significant part of that drift, max(0, |drift| - z se_drift) (ALLOWANCE_NOTE),
-computed from the two simulations alone.
+hold as d -> inf; at finite d the mean is biased by O(1/d).  Every cell is also simulated at
+d/2 with the same number of trials; mean(d/2) - mean(d) estimates the c/d bias at d, and the
+allowance of a row is the statistically significant part of that drift,
+max(0, |drift| - z se_drift) (ALLOWANCE_NOTE), computed from the two simulations alone.
 
 A.cor1 experiment: ``numerics.experiments.paper_a.two_step_population``, the d -> inf limit of the
 protocol computed sample by sample by Monte Carlo from the model's ingredients (no derivation),
