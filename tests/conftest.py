@@ -60,7 +60,11 @@ def pytest_configure(config):
 
 #: the modules that run whole claims, started first: under ``pytest -n N`` a long test left for
 #: the end keeps one process busy while the others wait, so the long ones go first and the many
-#: short ones fill in behind them (the order inside each module is kept)
+#: short ones fill in behind them (the order inside each module is kept).  The tests of one
+#: claim that read its session evidence or power run (the claims and mutation catalogues, the
+#: power ratchet) form one xdist group (``--dist loadgroup``, pyproject.toml): one process runs
+#: them one after the other, computing the claim's runs once, where two processes asking at once
+#: would leave one of them waiting on the other's lock for the whole run (up to a minute a claim)
 FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_paper.py",
          "test_reproducibility.py", "test_notebook.py")
 
@@ -104,6 +108,10 @@ def pytest_collection_modifyitems(config, items):
         return
     rank = {name: i for i, name in enumerate(FIRST)}
     items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable
+    for item in items:
+        claim = getattr(item, "callspec", None) and item.callspec.params.get("claim")
+        if claim is not None and {"quick_evidence", "quick_power"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.xdist_group(f"claim {claim.id}"))
 
 
 @pytest.hookimpl(optionalhook=True)
