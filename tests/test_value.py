@@ -378,6 +378,27 @@ def test_the_rest_of_the_number_type_at_its_edges():
         "note": "text", "ok": "true", "r": V.text(b.value, b.digits), "r_radius": V.error_text(b.error)}
 
 
+
+def test_a_precision_bound_is_not_an_error_source_and_numpy_is_refused_in_words():
+    """An error of kind ``dps`` bounds the arithmetic, it is not an independent estimate: no
+    source; numpy's methods other than a plain call, and ``out=``, are refused naming them; a
+    numpy call on a Value and a non-number says what a Value combines with; a Value cannot lose
+    an attribute, and it shows in a notebook as its printed digits."""
+    assert Value(1, "1e-20", "dps").sources == {}
+    assert list(Value(1, "1e-20", "se").sources.values()) == [Value(1, "1e-20", "se").error]
+    with pytest.raises(TypeError, match="^numpy.sqrt with out= is not supported on a Value; "
+                                        "call numpy.sqrt[(][.][.][.][)] on Values or object arrays"):
+        np.sqrt(Value(4), out=np.empty(()))
+    with pytest.raises(TypeError, match="^numpy.add.accumulate is not supported on a Value; call numpy.add"):
+        np.add.accumulate(Value(4))
+    with pytest.raises(TypeError, match="^numpy.arctan2 of Value, str: a Value combines with numbers and Values$"):
+        np.arctan2(Value(1), "x")
+    with pytest.raises(AttributeError, match="^a Value is immutable [(]cannot delete value[)]$"):
+        del Value(1).value
+    assert Value(1.5, "0.1", "se")._repr_latex_() == "$1.50 \\pm 0.10$"
+    assert Value(2)._repr_latex_() == "$2$" and Value("0.25", None, "dps", 5)._repr_latex_() == "$0.25000$"
+
+
 # --- the printer against an exact reference --------------------------------------------------------
 def _printed(x, digits):
     """``x`` (an mpf) rounded once to ``digits`` significant digits from its exact value, ties away
