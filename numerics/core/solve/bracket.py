@@ -65,7 +65,7 @@ class BracketedNewton:
         ok = flo * fhi <= 0
         # orient so that f(lo) <= 0 <= f(hi)
         lo, hi = (self.lo, self.hi) if flo <= 0 else (self.hi, self.lo)
-        x = x0 if min(lo, hi) < x0 < max(lo, hi) else (lo + hi) / 2
+        x = x0 if x0 is not None and min(lo, hi) < x0 < max(lo, hi) else (lo + hi) / 2  # no start: the midpoint
         width = abs(hi - lo)
         return _BracketState(x, lo, hi, self.f(x), width, width, ok)
 
@@ -74,11 +74,16 @@ class BracketedNewton:
         x_new = s.x - s.fx / d if d != 0 else None
         small = x_new is not None and abs(x_new - s.x) <= self.tol * (1 + abs(s.x))
         within = x_new is not None and min(s.lo, s.hi) < x_new < max(s.lo, s.hi)
-        if not small and not (within and 2 * abs(x_new - s.x) <= s.dx_old):
-            x_new = (s.lo + s.hi) / 2   # (a Newton step below the tolerance is taken as is)
+        if small or (within and 2 * abs(x_new - s.x) <= s.dx_old):
+            dx = abs(x_new - s.x)       # a Newton step (one below the tolerance is taken as is)
+        else:
+            # bisection: the step is the half-width of the bracket, not the distance moved,
+            # which is 0 when x is already the midpoint (the start, when x0 is outside the
+            # bracket): that 0 would stop the solver at the midpoint as if it had converged
+            x_new, dx = (s.lo + s.hi) / 2, abs(s.hi - s.lo) / 2
         f_new = self.f(x_new)
         lo, hi = (x_new, s.hi) if f_new <= 0 else (s.lo, x_new)
-        return _BracketState(x_new, lo, hi, f_new, abs(x_new - s.x), s.dx, True)
+        return _BracketState(x_new, lo, hi, f_new, dx, s.dx, True)
 
     def terminate(self, s):
         if not s.bracketed:
