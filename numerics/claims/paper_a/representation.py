@@ -273,7 +273,12 @@ ATTENTION = Claim(
 
 # --- A.thm2.sharp_threshold ---------------------------------------------------------------
 
-LIMIT_ROWS = ((0.5, -0.5), (0.5, 0.0), (0.5, 0.5), (0.5, 1.5), (0.3, 0.0), (0.3, 1.0))   # (pi, x)
+LIMIT_ROWS = ((0.5, -0.5), (0.5, 0.0), (0.5, 0.5), (0.5, 1.5), (0.3, 0.0), (0.3, 1.0))   # (pi, x), R = 1
+# two relevant tokens: the limit law's Phi(-x)^R is Phi(-x) at R = 1, so an error in how R
+# enters (its exponent, R for R^2, R dropped) shows only at R >= 2; the documented allowance
+# holds there too (the exact error exceeds its limit by at most 0.18 log(ell)/sqrt(2 ell) at
+# R = 2, 0.20 at R = 3, over ell = 10^2..10^8 ln 10, x in [-0.5, 1.5], pi in {0.3, 0.5})
+LIMIT_ROWS_R2 = ((0.5, 0.0), (0.3, -0.5))
 LIMIT_LOG10_L = 10**8          # the limit-law rows are at L = 10^(10^8)
 LIMIT_K = 0.25                 # finite-L allowance K log(ell)/sqrt(2 ell), ell = log L (docs)
 LN10 = math.log(10)
@@ -295,10 +300,10 @@ def _sharp_experiment(settings, claim):
     lnL = mpmath.mpf(LIMIT_LOG10_L) * mpmath.log(10)
     b = ao.b_L_mp(lnL, 30)
     allow = limit_allowance(lnL)
-    for pi, x in LIMIT_ROWS:
-        exact = float(ao.hardmax_error(None, R, pi, b + mpmath.mpf(repr(x)), 15, lnL=lnL).error)
-        rows.append(Comparison(f"limit law pi={pi} x={x} L=10^(10^8)", float(ao.hardmax_limit_law(x, pi, R)),
-                               exact, 0.0, allow))
+    for R_, (pi, x) in [(R, row) for row in LIMIT_ROWS] + [(2, row) for row in LIMIT_ROWS_R2]:
+        exact = float(ao.hardmax_error(None, R_, pi, b + mpmath.mpf(repr(x)), 15, lnL=lnL).error)
+        rows.append(Comparison(f"limit law pi={pi} x={x}{'' if R_ == 1 else f' R={R_}'} L=10^(10^8)",
+                               float(ao.hardmax_limit_law(x, pi, R_)), exact, 0.0, allow))
     details["b_L at L = 10^(10^8)"] = float(b)
     # (2) finite-L transition curves in r = theta / sqrt(2 log L): exact vs simulation
     pi = 0.5
@@ -310,6 +315,23 @@ def _sharp_experiment(settings, claim):
             est = _oracle(settings, claim, ("r", L, int(100 * r)), "stat_hardmax", n, L, R, pi, theta)
             rows.append(Comparison(f"hardmax r={r} L={L}", float(h.error), est.error, est.se, 0.0, n))
             sizes[f"hardmax r={r} L={L}"] = n
+    # two relevant tokens (R = 2), the exact finite-L error against simulation: at L = 100, and
+    # at L = 4, where the L - R noise tokens of a positive sequence differ from L or L + R by a
+    # factor the rows resolve (F_0^(L-R) at L = 100 is within 2 % of F_0^(L+R))
+    for L, r in ((100, 0.8), (4, 1.25)):
+        n = _n(settings, 100_000)
+        theta = r * math.sqrt(2 * math.log(L))
+        h = ao.hardmax_error(L, 2, pi, theta, settings.dps)
+        est = _oracle(settings, claim, ("r", L, int(100 * r), 2), "stat_hardmax", n, L, 2, pi, theta)
+        rows.append(Comparison(f"hardmax r={r} R=2 L={L}", float(h.error), est.error, est.se, 0.0, n))
+        sizes[f"hardmax r={r} R=2 L={L}"] = n
+    # two tokens, a frequent positive class: the noise tokens' count L - R of a positive sequence
+    # (1 here, 2 with L, 3 with L + R) moves the error by 4-14 %; 400 000 draws of two tokens
+    L, R_, pi_, theta, n = 2, 1, 0.75, 2.2, _n(settings, 400_000)
+    h = ao.hardmax_error(L, R_, pi_, theta, settings.dps)
+    est = _oracle(settings, claim, ("L", L, "pi", 75), "stat_hardmax", n, L, R_, pi_, theta)
+    rows.append(Comparison(f"hardmax L={L} pi={pi_} theta={theta}", float(h.error), est.error, est.se, 0.0, n))
+    sizes[f"hardmax L={L} pi={pi_} theta={theta}"] = n
     details["exact hard-max error vs r at L = 10^k (k = 2, 4, 8, 16, 64)"] = {
         r: [float(ao.hardmax_error(None, R, pi, r * math.sqrt(2 * k * LN10), 12, lnL=k * LN10).error)
             for k in (2, 4, 8, 16, 64)] for r in (0.8, 1.0, 1.25)}
