@@ -5,6 +5,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.results import RESULTS, SolveError
@@ -230,6 +231,34 @@ def test_rtsafe_from_a_start_outside_its_bracket_or_at_its_midpoint_finds_the_ro
     s = solve("rtsafe", lambda z: mpmath.tanh(z - 2), lambda z: 1 / mpmath.cosh(z - 2) ** 2,
               mpmath.mpf(-10), mpmath.mpf(3), mpmath.mpf(10) ** -30, x0=None if x0 is None else mpmath.mpf(x0))
     assert s.ok and abs(s.value - 2) < mpmath.mpf(10) ** -29 and s.residual < mpmath.mpf(10) ** -29
+
+
+
+@settings(max_examples=150, deadline=None)
+@given(root=st.floats(-9.5, 2.5), scale=st.floats(0.05, 20.0), shift=st.floats(-0.9, 0.9),
+       x0=st.one_of(st.none(), st.floats(-30.0, 30.0)), increasing=st.booleans())
+def test_rtsafe_finds_the_root_of_any_monotone_function_from_any_start(root, scale, shift, x0, increasing):
+    """f(z) = +-(tanh(scale (z - root)) + shift tanh(scale (z - root))^2): monotone, flat far from
+    its root or steep at it, with the root anywhere in the bracket [-10, 3] and the start
+    anywhere (inside, outside, none): the value is the root to the tolerance, and |f| there is
+    as small as the slope allows."""
+    from numerics.core.solve import solve
+
+    sign = 1 if increasing else -1
+    r, a, c = mpmath.mpf(root), mpmath.mpf(scale), mpmath.mpf(shift) / 2
+
+    def f(z):
+        t = mpmath.tanh(a * (z - r))
+        return sign * (t + c * t**2)
+
+    def df(z):
+        t = mpmath.tanh(a * (z - r))
+        return sign * a * (1 - t**2) * (1 + 2 * c * t)
+
+    with mpmath.workdps(40):
+        s = solve("rtsafe", f, df, mpmath.mpf(-10), mpmath.mpf(3), mpmath.mpf(10) ** -30,
+                  x0=None if x0 is None else mpmath.mpf(x0), max_steps=400)
+        assert s.ok and abs(s.value - r) <= mpmath.mpf(10) ** -28 * (1 + abs(r)) and s.residual < 1e-25 * (1 + a)
 
 
 def test_increasing_root_max_iter_is_the_limit():
