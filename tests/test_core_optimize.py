@@ -219,7 +219,6 @@ def test_each_solver_converges_within_its_own_step_count_and_not_one_less(method
         _ = short.value
 
 
-
 @pytest.mark.parametrize("x0", [7.0, 3.0, -3.5, None])
 def test_rtsafe_from_a_start_outside_its_bracket_or_at_its_midpoint_finds_the_root(x0):
     """A start outside the bracket (or at its end) begins at the midpoint; there Newton leaves
@@ -231,7 +230,6 @@ def test_rtsafe_from_a_start_outside_its_bracket_or_at_its_midpoint_finds_the_ro
     s = solve("rtsafe", lambda z: mpmath.tanh(z - 2), lambda z: 1 / mpmath.cosh(z - 2) ** 2,
               mpmath.mpf(-10), mpmath.mpf(3), mpmath.mpf(10) ** -30, x0=None if x0 is None else mpmath.mpf(x0))
     assert s.ok and abs(s.value - 2) < mpmath.mpf(10) ** -29 and s.residual < mpmath.mpf(10) ** -29
-
 
 
 @settings(max_examples=150, deadline=None)

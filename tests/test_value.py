@@ -378,7 +378,6 @@ def test_the_rest_of_the_number_type_at_its_edges():
         "note": "text", "ok": "true", "r": V.text(b.value, b.digits), "r_radius": V.error_text(b.error)}
 
 
-
 def test_a_precision_bound_is_not_an_error_source_and_numpy_is_refused_in_words():
     """An error of kind ``dps`` bounds the arithmetic, it is not an independent estimate: no
     source; numpy's methods other than a plain call, and ``out=``, are refused naming them; a
