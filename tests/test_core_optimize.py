@@ -443,3 +443,80 @@ def test_polish_mp_failures_say_why():
     cplx = polish_mp(lambda t: [mpmath.log(t) + 1], lambda t: [[1 / t]], (-0.5,), 20, [(None, None)])
     assert cplx.result is RESULTS.nonfinite and cplx.residual == math.inf
     assert cplx.message == "complex iterate (objective not positive)"
+
+
+# --- the bracket solvers, step by step (numerics/core/solve/bracket.py) --------------------------
+def _logged(f):
+    """f, recording the points it is evaluated at."""
+    calls = []
+
+    def g(z):
+        calls.append(z)
+        return f(z)
+    return g, calls
+
+
+@pytest.mark.parametrize("x0, start", [(2.5, 2.5), (None, -3.5), (7.0, -3.5), (-10.0, -3.5), (3.0, -3.5)])
+def test_rtsafe_starts_at_its_start_inside_the_bracket_else_at_the_midpoint(x0, start):
+    """f is evaluated at the two ends, then at the start: x0 strictly inside the bracket, or
+    the midpoint (no start, a start outside, a start at an end)."""
+    from numerics.core.solve import solve
+
+    f, calls = _logged(lambda z: mpmath.tanh(z - 2))
+    solve("rtsafe", f, lambda z: 1 / mpmath.cosh(z - 2) ** 2, mpmath.mpf(-10), mpmath.mpf(3),
+          mpmath.mpf(10) ** -30, x0=None if x0 is None else mpmath.mpf(x0))
+    assert calls[:2] == [-10, 3] and calls[2] == start
+
+
+def test_rtsafe_takes_newton_steps_near_the_root_and_refuses_a_bracket_without_a_sign_change():
+    """From a start near the root Newton converges in a few steps (bisection alone would take
+    about 100 for 10^-30); a root at an end of the bracket is found; f of one sign at both ends
+    (their product 0.25, or 4) is no bracket."""
+    from numerics.core.solve import solve
+
+    one = mpmath.mpf(10) ** -30
+    with mpmath.workdps(40):
+        s = solve("rtsafe", lambda z: z**3 - 2, lambda z: 3 * z**2, mpmath.mpf(0), mpmath.mpf(3), one,
+                  x0=mpmath.mpf("1.3"))
+        assert s.ok and s.iterations <= 7 and abs(s.value - mpmath.cbrt(2)) < one
+        for lo, hi in ((-1, 0), (0, 1)):  # the root 0 at the lower, then the upper end
+            e = solve("rtsafe", lambda z: z, lambda z: mpmath.mpf(1), mpmath.mpf(lo), mpmath.mpf(hi), one)
+            assert e.ok and abs(e.value) < one, (lo, hi)
+        for c in ("0.25", "4"):
+            bad = solve("rtsafe", lambda z: mpmath.mpf(c) ** 0.5 + 0 * z, lambda z: mpmath.mpf(0),
+                        mpmath.mpf(0), mpmath.mpf(1), one, throw=False)
+            assert bad.result is RESULTS.no_bracket, c
+
+
+def test_brent_counts_scipys_iterations_says_its_bound_and_refuses_what_scipy_refuses():
+    """``brent``: the value and iteration count of scipy's brentq (its iterations + the call
+    that checks the root) and |f| there; at 3 iterations it is not converged (and does not
+    raise); f of one sign at both ends is no bracket, with scipy's words."""
+    from scipy.optimize import brentq
+
+    from numerics.core.solve import solve
+
+    f = lambda z: z**3 - 2  # noqa: E731
+    x, r = brentq(f, 0.0, 3.0, xtol=2e-12, rtol=8.881784197001252e-16, full_output=True)
+    s = solve("brent", f, 0.0, 3.0)
+    assert s.ok and s.value == x and s.iterations == r.iterations + 1
+    assert s.residual == abs(f(x))
+    short = solve("brent", f, 0.0, 3.0, maxiter=3, throw=False)
+    assert short.result is RESULTS.max_steps_reached
+    bad = solve("brent", f, 2.0, 3.0, throw=False)
+    assert bad.result is RESULTS.no_bracket and bad.iterations == 0 and bad.residual == math.inf
+    assert "f(a) and f(b) must have different signs" in bad.message
+
+
+def test_golden_section_on_a_bracket_away_from_zero():
+    """The minimiser of a parabola on [-1, 3] (a bracket whose ends do not sum to its width),
+    the residual is the final bracket's width, below tol (1 + |x|); the value is the better of
+    the two inner points; a non-finite objective stops it at once."""
+    from numerics.core.solve import solve
+
+    s = solve("golden", lambda z: (z - 2.2) ** 2, -1.0, 3.0, 1e-9)
+    assert s.ok and abs(s.value - 2.2) < 1e-8 and 0 < s.residual <= 1e-9 * (1 + abs(s.value))
+    down = solve("golden", lambda z: -z, -1.0, 3.0, 1e-9)  # decreasing: the minimum at the right end
+    assert down.ok and 3.0 - down.value < 1e-8
+    nan = solve("golden", lambda z: math.nan if z > 0 else z * z, -1.0, 3.0, 1e-9, throw=False)
+    assert nan.result is RESULTS.nonfinite and nan.iterations == 0

@@ -14,8 +14,8 @@ from numerics.core.solve.newton import _Done, MPNewton
 
 class Brent:
     """Root of ``f`` in [lo, hi] (a sign change) by ``scipy.optimize.brentq``; the residual is
-    |f| at the root, as for the other solvers (brentq's own bound on the distance to the root,
-    xtol + rtol |x|, is the message)."""
+    |f| at the root, as for the other solvers (brentq's own bound on the distance to the root
+    is xtol + rtol |x|)."""
 
     def __init__(self, f, lo, hi, *, xtol: float = 2e-12, rtol: float = 8.881784197001252e-16,
                  maxiter: int = 100):
@@ -30,8 +30,7 @@ class Brent:
         except ValueError as e:  # f(lo) and f(hi) of one sign
             return _Done(None, RESULTS.no_bracket, math.inf, 0, str(e))
         result = RESULTS.successful if r.converged else RESULTS.max_steps_reached
-        return _Done(x, result, abs(self.f(x)), r.iterations + 1,
-                     f"|x - root| <= {self.xtol + self.rtol * abs(x):.3g}")
+        return _Done(x, result, abs(self.f(x)), r.iterations + 1)
 
     step, terminate, residual, value = MPNewton.step, MPNewton.terminate, MPNewton.residual, MPNewton.value
     iterations, explain = MPNewton.iterations, MPNewton.explain
