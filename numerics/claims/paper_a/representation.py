@@ -305,33 +305,24 @@ def _sharp_experiment(settings, claim):
         rows.append(Comparison(f"limit law pi={pi} x={x}{'' if R_ == 1 else f' R={R_}'} L=10^(10^8)",
                                float(ao.hardmax_limit_law(x, pi, R_)), exact, 0.0, allow))
     details["b_L at L = 10^(10^8)"] = float(b)
-    # (2) finite-L transition curves in r = theta / sqrt(2 log L): exact vs simulation
+    # (2) the exact finite-L error (step 4) against simulation: (label, memo key, L, R, pi,
+    #     theta, quick draws).  The transition curves in r = theta / sqrt(2 log L) at R = 1; two
+    #     relevant tokens (R = 2) at L = 100, and at L = 4, where the L - R noise tokens of a
+    #     positive sequence differ from L or L + R by a factor the rows resolve (F_0^(L-R) at
+    #     L = 100 is within 2 % of F_0^(L+R)); two tokens with a frequent positive class, where
+    #     that count (1 here, 2 with L, 3 with L + R) moves the error by 4-14 %
     pi = 0.5
-    for L, nq in ((100, 100_000), (1000, 40_000)):
-        for r in (0.8, 1.25):
-            theta = r * math.sqrt(2 * math.log(L))
-            h = ao.hardmax_error(L, R, pi, theta, settings.dps)
-            n = _n(settings, nq)
-            est = _oracle(settings, claim, ("r", L, int(100 * r)), "stat_hardmax", n, L, R, pi, theta)
-            rows.append(Comparison(f"hardmax r={r} L={L}", float(h.error), est.error, est.se, 0.0, n))
-            sizes[f"hardmax r={r} L={L}"] = n
-    # two relevant tokens (R = 2), the exact finite-L error against simulation: at L = 100, and
-    # at L = 4, where the L - R noise tokens of a positive sequence differ from L or L + R by a
-    # factor the rows resolve (F_0^(L-R) at L = 100 is within 2 % of F_0^(L+R))
-    for L, r in ((100, 0.8), (4, 1.25)):
-        n = _n(settings, 100_000)
-        theta = r * math.sqrt(2 * math.log(L))
-        h = ao.hardmax_error(L, 2, pi, theta, settings.dps)
-        est = _oracle(settings, claim, ("r", L, int(100 * r), 2), "stat_hardmax", n, L, 2, pi, theta)
-        rows.append(Comparison(f"hardmax r={r} R=2 L={L}", float(h.error), est.error, est.se, 0.0, n))
-        sizes[f"hardmax r={r} R=2 L={L}"] = n
-    # two tokens, a frequent positive class: the noise tokens' count L - R of a positive sequence
-    # (1 here, 2 with L, 3 with L + R) moves the error by 4-14 %; 400 000 draws of two tokens
-    L, R_, pi_, theta, n = 2, 1, 0.75, 2.2, _n(settings, 400_000)
-    h = ao.hardmax_error(L, R_, pi_, theta, settings.dps)
-    est = _oracle(settings, claim, ("L", L, "pi", 75), "stat_hardmax", n, L, R_, pi_, theta)
-    rows.append(Comparison(f"hardmax L={L} pi={pi_} theta={theta}", float(h.error), est.error, est.se, 0.0, n))
-    sizes[f"hardmax L={L} pi={pi_} theta={theta}"] = n
+    finite = [(f"hardmax r={r} L={L}", ("r", L, int(100 * r)), L, R, pi, r * math.sqrt(2 * math.log(L)), nq)
+              for L, nq in ((100, 100_000), (1000, 40_000)) for r in (0.8, 1.25)]
+    finite += [(f"hardmax r={r} R=2 L={L}", ("r", L, int(100 * r), 2), L, 2, pi, r * math.sqrt(2 * math.log(L)),
+                100_000) for L, r in ((100, 0.8), (4, 1.25))]
+    finite.append(("hardmax L=2 pi=0.75 theta=2.2", ("L", 2, "pi", 75), 2, 1, 0.75, 2.2, 400_000))
+    for label, key, L, R_, pi_, theta, nq in finite:
+        n = _n(settings, nq)
+        h = ao.hardmax_error(L, R_, pi_, theta, settings.dps)
+        est = _oracle(settings, claim, key, "stat_hardmax", n, L, R_, pi_, theta)
+        rows.append(Comparison(label, float(h.error), est.error, est.se, 0.0, n))
+        sizes[label] = n
     details["exact hard-max error vs r at L = 10^k (k = 2, 4, 8, 16, 64)"] = {
         r: [float(ao.hardmax_error(None, R, pi, r * math.sqrt(2 * k * LN10), 12, lnL=k * LN10).error)
             for k in (2, 4, 8, 16, 64)] for r in (0.8, 1.0, 1.25)}
