@@ -435,7 +435,11 @@ def domain_points(expr, k: int = 3, seed: int = 0, given: list | None = None) ->
 
 def _number(expr, point, dps: int = 30):
     """``expr`` at ``point`` to ``dps`` digits, as (real, imaginary) SymPy Floats; ArithmeticError
-    where it is not a finite number there."""
+    where it is not a finite number there.  A value that is not an integer enters as a Float of
+    ``dps + 10`` digits: an exact rational raised to a symbolic power would be kept exact (SymPy
+    factors its numerator and denominator, which can take minutes), while integers stay exact
+    for a ``Sum``'s bounds and ``(-1)**n``."""
+    point = {s: x if x.is_Integer else sp.Float(x, dps + 10) for s, x in point.items()}
     v = unnotation(expr).xreplace(point)
     if v.has(sp.Sum, sp.Integral):
         v = v.doit()

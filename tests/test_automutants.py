@@ -233,6 +233,27 @@ def test_a_mutant_over_its_budget_is_stopped():
         time.sleep(0.01)
 
 
+def test_the_unmutated_domain_is_not_charged_to_a_mutant(blind, monkeypatch):
+    """The claim's theory over its domain, unmutated, is computed once before the first mutant:
+    a slow domain (seconds per point) does not time out the mutant that happens to come first."""
+    import time
+
+    from numerics.claims import mutate as MU
+    from numerics.claims.base import Settings
+
+    real = MU._Domain.values
+
+    def slow(self):
+        if self._base is None:
+            time.sleep(3.0)
+        return real(self)
+
+    monkeypatch.setattr(MU._Domain, "values", slow)
+    with derivation_caches_restored():
+        r = MU.mutate(blind, Settings(), sample=3, budget=2.0, use_cache=False)
+    assert [o.status for o in r.outcomes].count("timed out") == 0, [o.said() for o in r.outcomes]
+
+
 def test_two_processes_give_the_outcomes_of_one(blind):
     from numerics.claims.base import Settings
     from numerics.claims.mutate import mutate

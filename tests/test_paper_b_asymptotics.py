@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def _build_all():
     """Every Paper B derivation that takes an asymptotic step."""
     H.equations()
-    H.kink_bias_exponent(2)
+    H.kink_bias_exponent()
     H.schedule_exponent()
     RE.equations()
     PE.v_a_limits()

@@ -70,21 +70,28 @@ mutant("B.rate.stationarity:power", "B.rate.stationarity",
 
 
 @derivation
-def optimal_K():
+def stationary_K():
+    """The positive zero in K of step 1's derivative (not itself a step)."""
     sols = [s for s in sp.solve(sp.Eq(stationarity(), 0), K) if s.is_positive]
     if len(sols) != 1:
         raise ValueError(f"expected one positive stationary point, got {sols}")
-    return step("B.rate.K_star", sp.simplify(sols[0]))
+    return sp.simplify(sols[0])
+
+
+@derivation
+def optimal_K():
+    return step("B.rate.K_star", stationary_K())
 
 
 # --- step 2: the value at K* ---------------------------------------------------------------------
 @derivation
 def b_star():
-    """B_np(K*) = (1 + 2β) K*^{-2β}: L/M from the stationarity equation, then K = K*."""
+    """B_np(K*) = (1 + 2β) K*^{-2β}: L/M from the stationarity equation, then K at the zero of
+    step 1 (taken from step 1, so that step 2's value and K*'s are judged apart)."""
     (ratio,) = sp.solve(sp.Eq(stationarity(), 0), L)  # L at the stationary point, given K
 
     at_stationary = sp.factor(sp.expand(B_NP.subs(L, ratio)))
-    return step("B.rate.B_star", sp.powsimp(at_stationary.subs(K, optimal_K()), force=True))
+    return step("B.rate.B_star", sp.powsimp(at_stationary.subs(K, stationary_K()), force=True))
 
 
 def b_star_direct():

@@ -357,6 +357,8 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
     rows = detectable(base)
     resolution = min((d["relative"] for d in rows if d["relative"]), default=None)
     domain = _Domain(claim, settings, seed, points)
+    if items:  # the unmutated theory over the domain once, outside every mutant's budget
+        domain.values()
     out = []
     for site, original, mutated, earlier in items:
         try:

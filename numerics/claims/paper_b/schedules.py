@@ -78,6 +78,38 @@ def _holder_run(settings):
     return runs, bias
 
 
+#: schedules K = M^a whose asymptotic slope is checked (a* = 0.4: a < a* bias-led, a > a* variance-led)
+SCHEDULE_AS = (0.0, 0.25, 0.5)
+#: the decades the asymptotic slope is taken over: the two terms' ratio is M^{-|a gamma + a - 1|},
+#: at least 1e-12 there for every a above with gamma near 1.5
+ASYMPTOTIC_M = (1e50, 1e100)
+
+
+def _asymptotic_schedule_rows(settings, gamma: float, se: float, drift: float) -> list:
+    """Step 4 against the input terms: the log-log slope of K^{-gamma} + K/M under K = M^a between
+    M = 1e50 and 1e100, with gamma the measured bias exponent; se and allowance propagated from
+    the bias row's se and drift (half the slope's change between gamma -/+ them)."""
+    f = _theory().schedule_bound()
+    lo, hi = ASYMPTOTIC_M
+
+    def logs(a, g):
+        return np.log(f(hi, a, g)), np.log(f(lo, a, g))
+
+    def slope(a, g):
+        top, bottom = logs(a, g)
+        return float((top - bottom) / np.log(hi / lo))
+
+    rows = []
+    for a in SCHEDULE_AS:
+        spread = [abs(slope(a, gamma + w) - slope(a, gamma - w)) / 2 for w in (se, drift)]
+        # float64 rounding of the two logarithms, a few ulps each
+        rounding = 4 * np.finfo(float).eps * max(map(abs, logs(a, gamma))) / np.log(hi / lo)
+        rows.append(Comparison(f"asymptotic slope under K = M^{a:g}: max(-a gamma, a - 1), gamma measured",
+                               _theory().schedule_slope(BETA, DEGREE, a, settings.dps), slope(a, gamma),
+                               spread[0], spread[1] + float(rounding), 4))
+    return rows
+
+
 def _holder_experiment(settings, claim):
     runs, bias = memo(settings, ("B.rate.holder_edge",), lambda: _holder_run(settings))
     th = _theory()
@@ -92,6 +124,7 @@ def _holder_experiment(settings, claim):
         Comparison("optimal schedule: slope - pre-asymptotic correction", theta, opt.fit.slope - correction,
                    float(np.hypot(opt.fit.se, opt.prediction.se)), abs(s2 - s1), opt.setup.seeds),
     ]
+    rows += _asymptotic_schedule_rows(settings, -bias.slope, bias.se, bias.drift)
     details = {"phi*": f"sum_(k=0..{TERMS}) 2^(-{BETA} k) cos(2^k pi u)", "beta": BETA, "degree": DEGREE,
                "bias": bias.as_dict()}
     for label, run in runs.items():
@@ -188,7 +221,10 @@ _HOLDER_NOTE = (
     "populations, the estimator's Gram matrices), s_ideal = slope of bias(K) + sigma^2 kappa K/(M N) with "
     "kappa = V1/K at the largest K: the correction removes the variance term's pre-asymptotics only and keeps the "
     "measured bias; allowance |s2 - s1| (the last kept term).  se = hypot(bootstrap se over seeds with the "
-    "G-error, MC se of s2).  No allowance contains the theory value."
+    "G-error, MC se of s2).  Asymptotic-schedule rows (a = 0, 1/4, 1/2): the derived max(-a gamma, a - 1) vs the "
+    "log-log slope of the input terms K^{-gamma} + K/M under K = M^a between M = 1e50 and 1e100 (the two terms' "
+    "ratio is below 1e-12 there), gamma = the bias row's measured exponent; se and allowance = half the slope's "
+    "change between gamma -/+ the bias row's se and allowance, the allowance plus 4 ulps of the logarithms.  No allowance contains the theory value."
 )
 _SCHEDULE_NOTE = (
     "row per schedule n_M ∝ M^a: the derived variance slope a - 1 vs the measured slope minus s2 - s_lead (s2: "
@@ -226,7 +262,7 @@ CLAIMS = [
         mutants=("B.holder.bias_exponent:kink", "B.holder.bias_exponent:not_squared",
                  "B.holder.bias_exponent:spline_order", "B.holder.bias:tail_unsquared",
                  "B.holder.bias_leading.order:fastest", "B.holder.bias_leading.terms:taylor_only"),
-        outputs=("B.holder.bias_slope", "B.holder.exponent"),
+        outputs=("B.holder.bias_slope", "B.holder.exponent", "B.holder.schedule_slope"),
         doc="docs/paper_b.md#brateholder_edge",
     ),
     Claim(

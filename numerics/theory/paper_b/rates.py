@@ -38,6 +38,11 @@ def k_star(beta, M, dps: int = 30) -> float:
     return float(_at(RE.optimal_K(), beta, M, dps))
 
 
+def b_star(beta, M, dps: int = 30) -> float:
+    """The bound's minimum over K, B_np(K*), from the derivation's step ``B.rate.B_star``."""
+    return float(_at(RE.b_star(), beta, M, dps))
+
+
 def threshold(beta, M, dps: int = 30) -> float:
     return float(_at(RE.threshold(), beta, M, dps))
 

@@ -6,6 +6,8 @@ No cache: the derivation builders are cached per active mutant set, lambdify per
 """
 from __future__ import annotations
 
+import sympy as sp
+
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
@@ -47,6 +49,13 @@ def schedule_slope(beta, s: int, a, dps: int = 30) -> float:
     return float(mp_eval(H.schedule_slope(), {H.beta: beta, H.s: s, H.a: a}, dps))
 
 
+def schedule_bound():
+    """(M, a, gamma) -> K^{-gamma} + K/M at K = M^a: the input terms of step 4
+    (``holder_edge.SCHEDULE_TERMS``, not a derived step), compiled to numpy."""
+    expr = sp.Add(*H.SCHEDULE_TERMS).subs(H.K, H.M ** H.a)
+    return lambdify(expr, (H.M, H.a, H.GAMMA), "numpy")
+
+
 def variance_slope(a, beta, log_M, dps: int = 30) -> float:
     """Slope of the variance term under n_M = c M^a (phi* in the estimator's space), at
     log M = ``log_M`` (only a log-M mutant of the step depends on it), beta for the mutant that
@@ -64,7 +73,8 @@ def evaluate_holder(beta, s: int, a, dps: int) -> dict:
         "optimal_schedule_exponent": mp_eval(H.schedule_exponent(), vals, dps),
         "rate_exponent": mp_eval(H.exponent(), vals, dps),
         "schedule_slope_at_a": mp_eval(H.schedule_slope(), {**vals, H.a: a}, dps),
-        "kink_bias_exponent": mp_eval(H.kink_bias_exponent(s), {H.beta: beta}, dps),
+        "kink_cell_error": mp_eval(H.kink_cell_error(int(s)), {H.beta: beta}, dps),
+        "kink_bias_exponent": mp_eval(H.kink_bias_exponent(), {H.beta: beta}, dps),
     }
 
 
