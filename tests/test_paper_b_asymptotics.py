@@ -11,7 +11,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derivations.core import MUTANTS, mutant, mutated
+from derivations.core import MUTANTS, mutated
 from derivations.paper_b import asymptotics as A
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import parametric_excess as PE

@@ -5,7 +5,6 @@ slower" (reusing the claim's memoised experiment)."""
 import numpy as np
 import pytest
 import sympy as sp
-from scipy.integrate import quad
 
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_schedule as RS
