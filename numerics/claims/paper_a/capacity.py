@@ -42,49 +42,54 @@ FIG1 = {"L": 10, "R": 1, "pi": 0.5, "theta": 5.0}
 #: gamma = beta ||q|| = 1, and a weaker one (s_q = 0.6); docs §3 explains the choice.
 QUERIES = ((0.9, 1.0), (0.6, 1.0))
 
-#: The finite-size studies, one per setting (kind, query, theta, pi), L = 10, R = 1:
+#: The finite-size studies, one per setting (kind, query, theta, pi, R), L = 10:
 #: numerics.experiments.paper_a.capacity_finite_size.finite_size_study(kind, ds, trials, hint, theta,
 #: query, seed), a free fit alpha_hat(d) = alpha_inf (1 + delta/(D+1)) with no theory input.
 #: Points (d, D, mean of n_c (D/d)/(D+1), se, trials); "hint" only set the search start and
 #: the number of samples drawn (the law of n_c does not depend on it).  The claims' own
 #: simulations use alpha_inf as their hint.
 FINITE_SIZE_STUDY = {
-    ("pool", None, 5.0, 0.5): {
+    ("pool", None, 5.0, 0.5, 1): {
         "seed": None, "hint": 2.95, "alpha_inf": (2.9524, 0.0114), "delta": (0.355, 0.081),
         "chi2": 4.58, "dof": 3,
         "points": ((12, 12, 3.0485, 0.0153, 3000), (12, 12, 3.0103, 0.0154, 3000),
                    (25, 25, 3.0008, 0.0094, 4000), (50, 50, 2.9625, 0.0131, 1000),
                    (100, 100, 2.9628, 0.0153, 300))},
-    ("vec", None, 5.0, 0.5): {
+    ("vec", None, 5.0, 0.5, 1): {
         "seed": None, "hint": 29.5, "alpha_inf": (29.593, 0.332), "delta": (0.313, 0.436),
         "chi2": 0.0, "dof": 0,
         "points": ((3, 30, 29.892, 0.140, 1500), (6, 60, 29.745, 0.147, 600))},
-    ("attention", (0.9, 1.0), 5.0, 0.5): {
+    ("attention", (0.9, 1.0), 5.0, 0.5, 1): {
         "seed": 104, "hint": 21.3, "alpha_inf": (21.294, 0.290), "delta": (1.509, 0.195),
         "chi2": 1.90, "dof": 2,
         "points": ((8, 8, 24.772370, 0.211225, 3000), (12, 12, 23.876077, 0.217397, 2000),
                    (20, 20, 23.015524, 0.242187, 1000), (32, 32, 22.033818, 0.256679, 500))},
-    ("attention", (0.6, 1.0), 5.0, 0.5): {
+    ("attention", (0.6, 1.0), 5.0, 0.5, 1): {
         "seed": 105, "hint": 9.3, "alpha_inf": (9.3763, 0.1135), "delta": (0.989, 0.168),
         "chi2": 3.89, "dof": 2,
         "points": ((8, 8, 10.334185, 0.083160, 3000), (12, 12, 10.222808, 0.086870, 2000),
                    (20, 20, 9.830857, 0.093103, 1000), (32, 32, 9.569091, 0.101073, 500))},
-    ("attention", (0.0, 2.0), 5.0, 0.5): {
+    ("attention", (0.0, 2.0), 5.0, 0.5, 1): {
         "seed": 101, "hint": 2.14, "alpha_inf": (2.1412, 0.0080), "delta": (-0.035, 0.080),
         "chi2": 1.61, "dof": 2,
         "points": ((12, 12, 2.131846, 0.008121, 3000), (25, 25, 2.145942, 0.007433, 2000),
                    (50, 50, 2.136789, 0.008309, 800), (100, 100, 2.135099, 0.010979, 200))},
-    ("pool", None, 5.0, 0.3): {
+    ("pool", None, 5.0, 0.3, 1): {
         "seed": 106, "hint": 3.28, "alpha_inf": (3.2686, 0.0179), "delta": (0.494, 0.133),
         "chi2": 0.26, "dof": 2,
         "points": ((12, 12, 3.390692, 0.022192, 2000), (25, 25, 3.334788, 0.015346, 2000),
                    (50, 50, 3.293971, 0.017090, 800), (100, 100, 3.289802, 0.024667, 200))},
-    ("vec", None, 6.0, 0.5): {
+    ("pool", None, 5.0, 0.5, 2): {
+        "seed": 107, "hint": 3.5, "alpha_inf": (8.8855, 0.0626), "delta": (0.948, 0.175),
+        "chi2": 0.02, "dof": 2,
+        "points": ((12, 12, 9.534923, 0.077548, 2000), (25, 25, 9.209558, 0.052869, 2000),
+                   (50, 50, 9.045417, 0.059155, 800), (100, 100, 8.978911, 0.088392, 200))},
+    ("vec", None, 6.0, 0.5, 1): {
         "seed": 102, "hint": 34.85, "alpha_inf": (34.913, 0.273), "delta": (0.743, 0.242),
         "chi2": 1.48, "dof": 2,
         "points": ((2, 20, 36.05452, 0.18329, 2000), (3, 30, 35.91957, 0.17694, 1500),
                    (4, 40, 35.54537, 0.18977, 1000), (6, 60, 35.22689, 0.20318, 500))},
-    ("attention", (0.9, 1.0), 6.0, 0.5): {
+    ("attention", (0.9, 1.0), 6.0, 0.5, 1): {
         "seed": 103, "hint": 87.6, "alpha_inf": (86.18, 2.12), "delta": (1.920, 0.397),
         "chi2": 3.95, "dof": 2,
         "points": ((8, 8, 105.99537, 1.99196, 600), (12, 12, 95.99708, 1.86184, 500),
@@ -103,14 +108,14 @@ def _shift(study) -> tuple[float, float]:
 FINITE_SIZE = {key: _shift(study) for key, study in FINITE_SIZE_STUDY.items()}
 
 
-def _key(kind, query=None, theta=None, pi=None):
+def _key(kind, query=None, theta=None, pi=None, R=None):
     return (kind, tuple(query) if M.model(kind).sees_q else None, float(FIG1["theta"] if theta is None else theta),
-            float(FIG1["pi"] if pi is None else pi))
+            float(FIG1["pi"] if pi is None else pi), int(FIG1["R"] if R is None else R))
 
 
-def _fs(kind, query=None, theta=None, pi=None):
-    """(delta, u) of a feature kind (and query) at ``theta`` and ``pi`` (None: Figure 1's)."""
-    return FINITE_SIZE[_key(kind, query, theta, pi)]
+def _fs(kind, query=None, theta=None, pi=None, R=None):
+    """(delta, u) of a feature kind (and query) at ``theta``, ``pi`` and ``R`` (None: Figure 1's)."""
+    return FINITE_SIZE[_key(kind, query, theta, pi, R)]
 
 
 SIZES = {
@@ -118,23 +123,26 @@ SIZES = {
     "quick": {"pool": (25, 1200), "vec": (6, 100), "attention": (30, 80)},
     "full": {"pool": (100, 800), "vec": (12, 400), "attention": (60, 300)},
 }
-RQMC = {"quick": (11, 8), "full": (14, 16)}
+RQMC = {"quick": (11, 8), "full": (14, 16)}  # (log2 points per scrambling, scramblings)
 #: the second prior of the pooled row, where weights that ignore pi would show (11 % at L = 10,
 #: theta = 5), and its (d, trials) per mode
 PRIOR_PI = 0.3
-PRIOR_SIZES = {"quick": (25, 400), "full": (100, 300)}  # (log2 points per scrambling, scramblings)
+PRIOR_SIZES = {"quick": (25, 400), "full": (100, 300)}
+#: the second number of signal tokens of the pooled row, where R theta / L and theta / (R L)
+#: differ (at R = 1 they agree); its (d, trials) are PRIOR_SIZES
+SECOND_R = 2
 
 
-def _estimate(kind: str, cross, query=None, theta=None, pi=None) -> tuple[float, float]:
+def _estimate(kind: str, cross, query=None, theta=None, pi=None, R=None) -> tuple[float, float]:
     """Mean and se of alpha_hat = n_c (D/d)/(D + 1 + delta) over the trials."""
-    delta = _fs(kind, query, theta, pi)[0]
+    delta = _fs(kind, query, theta, pi, R)[0]
     a = cross.n_c * (cross.D / cross.d) / (cross.D + 1 + delta)
     return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size))
 
 
-def _relative_allowance(kind: str, D: int, query=None, theta=None, pi=None) -> float:
+def _relative_allowance(kind: str, D: int, query=None, theta=None, pi=None, R=None) -> float:
     """u / (D + 1 + delta): the finite-size allowance relative to the estimate."""
-    delta, u = _fs(kind, query, theta, pi)
+    delta, u = _fs(kind, query, theta, pi, R)
     return u / (D + 1 + delta)
 
 
@@ -146,7 +154,7 @@ def crossing(settings, kind: str, L: int, R: int, pi: float, theta: float, s_q: 
     ``size`` = (d, trials) overrides SIZES[mode][kind]."""
     d, trials = settings.pick(SIZES["quick"][kind], SIZES["full"][kind]) if size is None else size
     query = (s_q, gamma) if M.model(kind).sees_q else None
-    hint = FINITE_SIZE_STUDY[_key(kind, query, theta, pi)]["alpha_inf"][0]
+    hint = FINITE_SIZE_STUDY[_key(kind, query, theta, pi, R)]["alpha_inf"][0]
 
     def run():
         ss = seed_sequence(settings.seed, f"A.capacity.sim.{kind}.{L}.{R}.{pi}.{theta}.{s_q}.{gamma}")
@@ -169,17 +177,17 @@ def attention(settings, claim, setting: dict, s_q: float, gamma: float):
                                    log2_points=m, n_rep=reps, ss=settings.seed_sequence(claim.id, "rqmc"))
 
 
-def row(label, kind, alpha_theory, cross, extra_se=0.0, query=None, theta=None, pi=None):
+def row(label, kind, alpha_theory, cross, extra_se=0.0, query=None, theta=None, pi=None, R=None):
     """Theory vs the corrected estimate; ``extra_se`` (the theory's RQMC se) in quadrature."""
-    mean, se = _estimate(kind, cross, query, theta, pi)
+    mean, se = _estimate(kind, cross, query, theta, pi, R)
     return Comparison(label, float(alpha_theory), mean, math.hypot(se, extra_se),
-                      mean * _relative_allowance(kind, cross.D, query, theta, pi), int(cross.n_c.size))
+                      mean * _relative_allowance(kind, cross.D, query, theta, pi, R), int(cross.n_c.size))
 
 
-def crossing_details(cross, kind, query=None, theta=None, pi=None) -> dict:
-    mean, se = _estimate(kind, cross, query, theta, pi)
+def crossing_details(cross, kind, query=None, theta=None, pi=None, R=None) -> dict:
+    mean, se = _estimate(kind, cross, query, theta, pi, R)
     return {"d": cross.d, "D": cross.D, "trials": int(cross.n_c.size), "lp_solves": cross.lps,
-            "finite_size_delta": _fs(kind, query, theta, pi)[0], "corrected_mean": mean, "corrected_se": se,
+            "finite_size_delta": _fs(kind, query, theta, pi, R)[0], "corrected_mean": mean, "corrected_se": se,
             "raw_mean n_c/(D+1)": cross.mean, "raw_se": cross.se,
             "median_(1/2-crossing)": cross.median, "sd_per_trial": float(cross.alpha_trials.std(ddof=1))}
 
@@ -214,15 +222,20 @@ def _ratio_experiment(settings, claim):
     pool_pi = closed_form("pool", {**p, "pi": PRIOR_PI}, dps)
     cq = crossing(settings, "pool", p["L"], p["R"], PRIOR_PI, p["theta"],
                   size=settings.pick(PRIOR_SIZES["quick"], PRIOR_SIZES["full"]))
+    # and R: R signal tokens give the pooled feature the mean R theta / L
+    pool_R = closed_form("pool", {**p, "R": SECOND_R}, dps)
+    cr = crossing(settings, "pool", p["L"], SECOND_R, p["pi"], p["theta"],
+                  size=settings.pick(PRIOR_SIZES["quick"], PRIOR_SIZES["full"]))
     rows = [
         row("alpha*_pool (L=10,R=1,pi=.5,theta=5)", "pool", pool.alpha, cp),
         row("alpha*_vec", "vec", vec.alpha, cv),
         Comparison("alpha*_pool / alpha*_vec = 1/L", float(ratio), ratio_sim, ratio_se, ratio_allow,
                    int(cp.n_c.size)),
         row(f"alpha*_pool (pi={PRIOR_PI})", "pool", pool_pi.alpha, cq, pi=PRIOR_PI),
+        row(f"alpha*_pool (R={SECOND_R})", "pool", pool_R.alpha, cr, R=SECOND_R),
     ]
     sizes = {"pool": (cp.d, int(cp.n_c.size)), "vec": (cv.d, int(cv.n_c.size)),
-             f"pool pi={PRIOR_PI}": (cq.d, int(cq.n_c.size))}
+             f"pool pi={PRIOR_PI}": (cq.d, int(cq.n_c.size)), f"pool R={SECOND_R}": (cr.d, int(cr.n_c.size))}
     details = {
         "setting": dict(p),
         "theory": {"alpha_pool": mpmath.nstr(pool.alpha, dps), "alpha_vec": mpmath.nstr(vec.alpha, dps),
@@ -233,6 +246,8 @@ def _ratio_experiment(settings, claim):
         "pool": crossing_details(cp, "pool"), "vec": crossing_details(cv, "vec"),
         f"pool pi={PRIOR_PI}": {**crossing_details(cq, "pool", pi=PRIOR_PI),
                                 "theory_alpha": mpmath.nstr(pool_pi.alpha, dps)},
+        f"pool R={SECOND_R}": {**crossing_details(cr, "pool", R=SECOND_R),
+                               "theory_alpha": mpmath.nstr(pool_R.alpha, dps)},
     }
     return rows, sizes, details
 
@@ -324,9 +339,9 @@ CLAIMS = [
         title="The pooled capacity is the vectorised capacity divided by L (Eq. 18)",
         statement_tex=(r"$\alpha^*_{\mathrm{pool}} = \alpha^*_{\mathrm{vec}}/L$: the Gardner/CGMT capacities "
                        r"(solved to the working precision) match the simulated LP-separability crossings (at "
-                       r"$\pi_{+} = 0.5$, and pooled at $\pi_{+} = 0.3$), and their ratio is $1/L$."),
+                       r"$\pi_{+} = 0.5$, and pooled at $\pi_{+} = 0.3$ and at $R = 2$), and their ratio is $1/L$."),
         statement="alpha*_pool = alpha*_vec / L: the Gardner/CGMT capacities (solved to dps digits) "
-                  "match the simulated LP-separability crossings (pi = 0.5, and pooled at pi = 0.3), "
+                  "match the simulated LP-separability crossings (pi = 0.5, and pooled at pi = 0.3 and at R = 2), "
                   "and their ratio is 1/L",
         experiment=_ratio_experiment,
         equations=dcap.equations,
