@@ -80,8 +80,8 @@ def _holder_run(settings):
 
 #: schedules K = M^a whose asymptotic slope is checked (a* = 0.4: a < a* bias-led, a > a* variance-led)
 SCHEDULE_AS = (0.0, 0.25, 0.5)
-#: the decades the asymptotic slope is taken over: the two terms' ratio is M^{-|a gamma + a - 1|},
-#: at least 1e-12 there for every a above with gamma near 1.5
+#: the decades the asymptotic slope is taken over: the smaller term over the larger is
+#: M^{-|a gamma + a - 1|}, at most 1e-12 there for every a above with gamma near 1.5
 ASYMPTOTIC_M = (1e50, 1e100)
 
 
