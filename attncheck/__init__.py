@@ -147,21 +147,22 @@ def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: in
     :class:`numerics.claims.mutate.Mutation` per claim (``.score``, ``.interval``,
     ``.survivors``, ``.to_json()``; ``docs/mutate.md``).  A claim with more than ``sample``
     mutants runs a seeded random sample of them (``sample_seed``) unless ``all``; a mutant taking
-    more than ``budget`` seconds is reported as timed out (None: no limit); ``workers`` processes,
-    or the dask.distributed cluster at ``scheduler`` (``"local"`` or ``"tcp://host:port"``), share
-    a claim's mutants, with the results of one process.  Results are cached as verdicts are
+    more than ``budget`` seconds is reported as timed out (None: no limit); ``workers`` processes
+    share the claims (one claim's mutants when it is the only one to compute), the
+    dask.distributed cluster at ``scheduler`` (``"local"`` or ``"tcp://host:port"``) each claim's
+    mutants in turn, with the results of one process.  Results are cached as verdicts are
     (``cache=False``: recomputed, not recorded).
 
     >>> attncheck.mutate("S.mp.edge")[0].score                      # doctest: +SKIP
     1.0
     """
     from numerics import requests as Q
-    from numerics.claims.mutate import mutate as _mutate
+    from numerics.claims.mutate import mutate_all
 
     chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
         ids, mode, seed, sample=sample, sample_seed=sample_seed, workers_=workers, budget=budget)
-    return [_mutate(c, settings, sample=sample, all_mutants=bool(all), seed=sample_seed, workers=workers,
-                    budget=budget, use_cache=cache, scheduler=scheduler) for c in chosen]
+    return list(mutate_all(chosen, settings, sample=sample, all_mutants=bool(all), seed=sample_seed,
+                           workers=workers, budget=budget, use_cache=cache, scheduler=scheduler))
 
 
 def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memory=None, max_time=None,

@@ -84,7 +84,7 @@ def rows(m) -> list:
 
 
 def _change(x) -> str:
-    from numerics.claims.mutate import _percent
+    from numerics.claims.mutate_judge import _percent
 
     return _percent(x)
 

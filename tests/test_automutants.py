@@ -222,7 +222,7 @@ def test_mutate_command_json(blind):
 def test_a_mutant_over_its_budget_is_stopped():
     import time
 
-    from numerics.claims.mutate import OverBudget, _budget
+    from numerics.claims.mutate_judge import OverBudget, _budget
 
     t0 = time.perf_counter()
     with pytest.raises(OverBudget):
@@ -240,15 +240,16 @@ def test_the_unmutated_domain_is_not_charged_to_a_mutant(blind, monkeypatch):
 
     from numerics.claims import mutate as MU
     from numerics.claims.base import Settings
+    from numerics.claims.mutate_judge import _Domain
 
-    real = MU._Domain.values
+    real = _Domain.values
 
     def slow(self):
         if self._base is None:
             time.sleep(3.0)
         return real(self)
 
-    monkeypatch.setattr(MU._Domain, "values", slow)
+    monkeypatch.setattr(_Domain, "values", slow)
     with derivation_caches_restored():
         r = MU.mutate(blind, Settings(), sample=3, budget=2.0, use_cache=False)
     assert [o.status for o in r.outcomes].count("timed out") == 0, [o.said() for o in r.outcomes]
@@ -267,6 +268,33 @@ def test_two_processes_give_the_outcomes_of_one(blind):
     assert one.sampled and [o.name for o in one.outcomes] == [o.name for o in two.outcomes]
     assert [(o.status, o.where) for o in one.outcomes] == [(o.status, o.where) for o in two.outcomes]
 
+
+
+def test_claims_spread_over_processes_give_the_outcomes_of_one(blind, monkeypatch):
+    """Several claims on two processes (each claim's mutants in one process, the user's file
+    loaded there too) give each claim the outcomes of one process, in the order asked, and
+    record each claim's time for the next run's order (longest first)."""
+    from numerics import registry
+    from numerics.claims import runner
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate_all
+    from numerics.core import cache
+
+    chosen = registry.select(["T.blind", "B.kl.bound"])
+    started = []
+    real = runner.longest_first
+    monkeypatch.setattr(runner, "longest_first", lambda *a, **k: started.append(k) or real(*a, **k))
+    with derivation_caches_restored():
+        one = list(mutate_all(chosen, Settings(), sample=4, seed=3, use_cache=False))
+        two = list(mutate_all(chosen, Settings(), sample=4, seed=3, workers=2, use_cache=False))
+    assert started == [{"prefix": "mutate:"}]  # the pool was used, and ordered by the mutants' times
+    assert [r.id for r in one] == [r.id for r in two] == ["T.blind", "B.kl.bound"]
+    for a, b in zip(one, two):
+        assert not a.error and not b.error and a.outcomes
+        assert [(o.name, o.status, o.where) for o in a.outcomes] == [(o.name, o.status, o.where) for o in b.outcomes]
+        assert a.hand_written == b.hand_written and a.generated == b.generated
+    times = cache.recorded_times("quick")
+    assert {"mutate:T.blind", "mutate:B.kl.bound"} <= set(times)
 
 def test_verify_power_prints_the_recorded_score(blind):
     from numerics.claims.base import Settings

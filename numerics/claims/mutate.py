@@ -26,75 +26,25 @@ runs every one.  Changes giving the same mutated step are run once.
 """
 from __future__ import annotations
 
-import math
 import random
 import time
-import warnings
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
-from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
+from numerics.claims.base import Claim, Evidence, Settings
+from numerics.claims.mutate_judge import (
+    BUDGET_S,
+    DOMAIN_POINTS,
+    STATUSES,
+    AutoOutcome,  # noqa: F401  (the record of one outcome)
+    classify,
+    run_one,
+)
 from numerics.core.stats import binomial_interval
-from numerics.core.tasks import OverBudget
-from numerics.core.tasks import time_budget as _budget
 
 SCHEMA = "attncheck.mutate/1"
-STATUSES = ("equivalent", "not applied", "timed out", "below resolution", "killed", "survived")
-#: the seconds one mutant may take (its equivalence, its theory, its domain points)
-BUDGET_S = 30.0
 #: the least number of mutants a claim runs when its set is sampled
 DEFAULT_SAMPLE = 100
-#: the points of the claim's parameter domain a surviving mutant is evaluated at
-DOMAIN_POINTS = 8
-
-
-@dataclass
-class AutoOutcome:
-    """One automatic mutant of one claim."""
-
-    name: str
-    step: str
-    operator: str
-    #: the change as a reviewer says it ("term 2 of `...` sign flipped")
-    change: str
-    #: the mutated entry of the step, printed by the project's one printer
-    latex: str
-    status: str
-    #: how the status was reached ("verdict failed", the error the mutated claim raised, ...)
-    how: str = ""
-    #: the largest relative change of the claim's theory values found (rows and domain points)
-    largest: float | None = None
-    #: where that change is: a row's label or a point of the domain
-    where: str = ""
-    #: the smallest relative change of its theory value a row of the claim detects
-    resolution: float | None = None
-    #: the row whose theory value it moves most (its label), and by how much (relative)
-    row: str = ""
-    row_change: float | None = None
-    #: the point of the domain where it moves a theory value most (`` `KEY` at a=1, b=2 ``), and by how much
-    point: str = ""
-    point_change: float | None = None
-    #: a survivor's changed node as it reads after the change (one printer; "" for a whole-step change)
-    node_latex: str = ""
-
-    def said(self) -> str:
-        """As a reviewer says it: "step `S.x`: term 2 ... sign flipped; moves row `...` by 3.1 %
-        (the rows see 1.2 %); survived"."""
-        text = f"step `{self.step}`: {self.change}"
-        if self.largest == 0 and self.status == "below resolution":
-            text += "; changes none of the claim's theory values"
-        elif self.largest is not None and self.status in ("survived", "below resolution"):
-            text += f"; moves {self.where} by {_percent(self.largest)}"
-            if self.resolution is not None:
-                text += f" (the rows see {_percent(self.resolution)})"
-        elif self.how and self.status != "killed":
-            text += f"; {self.how}"
-        return f"{text}; {self.status}"
-
-
-def _percent(x: float) -> str:
-    if x is None or not math.isfinite(x):
-        return "an unbounded amount"
-    return f"{100 * x:.2g} %"
 
 
 @dataclass
@@ -205,53 +155,130 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
     seconds one mutant may take (None: no limit).  The result is cached as verdicts are
     (``numerics.core.cache``: keyed by the claim's code, this module's and the derivations'
     sources, the package versions, the settings and these arguments)."""
-    import pickle
-
-    from numerics.core import cache
-
-    key = cache.module_key(__name__, cache.key(claim, settings), sample, all_mutants, seed, points, budget)
-    if use_cache:
-        raw = cache.load_artifact("mutate", key)
-        if raw is not None:
-            try:
-                r = pickle.loads(raw)
-                r.cached = True
-                return r
-            except Exception:  # an unreadable record: computed again
-                pass
+    options = (sample, all_mutants, seed, points, budget)
+    found = _cached(claim, settings, options) if use_cache else None
+    if found is not None:
+        return found
     t0 = time.perf_counter()
     if scheduler:
-        r = _on_cluster(claim, settings, scheduler, workers, sample, all_mutants, seed, points, budget)
+        r = _on_cluster(claim, settings, scheduler, workers, *options)
     elif workers > 1:
-        r = _in_pool(claim, settings, workers, sample, all_mutants, seed, points, budget)
+        r = _in_pool(claim, settings, workers, *options)
     else:
         r = part(claim, settings, 0, 1, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
                  budget=budget)
     r.elapsed_s = time.perf_counter() - t0
-    if use_cache and not r.error:
-        cache.store_artifact("mutate", key, pickle.dumps(r))
-        cache.record_time(f"mutate:{claim.id}", settings.mode, r.elapsed_s)  # the report's estimate
+    _record(claim, settings, options, r, use_cache)
     return r
+
+
+def mutate_all(claims, settings: Settings, *, sample: int = DEFAULT_SAMPLE, all_mutants: bool = False,
+               seed: int = 0, workers: int = 1, points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S,
+               use_cache: bool = True, scheduler: str | None = None) -> Iterator[Mutation]:
+    """:func:`mutate` of each of ``claims``, yielded in their order.  With ``workers`` > 1 and
+    more than one claim to compute (no ``scheduler``), the claims are the tasks of one pool of
+    ``workers`` processes, started longest first by the times recorded on this machine
+    (:func:`numerics.claims.runner.longest_first`): each claim's mutants run in one process,
+    its experiment is collected once (the pool's processes share the experiment memo), and no
+    process idles at the end of each claim.  Otherwise each claim in turn, its mutants spread
+    as :func:`mutate` spreads them.  The results are those of :func:`mutate`, claim by claim."""
+    import shutil
+    import tempfile
+
+    from numerics.claims.runner import longest_first
+    from numerics.core.tasks import process_pool
+    from numerics.registry import EXTRA_FILES
+
+    claims = list(claims)
+    options = (sample, all_mutants, seed, points, budget)
+    found = {c.id: _cached(c, settings, options) for c in claims} if use_cache else {}
+    todo = [c for c in claims if found.get(c.id) is None]
+    if scheduler or workers <= 1 or len(todo) < 2:
+        for c in claims:
+            yield found.get(c.id) or mutate(c, settings, sample=sample, all_mutants=all_mutants, seed=seed,
+                                            workers=workers, points=points, budget=budget, use_cache=use_cache,
+                                            scheduler=scheduler)
+        return
+    folder = tempfile.mkdtemp(prefix="attncheck-memo-")
+    try:
+        with process_pool(min(workers, len(todo))) as pool:
+            futures = {c.id: pool.submit(_claim_in_worker, c.id, settings, options, tuple(EXTRA_FILES), folder)
+                       for c in longest_first(todo, settings, prefix="mutate:")}
+            for c in claims:
+                r = found.get(c.id)
+                if r is None:
+                    r = futures[c.id].result()
+                    _record(c, settings, options, r, use_cache)
+                yield r
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _key(claim: Claim, settings: Settings, options: tuple) -> str:
+    """The cache key of a claim's result of :func:`mutate` with ``options`` (sample, all
+    mutants, sample seed, domain points, budget)."""
+    from numerics.core import cache
+
+    return cache.module_key(__name__, cache.key(claim, settings), *options)
+
+
+def _cached(claim: Claim, settings: Settings, options: tuple) -> Mutation | None:
+    """The recorded result of :func:`mutate` with ``options``, or None (none, or unreadable)."""
+    import pickle
+
+    from numerics.core import cache
+
+    raw = cache.load_artifact("mutate", _key(claim, settings, options))
+    if raw is None:
+        return None
+    try:
+        r = pickle.loads(raw)
+    except Exception:  # an unreadable record: computed again
+        return None
+    r.cached = True
+    return r
+
+
+def _record(claim: Claim, settings: Settings, options: tuple, r: Mutation, use_cache: bool) -> None:
+    """A computed result: its time recorded on this machine (the order of the next
+    :func:`mutate_all` and the report's estimate), and, with ``use_cache``, the result itself."""
+    import pickle
+
+    from numerics.core import cache
+
+    if r.error:
+        return
+    cache.record_time(f"mutate:{claim.id}", settings.mode, r.elapsed_s)
+    if use_cache:
+        cache.store_artifact("mutate", _key(claim, settings, options), pickle.dumps(r))
+
+
+def _claim_in_worker(claim_id: str, settings: Settings, options: tuple, files: tuple, memo_folder: str) -> Mutation:
+    """:func:`mutate` of one claim in a pool's process, its mutants in this process (the claims
+    of the user's files loaded here too; the experiment memo shared with the pool's processes)."""
+    from threadpoolctl import threadpool_limits
+
+    from numerics import registry
+    from numerics.claims.runner import share_memo
+
+    share_memo(memo_folder, wait=True)
+    for f in files:
+        registry.add_claims_file(f)
+    claim = registry.claims()[claim_id]
+    sample, all_mutants, seed, points, budget = options
+    with threadpool_limits(1):
+        return mutate(claim, settings, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
+                      budget=budget, use_cache=False)
 
 
 def recorded(claim: Claim, settings: Settings) -> Mutation | None:
     """The cached result of ``mutate`` at ``settings`` with its default options, every mutant
     (``all_mutants``) or the default sample, if there is one (what ``verify --power`` prints
     beside the hand-written mutants and the report shows)."""
-    import pickle
-
-    from numerics.core import cache
-
     for every in (True, False):
-        key = cache.module_key(__name__, cache.key(claim, settings), DEFAULT_SAMPLE, every, 0, DOMAIN_POINTS, BUDGET_S)
-        raw = cache.load_artifact("mutate", key)
-        try:
-            if raw is not None:
-                r = pickle.loads(raw)
-                r.cached = True
-                return r
-        except Exception:  # an unreadable record: none
-            continue
+        r = _cached(claim, settings, (DEFAULT_SAMPLE, every, 0, DOMAIN_POINTS, BUDGET_S))
+        if r is not None:
+            return r
     return None
 
 
@@ -292,7 +319,7 @@ def hand_written(claim: Claim, settings: Settings) -> dict:
     from derivations.core import all_mutants
 
     table = all_mutants()
-    killed = sum(_run(claim, settings, table[name])[0] for name in claim.mutants)
+    killed = sum(run_one(claim, settings, table[name])[0] for name in claim.mutants)
     return {"killed": int(killed), "total": len(claim.mutants)}
 
 
@@ -345,152 +372,3 @@ def _worker(claim_id: str, settings: Settings, k: int, n: int, args: tuple, file
     with threadpool_limits(1):
         return part(claim, settings, k, n, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
                     budget=budget)
-
-
-# --- classification ------------------------------------------------------------------------------
-def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, seed: int = 0,
-             points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> list:
-    """The outcome of each ``(site, original, mutated, earlier)`` against ``base``."""
-    from derivations.core import latex
-    from numerics.claims.power import detectable
-
-    rows = detectable(base)
-    resolution = min((d["relative"] for d in rows if d["relative"]), default=None)
-    domain = _Domain(claim, settings, seed, points)
-    if items:  # the unmutated theory over the domain once, outside every mutant's budget
-        domain.values()
-    out = []
-    for site, original, mutated, earlier in items:
-        try:
-            text = latex(mutated)
-        except Exception:  # a printer that cannot print it: its SymPy form
-            text = str(mutated)
-        o = AutoOutcome(site.name, site.step, site.operator, site.said(), text, "equivalent",
-                        resolution=resolution)
-        out.append(o)
-        try:  # a mutated theory's numerical warnings (a sqrt of a negative) are its outcome's business
-            with _budget(budget), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed)
-        except OverBudget:
-            o.status, o.how, o.largest, o.where = "timed out", f"took more than {budget:g} s", None, ""
-    return out
-
-
-def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed) -> None:
-    from derivations import automutants as A
-
-    if A.equivalent(original, mutated, seed=seed, given=domain.draws[:3]):
-        o.how = "equal on the step's domain"
-        return
-    m = A.as_mutant(site, earlier)
-    # HITS is kept: a build cached under this mutant's name (an earlier run in this process)
-    # applies it without calling its transform again
-    killed, how, ev = _run(claim, settings, m)
-    if ev is not None and not A.HITS.get(site.name):
-        o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
-        return
-    if killed:
-        o.status, o.how = "killed", how
-        return
-    (o.largest, o.where, seen), row, point = _largest(base, ev, rows, domain, m, resolution)
-    o.row_change, o.row = row
-    o.point_change, o.point = point
-    if seen is not None:
-        o.resolution = seen
-    o.status = "below resolution" if seen is None or o.largest < seen else "survived"
-    o.how = "the claim passed"
-    if o.status == "survived" and site.path:  # the changed node alone, for a long step
-        from derivations.core import latex
-
-        try:
-            new = A._changes(site, original, earlier)
-            o.node_latex = latex(new) if new is not None else ""
-        except Exception:  # a node the printer cannot print: the step alone
-            o.node_latex = ""
-
-
-def _run(claim, settings, m) -> tuple:
-    """(killed, how, evidence) of the claim under mutant ``m``: an error of the code under an
-    automatic mutant (which can make a step of the wrong shape) is reported, as ``verify``
-    does, and kills it."""
-    from numerics.claims.power import _run_mutated
-
-    try:
-        return _run_mutated(claim, settings, (m,))
-    except CODE_ERRORS as e:
-        return True, f"raised {type(e).__name__}: {str(e)[:200]}", None
-
-
-class _Domain:
-    """The claim's theory at seeded points of its parameter domain (``evaluate`` and
-    ``param_space``), unmutated once and under each mutant asked for."""
-
-    def __init__(self, claim, settings, seed: int, n: int):
-        self.claim, self.dps = claim, settings.dps
-        space = getattr(claim, "param_space", None)
-        self.points, self.draws = [], []  # draws: the seeded points (also the equivalence test's)
-        try:
-            self.draws = space.sample(n, seed) if space is not None and n > 0 else []
-        except ValueError:  # a space that cannot be sampled: the symbols' assumptions only
-            pass
-        if claim.evaluate is not None and self.draws:
-            try:  # the defaults first, where the space has them
-                self.points = [space.validate({})]
-            except ValueError:
-                pass
-            self.points += self.draws
-        self._base = None
-
-    def values(self) -> list:
-        from derivations.core import unmutated
-
-        if self._base is None:
-            with unmutated():
-                self._base = [self._at(p) for p in self.points]
-        return self._base
-
-    def _at(self, point) -> dict | None:
-        try:
-            out = self.claim.evaluate(point, self.dps)
-            return {k: float(v) for k, v in out.items() if not isinstance(v, bool)}
-        except Exception:  # not computable there: the point says nothing
-            return None
-
-    def changes(self, m) -> list:
-        """``[(relative change, where)]`` at each point under ``m``."""
-        from derivations.core import mutated
-
-        out = []
-        for point, base in zip(self.points, self.values()):
-            if not base:
-                continue
-            with mutated(m):
-                new = self._at(point)
-            at = ", ".join(f"{k}={v:.4g}" for k, v in point.items())
-            for key, b in base.items():
-                v = None if new is None else new.get(key)
-                rel = math.inf if v is None or not math.isfinite(v) else (
-                    abs(v - b) / abs(b) if b else abs(v - b))
-                out.append((rel, f"`{key}` at {at}"))
-        return out
-
-
-def _largest(base: Evidence, ev: Evidence, rows: list, domain: _Domain, m, resolution) -> tuple:
-    """``(change, where, what a row there detects)`` of the largest relative change of the
-    theory, measured against what a row detects: at a row its own detectable change, at a
-    point of the domain the smallest of the rows' (``resolution``); then ``(change, label)``
-    of the row it moves most and ``(change, where)`` of the point of the domain it moves most
-    (``(None, "")`` where there is none)."""
-    found = [(0.0, "no theory value", resolution)]
-    by_row, by_point = [], domain.changes(m)
-    for c0, c1, d in zip(base.comparisons, ev.comparisons, rows):
-        rel = abs(c1.theory - c0.theory) / abs(c0.theory) if c0.theory else abs(c1.theory - c0.theory)
-        found.append((rel, f"row `{c0.label}`", d["relative"] or resolution))
-        by_row.append((rel, c0.label))
-    found += [(rel, where, resolution) for rel, where in by_point]
-
-    def ratio(t):
-        return t[0] / t[2] if t[2] else (math.inf if t[0] else 0.0)
-    most = [max(f, key=lambda t: t[0]) if f else (None, "") for f in (by_row, by_point)]
-    return (max(found, key=ratio), *most)

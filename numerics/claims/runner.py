@@ -126,7 +126,7 @@ def check_steps(claim, settings: Settings, seen: set) -> None:
 _PROBES = itertools.count()
 
 
-def _share_memo(folder: str | None, wait: bool) -> None:
+def share_memo(folder: str | None, wait: bool) -> None:
     """In a pool's process: the claims' experiment memo becomes the pool's :class:`SharedMemo`
     in ``folder``, so an experiment that several claims read is computed once in the pool;
     ``wait``: whether this task waits for an entry another process is computing."""
@@ -155,7 +155,7 @@ def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), mem
     from numerics import registry
     from numerics.core.shared_memo import Busy
 
-    _share_memo(memo_folder, wait)
+    share_memo(memo_folder, wait)
     try:
         for f in files:  # claims from the user's files exist in the worker too
             registry.add_claims_file(f)
@@ -169,12 +169,13 @@ def _collect_in_worker(claim_id: str, settings: Settings, files: tuple = (), mem
         return BUSY
 
 
-def _longest_first(todo, settings: Settings) -> list:
+def longest_first(todo, settings: Settings, prefix: str = "") -> list:
     """The claims in the order a pool should start them: those with no recorded time on this
     machine first (in their order), then the recorded ones, longest first, so that no long
-    claim is left for the end while the other processes idle."""
+    claim is left for the end while the other processes idle.  ``prefix``: whose times (``""``:
+    collecting a claim's evidence; ``"mutate:"``: its automatic mutants)."""
     times = cache.recorded_times(settings.mode)
-    return sorted(todo, key=lambda c: (c.id in times, -times.get(c.id, 0.0)))
+    return sorted(todo, key=lambda c: (prefix + c.id in times, -times.get(prefix + c.id, 0.0)))
 
 
 def pool_size(workers: int | None, todo: int) -> int:
@@ -226,7 +227,7 @@ def collect_all(claims, settings: Settings, *, workers: int | None = None, use_c
         try:
             with process_pool(min(workers, len(todo))) as pool:
                 futures = {c.id: Future() for c in todo}
-                for c in _longest_first(todo, settings):
+                for c in longest_first(todo, settings):
                     _launch(pool, c, (settings, files, folder), futures[c.id], wait=False)
                 try:
                     yield from _drain(claims, found, lambda c: futures[c.id].result(), settings, use_cache,

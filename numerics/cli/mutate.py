@@ -19,7 +19,7 @@ from numerics.cli.app import _claims_files, _dumps, _limits, _mode, main, mode_o
               help="a claim with more mutants runs a seeded random sample of this many (score with its 95 % interval)")
 @click.option("--all", "all_mutants", is_flag=True, help="run every mutant of every claim (no sample)")
 @click.option("--sample-seed", type=int, default=0, show_default=True, help="the seed of the sample of mutants")
-@click.option("--workers", type=int, default=1, show_default=True, help="processes the mutants of a claim run on")
+@click.option("--workers", type=int, default=1, show_default=True, help="processes: several claims are spread over them, one claim's mutants when it is alone")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="run the mutants on a dask.distributed cluster: 'local' or tcp://host:port (as many parts as "
                    "--workers, or one per thread of the cluster)")
@@ -40,26 +40,24 @@ def mutate(ids, quick, full, as_json, seed, sample, all_mutants, sample_seed, wo
     attncheck mutate S.mp.edge
     attncheck mutate B.kl --all --json
     attncheck mutate A.thm3 --scheduler tcp://head:8786"""
-    from numerics.claims.mutate import STATUSES
-    from numerics.claims.mutate import mutate as run
+    from numerics.claims.mutate import STATUSES, mutate_all
 
     with requested():
         chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
             list(ids), _mode(quick, full), seed, sample=sample, sample_seed=sample_seed, workers_=workers,
             budget=budget, spell=Q.option_name)
     survived = 0
-    for claim in chosen:
-        if not as_json:
-            click.echo(f"  ... {claim.id}", err=True)
-        with requested():  # a bad --scheduler: exit 2
-            r = run(claim, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed, workers=workers,
-                    budget=budget, use_cache=not no_cache, scheduler=scheduler)
-        survived += len(r.survivors) + bool(r.error)
-        if as_json:
-            click.echo(_dumps(r.to_json()))
-            continue
-        for line in lines(r, verbose, STATUSES):
-            click.echo(line)
+    if not as_json:
+        click.echo(f"  ... {len(chosen)} claim{'s' if len(chosen) != 1 else ''}", err=True)
+    with requested():  # a bad --scheduler: exit 2
+        for r in mutate_all(chosen, settings, sample=sample, all_mutants=all_mutants, seed=sample_seed,
+                            workers=workers, budget=budget, use_cache=not no_cache, scheduler=scheduler):
+            survived += len(r.survivors) + bool(r.error)
+            if as_json:
+                click.echo(_dumps(r.to_json()))
+                continue
+            for line in lines(r, verbose, STATUSES):
+                click.echo(line)
     if not as_json:
         click.echo(f"{'no' if not survived else survived} surviving mutant{'s' if survived != 1 else ''} "
                    f"in {len(chosen)} claims ({settings.mode})")
