@@ -477,41 +477,60 @@ def derivation(fn=None, *, maxsize: int = 64):
     and the steps it reached as reached again (:func:`reaching`): the caller does use them, it
     just does not rebuild them."""
     def wrap(f):
-        cache: dict = {}
-        _CACHES.append(cache)
-
-        @functools.wraps(f)
-        def inner(*args, **kwargs):
-            key = (active_mutants(), args, tuple(sorted(kwargs.items())))
-            try:
-                out, applied, steps, values = cache[key]
-            except KeyError:
-                pass
-            else:
-                for name in applied:
-                    APPLIED[name] = APPLIED.get(name, 0) + 1
-                _reached(steps)
-                _record(values)
-                return out
-            before = {name: APPLIED.get(name, 0) for name in key[0]}
-            values: list = []
-            token = _VALUES.set(values)
-            try:
-                with reaching() as steps:
-                    out = f(*args, **kwargs)
-            finally:
-                _VALUES.reset(token)
-                _record(values)
-            applied = tuple(name for name in key[0] if APPLIED.get(name, 0) > before[name])
-            if len(cache) >= maxsize:
-                cache.pop(next(iter(cache)))
-            cache[key] = (out, applied, frozenset(steps), tuple(values))
-            return out
-
-        inner.cache_clear = cache.clear
-        return inner
+        return _replaying(f, maxsize, by_mutants=True)
 
     return wrap(fn) if fn is not None else wrap
+
+
+def replaying_cache(maxsize: int = 64):
+    """Cache a function of compiled or solved theory by its arguments alone, which must name
+    the active mutants it depends on (``active_mutants()``, or the part of them that matters),
+    as :func:`derivation` does: a hit replays what the build did, the mutants it applied
+    (``APPLIED``), the steps it reached (:func:`reaching`) and the values it recorded
+    (:func:`recording_steps`).  A plain ``functools.lru_cache`` there would hide them on a hit:
+    what a process computed earlier would change which steps a claim is seen to reach, and so
+    which automatic mutants it gets."""
+    return lambda f: _replaying(f, maxsize, by_mutants=False)
+
+
+def _replaying(f, maxsize: int, by_mutants: bool):
+    """``f`` cached per (its arguments, with ``by_mutants`` the active mutants), each entry with
+    the mutants applied, the steps reached and the step values recorded while it was built,
+    replayed on a hit (the oldest entry goes first beyond ``maxsize``)."""
+    cache: dict = {}
+    _CACHES.append(cache)
+
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        active = active_mutants()
+        key = (active if by_mutants else (), args, tuple(sorted(kwargs.items())))
+        try:
+            out, applied, steps, values = cache[key]
+        except KeyError:
+            pass
+        else:
+            for name in applied:
+                APPLIED[name] = APPLIED.get(name, 0) + 1
+            _reached(steps)
+            _record(values)
+            return out
+        before = {name: APPLIED.get(name, 0) for name in active}
+        values: list = []
+        token = _VALUES.set(values)
+        try:
+            with reaching() as steps:
+                out = f(*args, **kwargs)
+        finally:
+            _VALUES.reset(token)
+            _record(values)
+        applied = tuple(name for name in active if APPLIED.get(name, 0) > before[name])
+        if len(cache) >= maxsize:
+            cache.pop(next(iter(cache)))
+        cache[key] = (out, applied, frozenset(steps), tuple(values))
+        return out
+
+    inner.cache_clear = cache.clear
+    return inner
 
 
 class Named:

@@ -150,6 +150,72 @@ def test_recording_steps_sees_the_steps_of_a_cached_derivation():
     assert first == {"t.rec": [x + 1]} and again == {"t.rec": [x + 1, x + 2]}
 
 
+
+def test_a_replaying_cache_replays_steps_values_and_applied_mutants():
+    """A cache of compiled or solved theory (keyed by its arguments, which name the mutants) gives
+    on a hit what its build reached, recorded and applied, as a cached derivation does."""
+    from derivations.core import APPLIED, Mutant, mutated, reaching, replaying_cache
+
+    @derivation
+    def build():
+        return step("t.replay", x + 1)
+
+    calls = []
+
+    @replaying_cache(maxsize=2)
+    def compiled(_mutants):
+        calls.append(_mutants)
+        return build() * 2
+
+    m = Mutant("t.replay:x3", "t.replay", "x3", lambda e: 3 * e)
+    with derivation_caches_restored():
+        with recording_steps() as first, reaching() as seen_first:
+            compiled(())
+        with recording_steps() as again, reaching() as seen_again:
+            compiled(())
+        with mutated(m):
+            before = APPLIED.get(m.name, 0)
+            assert compiled((m.name,)) == 6 * (x + 1)
+            compiled((m.name,))  # a hit: the mutant counts as applied again
+            assert APPLIED.get(m.name, 0) == before + 2
+        compiled(("other",))  # beyond maxsize: the oldest entry goes
+        compiled(())
+    assert calls == [(), (m.name,), ("other",), ()]
+    assert first == again == {"t.replay": [x + 1]} and seen_first == seen_again == {"t.replay"}
+
+
+def _compiled_theory(which: str):
+    """One cached compiled theory of each kind: Paper A's fixed-point equations, its attention law,
+    Paper C's reported outputs."""
+    from derivations.core import active_mutants
+
+    if which == "erm":
+        from numerics.theory.paper_a import erm_equations as SE
+
+        return SE.compiled("logistic", True)
+    if which == "attention law":
+        from numerics.theory.paper_a import laws
+
+        return laws._attention_classes(4, 1)
+    from numerics.theory.paper_c import equations as CE
+
+    return CE._reported(active_mutants())
+
+
+@pytest.mark.parametrize("which", ["erm", "attention law", "paper C"])
+def test_a_warm_cache_of_compiled_theory_records_the_steps_of_a_cold_one(which):
+    """What a process computed before does not change the steps a claim is seen to reach (and so
+    its automatic mutants): a second call of a cached compiled theory records and reaches the
+    steps the first did, in the same order (the mutants are drawn from them in that order)."""
+    from derivations.core import reaching
+
+    with recording_steps() as first, reaching() as seen_first:
+        _compiled_theory(which)
+    with recording_steps() as again, reaching() as seen_again:
+        _compiled_theory(which)
+    assert first and seen_again == seen_first
+    assert list(again) == list(first) and all(len(again[k]) == len(first[k]) for k in first)  # in the same order
+
 def test_sample_draws_seeded_points_of_the_domain():
     from numerics.core.params import Param, ParamSpace
 

@@ -27,12 +27,11 @@ Tolerance of a row: z * se (Bonferroni z over the rows) plus the theory's quadra
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
-from derivations.core import _ACTIVE
+from derivations.core import _ACTIVE, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
@@ -99,7 +98,7 @@ def _solver_key():
     return tuple(m.name for m in _ACTIVE.get() if m.step != "C.out.reported")
 
 
-@lru_cache(maxsize=64)
+@replaying_cache(maxsize=64)
 def _solve(branch: str, alpha: float, n: int, _key):
     """The fixed point with n nodes per axis; on the positional branch with n + 2 where the n-node
     Newton solve does not converge (alpha = 2 with n = 6, docs/paper_c.md §6.1).  Raises (the

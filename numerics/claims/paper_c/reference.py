@@ -26,12 +26,11 @@ continuation, n = 10 (and 14).
 from __future__ import annotations
 
 import csv
-from functools import lru_cache
 from pathlib import Path
 
 import sympy as sp
 
-from derivations.core import _ACTIVE
+from derivations.core import _ACTIVE, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.theory.paper_c import equations as T
@@ -69,12 +68,12 @@ def _solver_key():
     return tuple(m.name for m in _ACTIVE.get() if m.step != "C.out.reported")
 
 
-@lru_cache(maxsize=64)
+@replaying_cache(maxsize=64)
 def _solutions(branch: str, alphas: tuple, n: int, _key):
     return T.continuation(branch, alphas, n=n, **SETTING)
 
 
-@lru_cache(maxsize=64)
+@replaying_cache(maxsize=64)
 def _alone(branch: str, alpha: float, n: int, _key):
     return T.solve(branch, alpha, n=n, throw=False, **SETTING)
 

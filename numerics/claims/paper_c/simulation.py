@@ -33,11 +33,10 @@ allowance, computed from the experiment and the solver alone, never from the val
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
-from derivations.core import _ACTIVE
+from derivations.core import _ACTIVE, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
@@ -126,7 +125,7 @@ def _solver_key():
     return tuple(m.name for m in _ACTIVE.get() if m.step != "C.out.reported")
 
 
-@lru_cache(maxsize=64)
+@replaying_cache(maxsize=64)
 def _solve(alpha: float, n: int, omega: float, _key):
     # raises (the claim errors) if not converged
     return T.solve(BRANCH, alpha, n=n, **dict(SETTING, omega=omega)).value

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
-from derivations.core import active_mutants
+from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import erm_equations as EQ
 from numerics.core.backends import lambdify
 from numerics.core.params import ParameterError
@@ -94,7 +93,7 @@ def _exact_nodes(sy) -> int | None:
     return deg // 2 + 1
 
 
-@lru_cache(maxsize=32)
+@replaying_cache(maxsize=32)
 def _compiled(loss: str, signal_along_q: bool, backend: str, mutants: tuple) -> Compiled:
     sy = EQ.system(loss, signal_along_q)
     every = [sy["G"], sy["G_h"], *sy["integrands"], *sy["equations"], *sy["outputs"].values(),

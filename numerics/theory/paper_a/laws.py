@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 import numpy as np
 
-from derivations.core import active_mutants
+from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
 from numerics.core.backends import lambdify, to_mpf
@@ -119,7 +118,7 @@ def _attention_classes(L: int, R: int):
     return _attention_classes_cached(int(L), int(R), active_mutants())
 
 
-@lru_cache(maxsize=32)
+@replaying_cache(maxsize=32)
 def _attention_classes_cached(L: int, R: int, mutants: tuple):
     """The compiled attention law: per class (``erm_equations.class_law``), its label, its
     weight as a numpy function of pi and the compiled reduction (a, c, sigma^2) of

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from derivations.core import active_mutants
+from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import lambdify
 from numerics.core.quadrature import gauss_hermite, gaussian_sobol
@@ -76,7 +76,7 @@ class Compiled:
     pgradhess: object
 
 
-@lru_cache(maxsize=16)
+@replaying_cache(maxsize=16)
 def _compiled(_mutants) -> Compiled:
     ch, fp, out, fi, pr = D.channel(), D.fixed_point(), D.outputs(), D.fields(), D.prox()
     c = lambda e, a=ARGS: lambdify(e, a, "numpy", cse=True)  # noqa: E731
@@ -334,7 +334,7 @@ def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, o
 
 
 # --- the reported values and their error estimates --------------------------------------------
-@lru_cache(maxsize=16)
+@replaying_cache(maxsize=16)
 def _reported(_mutants):
     syms = (D.MSE, D.PHI) + D.OVERLAPS
     return lambdify(list(D.reported()), syms, "numpy")
@@ -352,7 +352,7 @@ def reported(fp: FixedPoint) -> dict:
     return dict(zip(names, val)), err
 
 
-@lru_cache(maxsize=16)
+@replaying_cache(maxsize=16)
 def _sensitivity(_mutants):
     """d mse / d x (the test-error integrand's gradient in the overlaps, from SymPy)."""
     out = D.outputs()

@@ -7,17 +7,16 @@ mse_lin = E[tr T Sigma T^T] + E[cross](B) + tr B Sigma B^T, reported through ``C
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
-from derivations.core import active_mutants
+from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import lambdify
 from numerics.core.quadrature import gauss_hermite
 
 
-@lru_cache(maxsize=16)
+@replaying_cache(maxsize=16)
 def _compiled(_mutants):
     lb = D.linear_baseline()
     bsyms = list(lb["B"])

@@ -18,12 +18,11 @@ exact-arithmetic meaning beyond its float64 points, and its error is statistical
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import mpmath
 import numpy as np
 
-from derivations.core import active_mutants
+from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import lambdify
 from numerics.core.results import RESULTS, Solution
@@ -31,7 +30,7 @@ from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c import equations as E
 
 
-@lru_cache(maxsize=8)
+@replaying_cache(maxsize=8)
 def _compiled_mp(_mutants):
     ch, fp, fi, pr = D.channel(), D.fixed_point(), D.fields(), D.prox()
     c = lambda e, a=E.ARGS: lambdify(e, a, "mpmath")  # noqa: E731
