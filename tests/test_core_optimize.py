@@ -393,6 +393,8 @@ def test_sample_average_orders_and_no_warning_on_a_zero_average():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         v0, g0, H0 = fn(np.array([0.0]))  # D = 0: inf/nan for the caller's check, no warning
+        huge = sample_average(inner, outer, np.array([1e308, 1e308]))
+        assert huge(np.array([2.0]))[0] == -np.inf  # D overflows to inf: no warning either
     assert not np.isfinite(v0)
 
 
@@ -443,6 +445,20 @@ def test_polish_mp_failures_say_why():
     cplx = polish_mp(lambda t: [mpmath.log(t) + 1], lambda t: [[1 / t]], (-0.5,), 20, [(None, None)])
     assert cplx.result is RESULTS.nonfinite and cplx.residual == math.inf
     assert cplx.message == "complex iterate (objective not positive)"
+    # what a failure still carries: the iterations, and the iterate where there is one
+    assert isinstance(none.iterations, int) and isinstance(up.iterations, int) and up.iterations >= 1
+    assert isinstance(cplx.iterations, int) and cplx.raw is not None
+    # a curvature in (0, 1) is a minimum too
+    shallow = polish_mp(lambda t: [t / 2], lambda t: [[mpmath.mpf(1) / 2]], (0.5,), 20, [(None, None)])
+    assert shallow.result is RESULTS.failed and "max=False" in shallow.message
+    # Newton's steps vanish while the gradient does not (a gradient of scale 1e50: the root to
+    # 35 digits leaves |grad| ~ 1e15): refused, the residual printed to 3 digits
+    steep = polish_mp(lambda t: [-mpmath.mpf(10) ** 50 * (t - mpmath.mpf(1) / 3)],
+                      lambda t: [[-mpmath.mpf(10) ** 50]], (0.5,), 20, [(None, None)])
+    assert steep.result is RESULTS.failed and steep.residual > 1 and isinstance(steep.iterations, int)
+    printed = mpmath.nstr(mpmath.mpf(steep.residual), 3)
+    assert steep.message == f"no strict interior maximum (residual {printed}, max=True, inside=True)"
+    assert len(printed.replace(".", "").split("e")[0]) == 3
 
 
 # --- the bracket solvers, step by step (numerics/core/solve/bracket.py) --------------------------
