@@ -206,3 +206,26 @@ def test_gaussian_expect_mp_nodes_are_one_full_grid_from_z_over_8():
     with mpmath.workdps(30):
         exact = mpmath.quad(lambda z: mpmath.npdf(z) / (1 + 25 * z * z), [-mpmath.inf, 0, mpmath.inf])
         assert abs(vals[0] / exact - 1) < mpmath.mpf(10) ** -7 and rel <= mpmath.mpf(10) ** -8
+
+
+def test_gaussian_expect_mp_predicts_the_grid_it_refuses():
+    """The refusal names the grid the rule would need: the next one (4K + 1 nodes) before two
+    changes are known, then the one extrapolated from them (log error linear in 1/h), within a
+    factor 2 of the grid the rule does end on, and the digits reachable with max_nodes
+    (nodes grow like dps^1.5)."""
+    import re
+
+    f = lambda z: [1 / (1 + 400 * z * z)]  # noqa: E731  (poles at +-i/20)
+    seen = []
+    q.gaussian_expect_mp(lambda z: seen.append(z) or f(z), 1, 30, max_nodes=2**22)
+    used = len(seen)  # every node of the final grid, each evaluated once
+    for max_nodes, nodes in ((2**10, 1025), (2**12, None)):
+        with pytest.raises(ArithmeticError) as e:
+            q.gaussian_expect_mp(f, 1, 30, max_nodes=max_nodes)
+        m = re.fullmatch(r"the trapezoidal rule would need about (\d+) nodes \(> (\d+)\) for 30 digits \(a "
+                         r"singularity close to the real axis\); about (\d+) digits are reachable here: lower --dps",
+                         str(e.value))
+        assert m and int(m[2]) == max_nodes, str(e.value)
+        predicted = int(m[1])
+        assert predicted == nodes if nodes else used / 2 <= predicted <= 2 * used
+        assert int(m[3]) == int(30 * (max_nodes / predicted) ** (2 / 3))
