@@ -1,5 +1,7 @@
 """``mutate.workers``: automatic mutants of one claim (``attncheck mutate``) on one process
-against two, and the time per mutant.  Every figure is measured in this run, on this machine."""
+against two, and the time per mutant; ``mutate.claims``: several claims on one process against
+two, each claim's mutants in one process of the pool (``mutate_all``).  Every figure is
+measured in this run, on this machine."""
 from __future__ import annotations
 
 import time
@@ -32,4 +34,30 @@ def mutate_workers(settings) -> dict:
     return out
 
 
-BENCHMARKS = {"mutate.workers": mutate_workers}
+#: claims of closed forms (quick: a sample of 8 mutants each, as the catalogue run of docs/mutate.md)
+CLAIMS = ("B.kl.bound", "B.forward.linearity", "B.coercivity.identity", "B.lemma41.projection")
+
+
+def mutate_claims(settings) -> dict:
+    """The same seeded samples of ``CLAIMS``' automatic mutants, the claims in turn on one process
+    against the claims spread over a pool of two (each spawned process imports the project and
+    collects its claims, which is timed)."""
+    from numerics import registry
+    from numerics.claims.base import Settings
+    from numerics.claims.mutate import mutate_all
+
+    claims = [registry.claims()[c] for c in CLAIMS]
+    run = Settings(mode="quick", seed=settings.seed)
+    n = settings.pick(8, 100)
+    out = {"claims": list(CLAIMS), "sample": n}
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        results = list(mutate_all(claims, run, sample=n, workers=workers, use_cache=False))
+        out[f"workers{workers}_s"] = round(time.perf_counter() - t0, 2)
+        out[f"outcomes{workers}"] = [[(o.name, o.status) for o in r.outcomes] for r in results]
+    out["same_outcomes"] = out.pop("outcomes1") == out.pop("outcomes2")
+    out["ratio_2_over_1"] = round(out["workers2_s"] / out["workers1_s"], 2)
+    return out
+
+
+BENCHMARKS = {"mutate.workers": mutate_workers, "mutate.claims": mutate_claims}
