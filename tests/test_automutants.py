@@ -336,6 +336,20 @@ def test_two_processes_give_the_outcomes_of_one(blind):
 
 
 
+def test_longest_first_orders_by_the_times_of_its_kind(monkeypatch):
+    """Claims with no recorded time first, in their order; then the recorded ones, longest
+    first, by the times of the kind asked for (a claim's evidence, or its automatic mutants)."""
+    from types import SimpleNamespace
+
+    from numerics.claims import runner
+    from numerics.claims.base import Settings
+
+    times = {"A": 1.0, "B": 9.0, "mutate:A": 50.0, "mutate:B": 5.0, "mutate:C": 7.0}
+    monkeypatch.setattr(runner.cache, "recorded_times", lambda mode: times)
+    claims = [SimpleNamespace(id=i) for i in ("A", "B", "C", "D")]
+    assert [c.id for c in runner.longest_first(claims, Settings())] == ["C", "D", "B", "A"]
+    assert [c.id for c in runner.longest_first(claims, Settings(), prefix="mutate:")] == ["D", "A", "C", "B"]
+
 def test_claims_spread_over_processes_give_the_outcomes_of_one(blind, monkeypatch):
     """Several claims on two processes (each claim's mutants in one process, the user's file
     loaded there too) give each claim the outcomes of one process, in the order asked, and
@@ -361,6 +375,11 @@ def test_claims_spread_over_processes_give_the_outcomes_of_one(blind, monkeypatc
         assert a.hand_written == b.hand_written and a.generated == b.generated
     times = cache.recorded_times("quick")
     assert {"mutate:T.blind", "mutate:B.kl.bound"} <= set(times)
+    with derivation_caches_restored():  # recorded by the pool's parent, read back by the next run
+        stored = list(mutate_all(chosen, Settings(), sample=4, seed=3, workers=2))
+        again = list(mutate_all(chosen, Settings(), sample=4, seed=3, workers=2))
+    assert not any(r.cached for r in stored) and all(r.cached for r in again)
+    assert [[o.name for o in r.outcomes] for r in again] == [[o.name for o in r.outcomes] for r in one]
 
 def test_verify_power_prints_the_recorded_score(blind):
     from numerics.claims.base import Settings

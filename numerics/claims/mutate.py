@@ -159,6 +159,15 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
     found = _cached(claim, settings, options) if use_cache else None
     if found is not None:
         return found
+    r = _computed(claim, settings, options, workers, scheduler)
+    _record(claim, settings, options, r, use_cache)
+    return r
+
+
+def _computed(claim: Claim, settings: Settings, options: tuple, workers: int = 1,
+              scheduler: str | None = None) -> Mutation:
+    """The result of :func:`mutate` computed (nothing read or recorded), with its time."""
+    sample, all_mutants, seed, points, budget = options
     t0 = time.perf_counter()
     if scheduler:
         r = _on_cluster(claim, settings, scheduler, workers, *options)
@@ -168,7 +177,6 @@ def mutate(claim: Claim, settings: Settings, *, sample: int = DEFAULT_SAMPLE, al
         r = part(claim, settings, 0, 1, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
                  budget=budget)
     r.elapsed_s = time.perf_counter() - t0
-    _record(claim, settings, options, r, use_cache)
     return r
 
 
@@ -254,7 +262,7 @@ def _record(claim: Claim, settings: Settings, options: tuple, r: Mutation, use_c
 
 
 def _claim_in_worker(claim_id: str, settings: Settings, options: tuple, files: tuple, memo_folder: str) -> Mutation:
-    """:func:`mutate` of one claim in a pool's process, its mutants in this process (the claims
+    """:func:`mutate` of one claim computed in a pool's process, its mutants in this process (the claims
     of the user's files loaded here too; the experiment memo shared with the pool's processes)."""
     from threadpoolctl import threadpool_limits
 
@@ -265,10 +273,8 @@ def _claim_in_worker(claim_id: str, settings: Settings, options: tuple, files: t
     for f in files:
         registry.add_claims_file(f)
     claim = registry.claims()[claim_id]
-    sample, all_mutants, seed, points, budget = options
     with threadpool_limits(1):
-        return mutate(claim, settings, sample=sample, all_mutants=all_mutants, seed=seed, points=points,
-                      budget=budget, use_cache=False)
+        return _computed(claim, settings, options)  # recorded by the pool's parent
 
 
 def recorded(claim: Claim, settings: Settings) -> Mutation | None:
