@@ -73,6 +73,7 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
     """
+    import numerics.report_labels  # noqa: F401  (the verdicts' table in a notebook: Verdict._repr_html_)
     from numerics import requests as Q
     from numerics.claims.base import judge
     from numerics.claims.runner import collect_all

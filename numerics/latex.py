@@ -29,7 +29,7 @@ import sympy as sp
 from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
 from derivations.core import GaussianMean
 from numerics.latex_text import UNICODE_TEXT, _tex_text, note_tex  # noqa: F401  (text in documents)
-from numerics.claims.labels import point_text
+from numerics.report_labels import point_text
 from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)

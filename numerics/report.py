@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from numerics.claims.labels import design_line, render
+from numerics.report_labels import design_line, render
 from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
@@ -67,14 +67,14 @@ def _fmt_tex(x, digits=6) -> str:
 
 def _label_html(label: str) -> str:
     """A row label as HTML, its parameter point in the papers' notation (``labels``)."""
-    from numerics.claims.labels import render_label
+    from numerics.report_labels import render_label
 
     return render_label(label, "html")
 
 
 def _label_tex(label: str) -> str:
     """A row label in the LaTeX report, its parameter point in the papers' notation."""
-    from numerics.claims.labels import render_label
+    from numerics.report_labels import render_label
 
     return render_label(label, "tex")
 

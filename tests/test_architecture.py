@@ -113,6 +113,11 @@ def test_derivations_are_pure_sympy(module):
     assert not bad, f"{module} imports {bad}"
 
 
+#: the layers that present a verdict or take a user's request: nothing below them imports them
+PRESENTATION = ("numerics.cli", "numerics.requests", "numerics.sweep", "numerics.explore", "numerics.report",
+                "numerics.report_math", "numerics.report_assets", "numerics.report_chromium",
+                "numerics.report_mutate", "numerics.latex", "numerics.latex_text")
+
 #: what each folder may never import, at load time or at run time (the static check)
 FORBIDDEN = {
     "numerics/experiments": ("derivations", "numerics.theory", "numerics.claims"),
@@ -120,6 +125,17 @@ FORBIDDEN = {
                       "numerics.figures", "numerics.problems", "numerics.benchmarks", "numerics.registry",
                       "numerics.cli", "numerics.requests", "numerics.report", "numerics.latex", "numerics.sweep"),
     "derivations": ("numpy", "scipy", "numerics"),
+    # a paper's vocabulary is the ground floor: names and domains, no formula and no other role
+    "numerics/papers": ("derivations", "sympy", "numerics.theory", "numerics.experiments", "numerics.claims",
+                        *PRESENTATION, "numerics.figures", "numerics.problems", "numerics.benchmarks",
+                        "numerics.registry"),
+    # the theory and the problems solve; they never run an experiment or read a claim
+    "numerics/theory": ("numerics.experiments", "numerics.claims", *PRESENTATION, "numerics.figures",
+                        "numerics.problems", "numerics.benchmarks"),
+    "numerics/problems": ("numerics.experiments", "numerics.claims", *PRESENTATION, "numerics.figures",
+                          "numerics.benchmarks"),
+    # a claim computes a verdict; how it is shown, and how a user asked for it, sit above it
+    "numerics/claims": PRESENTATION,
 }
 
 
@@ -203,7 +219,7 @@ def test_the_static_check_sees_function_level_and_importlib_imports(tmp_path, mo
 
 
 #: the roles that carry the paper axis: one folder per paper, shared pieces on top
-ROLES = ("derivations", "numerics/theory", "numerics/claims", "numerics/experiments", "numerics/figures",
+ROLES = ("derivations", "numerics/papers", "numerics/theory", "numerics/claims", "numerics/experiments", "numerics/figures",
          "numerics/benchmarks", "numerics/problems")
 
 

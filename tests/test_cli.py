@@ -16,7 +16,7 @@ from numerics import registry
 from numerics.cli import main
 from numerics.claims.base import Claim, Comparison
 from numerics.core.params import ParamSpace
-from numerics.experiments.paper_a.sparse_token import PI, THETA
+from numerics.papers.paper_a.vocabulary import PI, THETA
 
 x = sp.Symbol("x", positive=True)
 EQ = Equation("T.sqrt", sp.Symbol("s"), sp.sqrt(x), "toy", (x,))

@@ -2,7 +2,6 @@
 Corollary-1 chains of Paper A run under numpy (vectorised over arrays), mpmath (any dps) and
 arb (balls), and the three agree: each ball contains the mpmath value, numpy agrees to float64
 accuracy elementwise, and the mpmath trapezoid and tanh-sinh rules agree to the digits."""
-import mpmath
 import numpy as np
 import pytest
 import sympy as sp

@@ -7,7 +7,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, strategies as st
+from hypothesis import given
 
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate as AR

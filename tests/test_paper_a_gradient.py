@@ -11,8 +11,10 @@ from hypothesis import given, strategies as st
 from derivations.paper_a import gradient as G
 from numerics.claims.paper_a import gradient as CG
 from numerics.experiments.paper_a import sparse_token_training as T
+from numerics.experiments.paper_a.models import loss_value
 from numerics.core.seeding import children
-from numerics.experiments.paper_a.sparse_token import BETA, ETA_B, ETA_W, SparseTokenModel
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+from numerics.papers.paper_a.vocabulary import BETA, ETA_B, ETA_W
 
 
 @pytest.mark.parametrize("L", [2, 3, 4])
@@ -100,7 +102,7 @@ def test_simulator_steps_match_finite_differences(seed, loss, eta_w, eta_b, beta
         s = np.exp(beta * X @ q)
         s /= s.sum(axis=1, keepdims=True)
         yhat = np.einsum("nl,nld,d->n", s, X, w) + b
-        return T.loss_value(loss, yhat, y).mean()
+        return loss_value(loss, yhat, y).mean()
 
     def fd(f, x, h=1e-6):
         return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))])

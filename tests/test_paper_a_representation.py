@@ -19,7 +19,7 @@ from numerics.core.backends import agree_digits, evalf_reference
 from numerics.claims.paper_a import representation as cl
 from numerics.core.params import ParameterError
 from numerics.experiments.paper_a import representation as sim
-from numerics.experiments.paper_a.sparse_token import PI
+from numerics.papers.paper_a.vocabulary import PI
 
 
 # --- linear baselines: symbolic -------------------------------------------------------------

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations.core import MUTANTS, mutated
 from derivations.paper_c import attention_erm as D
 
 
@@ -114,11 +113,13 @@ def test_solve_cli_refuses_bad_branch_and_solves():
     assert res.ok and 0.2 < abs(float(res.value["m"])) < 0.3
 
 
-def test_problem_branches_agree_with_solver():
-    from numerics.problems.paper_c.positional_semantic import BRANCHES
-    from numerics.theory.paper_c.equations import BRANCHES as SOLVER_BRANCHES
+def test_every_branch_of_the_vocabulary_has_a_start_and_is_simulated():
+    from numerics.experiments.paper_c import simulate
+    from numerics.papers.paper_c.vocabulary import BRANCHES
+    from numerics.theory.paper_c.equations import STARTS
 
-    assert BRANCHES == SOLVER_BRANCHES
+    assert tuple(STARTS) == BRANCHES
+    assert tuple(simulate.run.__kwdefaults__["branches"]) == BRANCHES
 
 
 def test_linear_baseline_is_exact_for_a_linear_teacher():

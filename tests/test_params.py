@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from numerics.core.params import Dep, Param, ParameterError, ParamSpace, parse_assignments
-from numerics.experiments.paper_a.sparse_token import ALPHA0, L, PI, R, THETA
+from numerics.papers.paper_a.vocabulary import ALPHA0, L, PI, R, THETA
 
 SPACE = ParamSpace((L.with_default(10), R.with_default(3), PI.with_default(0.2), THETA.with_default(6.0),
                     ALPHA0.with_default(1.0)))

@@ -11,7 +11,7 @@ import pytest
 
 from numerics import report
 from numerics.claims.base import Settings
-from numerics.claims.labels import render_label
+from numerics.report_labels import render_label
 from numerics import registry
 
 EXAMPLE = str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "ridge_claim.py")

@@ -1,6 +1,6 @@
 """Verdict rows in the papers' notation: each row carries its parameter point (``at``), and the
 terminal (Unicode), the HTML report (MathML) and the PDF (LaTeX) print it through the one
-renderer, ``numerics.claims.labels``, each name through the one printer; the design point is
+renderer, ``numerics.report_labels``, each name through the one printer; the design point is
 one line in each format; ``verify --json`` has the structured point."""
 import json
 
@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from numerics import registry
+from numerics import report_labels
 from numerics.claims import labels
 from numerics.claims.base import SCHEMA, Claim, Comparison, Evidence, Settings, judge
 
@@ -25,32 +26,32 @@ def test_a_label_point_is_read_from_its_assignments():
 
 
 def test_names_print_through_the_one_printer():
-    assert labels.assignment("alpha0", 3, "text") == "α₀ = 3"
-    assert labels.assignment("a0", 3, "text") == "α₀ = 3"
-    assert labels.assignment("pi", 0.3, "text") == "π₊ = 0.3"
-    assert labels.assignment("lam", 1e-05, "text") == "λ = 1e-05"
-    assert labels.assignment("eta_q", 0.5, "text") == "η_q = 0.5"
-    assert labels.assignment("sigma2", 2, "text") == "σ² = 2"
-    assert labels.assignment("alpha0", 3, "tex") == r"\alpha_{0} = 3"
-    assert labels.assignment("pi", 0.3, "tex") == r"\pi_{+} = 0.3"
-    assert labels.assignment("lam", 2, "tex") == r"\lambda = 2"
+    assert report_labels.assignment("alpha0", 3, "text") == "α₀ = 3"
+    assert report_labels.assignment("a0", 3, "text") == "α₀ = 3"
+    assert report_labels.assignment("pi", 0.3, "text") == "π₊ = 0.3"
+    assert report_labels.assignment("lam", 1e-05, "text") == "λ = 1e-05"
+    assert report_labels.assignment("eta_q", 0.5, "text") == "η_q = 0.5"
+    assert report_labels.assignment("sigma2", 2, "text") == "σ² = 2"
+    assert report_labels.assignment("alpha0", 3, "tex") == r"\alpha_{0} = 3"
+    assert report_labels.assignment("pi", 0.3, "tex") == r"\pi_{+} = 0.3"
+    assert report_labels.assignment("lam", 2, "tex") == r"\lambda = 2"
 
 
 def test_a_label_renders_in_each_format():
     row = Comparison(LABEL, 1.0, 1.0)
-    assert labels.render(row, "text") == "q2_cosine[logistic, L = 10, α₀ = 3]"
-    assert labels.render(row, "tex") == r"q2\_cosine[logistic, $L = 10$, $\alpha_{0} = 3$]"
-    page = labels.render(row, "html")
+    assert report_labels.render(row, "text") == "q2_cosine[logistic, L = 10, α₀ = 3]"
+    assert report_labels.render(row, "tex") == r"q2\_cosine[logistic, $L = 10$, $\alpha_{0} = 3$]"
+    page = report_labels.render(row, "html")
     assert page.startswith("q2_cosine[logistic, ") and page.count("<math") == 2
     assert "a0" not in page and "\\" not in page and "$" not in page
     with pytest.raises(ValueError):
-        labels.render(row, "rtf")
+        report_labels.render(row, "rtf")
 
 
 def test_a_structured_point_is_rendered_even_when_the_label_does_not_write_it():
     row = Comparison("E_test", 1.0, 1.0, at={"alpha0": 3, "pi": 0.3})
-    assert labels.render(row, "text") == "E_test at α₀ = 3, π₊ = 0.3"
-    assert labels.render(row, "tex") == r"E\_test at $\alpha_{0} = 3$, $\pi_{+} = 0.3$"
+    assert report_labels.render(row, "text") == "E_test at α₀ = 3, π₊ = 0.3"
+    assert report_labels.render(row, "tex") == r"E\_test at $\alpha_{0} = 3$, $\pi_{+} = 0.3$"
 
 
 def _verdict(details=None, params=()):
@@ -70,16 +71,16 @@ def test_the_verdict_rows_carry_their_point_and_the_json_has_it():
 
 def test_the_design_line_in_each_format():
     v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
-    assert labels.design_line(v) == "design point: π₊ = 0.3, θ = 5"
-    assert labels.design_line(v, "tex") == r"design point: $\pi_{+} = 0.3$, $\theta = 5$"
-    assert "<math" in labels.design_line(v, "html")
+    assert report_labels.design_line(v) == "design point: π₊ = 0.3, θ = 5"
+    assert report_labels.design_line(v, "tex") == r"design point: $\pi_{+} = 0.3$, $\theta = 5$"
+    assert "<math" in report_labels.design_line(v, "html")
     # named groups of points, one line
     v = _verdict({"params": {"L=10": {"L": 10, "pi": 0.4}, "L=4": {"L": 4, "pi": 0.5}}})
-    assert labels.design_line(v) == "design point: L=10: L = 10, π₊ = 0.4; L=4: L = 4, π₊ = 0.5"
+    assert report_labels.design_line(v) == "design point: L=10: L = 10, π₊ = 0.4; L=4: L = 4, π₊ = 0.5"
     # the user's point wins, and says so
     v = _verdict({"setting": {"pi": 0.3}}, params=(("alpha0", 2.0),))
-    assert labels.design_line(v) == "point: α₀ = 2"
-    assert labels.design_line(_verdict()) == ""
+    assert report_labels.design_line(v) == "point: α₀ = 2"
+    assert report_labels.design_line(_verdict()) == ""
 
 
 def test_the_notebook_and_the_report_show_the_notation_and_the_design():

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, ClassVar, Sequence
 
 from numerics.claims.sides import SIDES, raised_in  # noqa: F401  (re-exported)
 from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
@@ -149,7 +149,7 @@ class Comparison:
     #: takes no part in the Bonferroni correction of the others
     certified: str = ""
     #: the row's parameter point (name -> value); None: the ``name=value`` of its label
-    #: (``numerics.claims.labels``, which prints it in the papers' notation)
+    #: (``numerics.claims.labels``; ``numerics.report_labels`` prints it in the papers' notation)
     at: dict | None = None
 
     def __post_init__(self):
@@ -249,10 +249,12 @@ class Verdict:
         return (f"Verdict({self.id!r}, {self.word}, {len(self.rows)} rows{zt}, "
                 f"{self.mode}, seed {self.seed}{mut})")
 
-    def _repr_html_(self) -> str:  # notebooks render the verdict table
-        from numerics.claims.verdicts import verdict_html
+    #: the verdict as HTML, for notebooks: the presentation's ``numerics.report_labels.verdict_html``,
+    #: which ``attncheck`` registers here (a claim never imports a printer)
+    html_renderer: ClassVar[Callable[["Verdict"], str] | None] = None
 
-        return verdict_html(self)
+    def _repr_html_(self) -> str | None:  # notebooks render the verdict table (None: the text repr)
+        return type(self).html_renderer(self) if type(self).html_renderer else None
 
     def to_json(self) -> dict:
         d = asdict(self)

@@ -47,28 +47,3 @@ def power_rows(p) -> list[dict]:
               "applied": True, "killed": bool(v), "how": "verdict failed" if v else "survived"}
              for k, v in p.scaled.items()]
     return rows
-
-
-def verdict_html(v) -> str:
-    """A verdict as HTML (the notebook repr): its statement, its design point, the table of its
-    statistical rows with each label in the papers' notation, its certified rows apart."""
-    import html
-
-    from numerics.claims.labels import design_line, render
-    from numerics.report_math import prose_html
-
-    head = ("<tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>tolerance</th>"
-            "<th>z</th><th></th></tr>")
-    body = "".join(  # a label in the papers' notation, never shown as source
-        f"<tr><td>{render(r, 'html')}</td><td>{r.mutated_theory:.6g}</td><td>{r.mean:.6g}</td>"
-        f"<td>{r.se:.2g}</td><td>{r.tolerance:.2g}</td><td>{'' if r.z is None else f'{r.z:+.2f}'}</td>"
-        f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in v.rows if not r.certified)
-    body += "".join(f"<tr><td colspan='6'>certified: {html.escape(r.certified)}</td>"
-                    f"<td>{'ok' if r.passed else 'FAIL'}</td></tr>" for r in v.rows if r.certified)
-    heading = f"<p><b>{html.escape(v.title)}</b></p>" if v.title else ""
-    if v.error:
-        return f"{heading}<p><b>{v.word}</b> <code>{html.escape(v.id)}</code>: {html.escape(v.error)}</p>"
-    design = f"<p>{design_line(v, 'html')}</p>" if design_line(v) else ""
-    stated = (prose_html(v.statement_tex) if v.statement_tex else None) or html.escape(v.statement)
-    return (f"{heading}<p><b>{v.word}</b> <code>{html.escape(v.id)}</code> ({v.mode}, seed {v.seed}): "
-            f"{stated}</p>{design}<table>{head}{body}</table>")

@@ -61,7 +61,7 @@ def _duration(seconds: float) -> str:
 
 
 def _row_text(r) -> str:
-    from numerics.claims.labels import render
+    from numerics.report_labels import render
 
     mark = "ok " if r.passed else "BAD"
     if r.certified:  # not a score: what the ball arithmetic showed
@@ -189,7 +189,7 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
             n_cert = sum(bool(r.certified) for r in verdict.rows)
             rows = f"{len(verdict.rows) - n_cert} rows" + (" + certified" if n_cert else "")
             click.echo(f"{word:4s} {claim.id:34s} {rows}{zt}, {when}")
-            from numerics.claims.labels import design_line
+            from numerics.report_labels import design_line
 
             if design_line(verdict):  # the point the claim ran at, in the papers' notation
                     click.echo(f"    {design_line(verdict)}")

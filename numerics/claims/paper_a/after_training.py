@@ -107,18 +107,17 @@ def _point_spaces() -> dict:
     from dataclasses import replace
 
     from numerics.core.params import ParamSpace
-    from numerics.experiments.paper_a import sparse_token as ST
-    from numerics.problems.paper_a.sparse_token import S_Q
+    from numerics.papers.paper_a import vocabulary
 
-    common = (replace(ST.ALPHA1, lo=0.5, hi=4.0, lo_open=False, typical=None, default=2.0),
-              replace(ST.PI, lo=0.2, hi=0.8, lo_open=False, hi_open=False, typical=None, default=0.3),
-              replace(ST.LAMBDA, lo=1e-2, hi=0.1, typical=None, default=1e-2),
-              replace(ST.THETA, lo=3.0, hi=6.0, typical=None, default=BASE["theta"]))
+    common = (replace(vocabulary.ALPHA1, lo=0.5, hi=4.0, lo_open=False, typical=None, default=2.0),
+              replace(vocabulary.PI, lo=0.2, hi=0.8, lo_open=False, hi_open=False, typical=None, default=0.3),
+              replace(vocabulary.LAMBDA, lo=1e-2, hi=0.1, typical=None, default=1e-2),
+              replace(vocabulary.THETA, lo=3.0, hi=6.0, typical=None, default=BASE["theta"]))
     fixed = (("d", "one row at the design's quick d and trials (d = 1000, 8 trials): the design's "
                    "finite-size study holds there"),
              ("L, R", f"the design's sequence (L = {BASE['L']}, R = {BASE['R']})"))
     src = "Figure 1 of Paper A at pi = 0.3 and lambda = 1e-2 (the design's first rows)"
-    att = ParamSpace(common + (replace(S_Q, lo=0.0, hi=0.9),), source=src,
+    att = ParamSpace(common + (replace(vocabulary.S_Q, lo=0.0, hi=0.9, default=0.5),), source=src,
                      fixed=fixed + (("q_norm, beta", f"the design's fixed query (||q|| = {ATT_Q['q_norm']:g}, "
                                                      f"beta = {ATT_Q['beta']:g})"),))
     return {"attention": att, "pool": ParamSpace(common, source=src, fixed=fixed)}
@@ -326,7 +325,7 @@ def _cor2_experiment(settings, claim):
 
 def _cor2_space():
     from numerics.core.params import ParamSpace
-    from numerics.experiments.paper_a.sparse_token import L as LP, PI, R as RP, THETA
+    from numerics.papers.paper_a.vocabulary import L as LP, PI, R as RP, THETA
 
     return ParamSpace((LP.with_default(10), RP.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)))
 

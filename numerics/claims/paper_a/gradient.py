@@ -30,7 +30,8 @@ from dataclasses import replace
 from numerics.claims.base import Claim, Comparison, memo
 from numerics.core.backends import lambdify, to_mpf
 from numerics.core.params import ParamSpace
-from numerics.experiments.paper_a import sparse_token as ST
+from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+from numerics.papers.paper_a import vocabulary
 
 FD_DPS = 40
 FD_STEP = mpmath.mpf("1e-10")
@@ -42,9 +43,9 @@ LOSSES = tuple(G.LOSSES)
 #: protocol; L at most 8 (the derivation is built symbolically per L and labels: a quick run at
 #: L = 8 takes about 18 s CPU, measured)
 GRAD_SPACE = ParamSpace(
-    (replace(ST.L_P, hi=8, typical=(2, 6)).with_default(4), ST.R_P.with_default(1), ST.PI.with_default(0.3),
-     replace(ST.THETA, typical=(0.0, 3.0)).with_default(1.0), ST.ETA_W.with_default(0.5),
-     ST.ETA_B.with_default(0.5), ST.ETA_Q.with_default(0.5), replace(ST.BETA, typical=(0.2, 2.0)).with_default(1.0)),
+    (replace(vocabulary.L, hi=8, typical=(2, 6)).with_default(4), vocabulary.R.with_default(1), vocabulary.PI.with_default(0.3),
+     replace(vocabulary.THETA, typical=(0.0, 3.0)).with_default(1.0), vocabulary.ETA_W.with_default(0.5),
+     vocabulary.ETA_B.with_default(0.5), vocabulary.ETA_Q.with_default(0.5), replace(vocabulary.BETA, typical=(0.2, 2.0)).with_default(1.0)),
     source="a small data set of the sparse-token model (Paper A §2) at pi != 1/2",
     fixed=(("d", "the token dimension and n0 of the data set are the --quick/--full sizes (3, 5 / 4, 8): "
                  "the identities are exact at any size"),),
@@ -131,7 +132,7 @@ def _draw_model(settings, claim, point: dict) -> dict:
     sizes = settings.pick(**SIZES)
     d, n0, L = sizes["d"], sizes["n0"], point["L"]
     rng = claim.rng(settings, "model point")
-    model = ST.SparseTokenModel(L, point["R"], point["pi"], point["theta"], d)
+    model = SparseTokenModel(L, point["R"], point["pi"], point["theta"], d)
     xi = model.signal_direction(rng)
     Xs, ys, _ = model.sample(rng, n0 + 1, xi)
     w = [_rational(rng) for _ in range(d)]

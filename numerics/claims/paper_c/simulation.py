@@ -63,17 +63,17 @@ ALLOWANCE_NOTE = (
 
 def _point_space():
     """The points the claim takes (``verify --param``, ``explore``): alpha and omega, narrowed
-    (from the one declaration of ``attncheck solve positional-semantic``) to where the positional
+    (from Paper C's vocabulary, ``numerics.papers.paper_c.vocabulary``) to where the positional
     solve converges at the claim's quadrature and every quick instance stays on the positional
     minimum (alpha <= 1)."""
     from dataclasses import replace
 
     from numerics.core.params import ParamSpace
-    from numerics.problems.paper_c.positional_semantic import SPACE
+    from numerics.papers.paper_c.vocabulary import ALPHA, OMEGA
 
     return ParamSpace(
-        (replace(SPACE["alpha"], lo=0.3, hi=1.0, lo_open=False, default=0.6),
-         replace(SPACE["omega"], lo=0.1, hi=0.5, default=SETTING["omega"])),
+        (replace(ALPHA, lo=0.3, hi=1.0, lo_open=False, default=0.6),
+         replace(OMEGA, lo=0.1, hi=0.5, default=SETTING["omega"])),
         source="Paper C at the authors' sigma and lambda, alpha <= 1 (the positional minimum)",
         fixed=(("sigma, lam", f"the authors' setting (sigma = {SETTING['sigma']:g}, lambda = {SETTING['lam']:g})"),
                ("d, instances", "one alpha at the design's d and d/2 and its number of instances")))

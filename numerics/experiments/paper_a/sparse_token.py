@@ -26,27 +26,9 @@ import numpy as np
 from scipy.special import softmax
 
 from numerics.experiments.paper_a.models import Model
-from numerics.core.params import Param, ParamSpace
+from numerics.papers.paper_a.vocabulary import MODEL_SPACE, POSITION_LAWS
 
-# --- Paper A's parameters, declared once (the claims, theory and problems import them) ----------
-L = Param("L", int, 2, None, doc="sequence length (number of tokens)", typical=(2, 12))
-R = Param("R", int, 1, "L", doc="number of signal tokens in a positive sample, 1 <= R <= L")
-PI = Param("pi", float, 0.0, 1.0, True, True, doc="prior P(y = +1) (rarity)", typical=(0.1, 0.9))
-THETA = Param("theta", float, 0.0, None, doc="signal strength theta >= 0", typical=(0.0, 8.0))
-ALPHA0 = Param("alpha0", float, 0.0, None, lo_open=True, doc="sample ratio n0/d of D0, > 0", typical=(0.5, 8.0))
-ALPHA1 = Param("alpha1", float, 0.0, None, lo_open=True, doc="sample ratio n1/d of D1, > 0", typical=(0.5, 8.0))
-ETA_W = Param("eta_w", float, 0.0, None, lo_open=True, doc="learning rate of w in step 1-2", typical=(0.1, 2.0))
-ETA_B = Param("eta_b", float, 0.0, None, doc="learning rate of b in step 1-2 (>= 0)", typical=(0.0, 2.0))
-ETA_Q = Param("eta_q", float, 0.0, None, lo_open=True, doc="learning rate of q in step 3", typical=(0.1, 2.0))
-BETA = Param("beta", float, 0.0, None, lo_open=True, doc="softmax inverse temperature, > 0", typical=(0.2, 4.0))
-LAMBDA = Param("lam", float, 0.0, None, doc="ridge penalty lambda >= 0 on w", typical=(0.0, 4.0))
-D = Param("d", int, 1, None, doc="token dimension")
-L_P, R_P = L, R
-
-POSITION_LAWS = ("uniform", "fixed")
 DEFAULT_BATCH_BYTES = 256 * 2**20
-
-MODEL_SPACE = ParamSpace((L_P, R_P, PI, THETA, D))
 
 
 @dataclass(frozen=True)

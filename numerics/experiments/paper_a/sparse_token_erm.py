@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from numerics.experiments.paper_a.models import Loss, Model
+from numerics.experiments.paper_a.models import Loss, Model, loss_value
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel, features
 
 
@@ -101,7 +101,7 @@ def pooled_sample(model: SparseTokenModel, rng: np.random.Generator, n: int, xi:
 
 
 def train_loss(F, y, w, b, loss):
-    return float(np.mean(Loss.of(loss).value_at(F @ w + b, y)))
+    return float(np.mean(loss_value(loss, F @ w + b, y)))
 
 
 @dataclass

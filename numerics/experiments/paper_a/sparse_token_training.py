@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numerics.core.seeding import children
-from numerics.experiments.paper_a.models import Loss
+from numerics.experiments.paper_a.models import Loss, loss_derivative
 from numerics.experiments.paper_a.sparse_token import DEFAULT_BATCH_BYTES, SparseTokenModel, add_signal
 
 LOSSES = tuple(m.value for m in Loss)
@@ -51,15 +51,6 @@ def stratified_batches(model: SparseTokenModel, rng: np.random.Generator, n: int
         X = rng.standard_normal((len(y), model.L, model.d))
         add_signal(X, v, model.theta, xi)
         yield X, y, v
-
-
-def loss_derivative(loss, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """d l(y_hat; y) / d y_hat, vectorised (``numerics.experiments.paper_a.models.Loss``)."""
-    return Loss.of(loss).derivative(yhat, y)
-
-
-def loss_value(loss, yhat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return Loss.of(loss).value_at(yhat, y)
 
 
 @dataclass

@@ -36,7 +36,7 @@ import numpy as np
 
 from numerics.core.seeding import children
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
-from numerics.experiments.paper_a.sparse_token_training import loss_derivative
+from numerics.experiments.paper_a.models import loss_derivative
 
 LABELS = (1.0, -1.0)
 

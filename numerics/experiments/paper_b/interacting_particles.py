@@ -45,22 +45,12 @@ from typing import Callable
 import numpy as np
 from scipy.interpolate import BSpline
 
-from numerics.core.params import Param, ParameterError
-
-# --- parameters ----------------------------------------------------------------------------
-N_TOKENS = Param("N", int, 2, None, doc="tokens per sample, >= 2")
-D_TOKEN = Param("d", int, 1, None, doc="token dimension, >= 1")
-M_SAMPLES = Param("M", int, 1, None, doc="number of samples, >= 1")
-RANK = Param("r", int, 1, None, doc="rank of A*, 1 <= r <= d")
-SIGMA = Param("sigma", float, 0.0, None, doc="noise standard deviation, >= 0")
-DEGREE = Param("P", int, 0, 20, doc="B-spline degree, 0 <= P <= 20")
-PIECES = Param("pieces", int, 1, 10_000, doc="number of equal B-spline pieces, >= 1")
-SHARED = Param("c", float, 0.0, None, doc="weight of the shared component, c >= 0")
-HALF_WIDTH = Param("half_width", float, 0.0, None, lo_open=True, doc="cube half-width, > 0")
-
+from numerics.core.params import ParameterError
+from numerics.papers.paper_b.vocabulary import (D_TOKEN, HALF_WIDTH, M_SAMPLES, N_TOKENS, SHARED, SIGMA, TOKEN_LAWS,
+                                                TRUE_DEGREE, TRUE_PIECES, TRUE_RANK)
 
 def _check_rank(r: int, d: int) -> int:
-    r = RANK.parse(r)
+    r = TRUE_RANK.parse(r)
     if r > d:
         raise ParameterError(f"parameter r: must be an integer in [1, d] = [1, {d}], got {r}")
     return r
@@ -198,15 +188,11 @@ class Permutation:
         return self.values[perm]
 
 
-LAWS = ("uniform", "gaussian", "conditional", "permutation")
-
-
 def make_law(name: str, **kwargs):
     """A token law by name: uniform | gaussian | conditional | permutation."""
-    table = {"uniform": UniformCube, "gaussian": Gaussian, "conditional": Conditional,
-             "permutation": Permutation}
+    table = dict(zip(TOKEN_LAWS, (UniformCube, Gaussian, Conditional, Permutation)))
     if name not in table:
-        raise ParameterError(f"parameter law: must be one of {', '.join(LAWS)}, got {name!r}")
+        raise ParameterError(f"parameter law: must be one of {', '.join(TOKEN_LAWS)}, got {name!r}")
     return table[name](**kwargs)
 
 
@@ -265,7 +251,7 @@ def interaction_matrix(rng: np.random.Generator, d: int, r: int, kind: str = "co
 def uniform_knots(degree: int, pieces: int, lo: float = -1.0, hi: float = 1.0) -> np.ndarray:
     """Open uniform knot vector: ``pieces`` equal pieces on [lo, hi], end knots repeated
     degree+1 times; degree + pieces basis functions."""
-    degree, pieces = DEGREE.parse(degree), PIECES.parse(pieces)
+    degree, pieces = TRUE_DEGREE.parse(degree), TRUE_PIECES.parse(pieces)
     inner = np.linspace(lo, hi, pieces + 1)
     return np.concatenate([np.full(degree, lo), inner, np.full(degree, hi)])
 

@@ -49,15 +49,9 @@ import numpy as np
 from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
-from numerics.core.params import Param, ParameterError
+from numerics.core.params import ParameterError
+from numerics.papers.paper_b.vocabulary import A_BAR, FIT_DEGREE, FIT_PIECES, FIT_RANK, RESTARTS, RIDGE
 from numerics.experiments.paper_b.interacting_particles import LowRank, pair_values
-
-DEGREE = Param("s", int, 0, 20, doc="spline degree of the estimator, 0 <= s <= 20")
-PIECES = Param("K", int, 1, 10_000, doc="number of equal spline pieces, >= 1")
-RIDGE = Param("ridge", float, 0.0, None, doc="ridge mu >= 0 on the spline coefficients")
-RANK = Param("r", int, 1, None, doc="rank of A, >= 1")
-RESTARTS = Param("restarts", int, 1, 1000, doc="number of L-BFGS restarts, >= 1")
-A_BAR = Param("a_bar", float, 0.0, None, lo_open=True, doc="Frobenius norm a_bar > 0 of the fitted A")
 
 
 # --- cardinal B-spline basis ---------------------------------------------------------------
@@ -112,8 +106,8 @@ class SplineBasis:
     dC: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        DEGREE.parse(self.s)
-        PIECES.parse(self.K)
+        FIT_DEGREE.parse(self.s)
+        FIT_PIECES.parse(self.K)
         if not (np.isfinite(self.lo) and np.isfinite(self.hi) and self.lo < self.hi):
             raise ParameterError(f"parameters lo, hi: need finite lo < hi, got [{self.lo}, {self.hi}]")
         C = _cardinal_pieces(self.s)
@@ -265,8 +259,8 @@ class PairwiseERM:
     hi: float = 1.0
 
     def __post_init__(self):
-        self.basis = SplineBasis(DEGREE.parse(self.s), PIECES.parse(self.K), self.lo, self.hi)
-        RANK.parse(self.r)
+        self.basis = SplineBasis(FIT_DEGREE.parse(self.s), FIT_PIECES.parse(self.K), self.lo, self.hi)
+        FIT_RANK.parse(self.r)
         RIDGE.parse(self.ridge)
         RESTARTS.parse(self.restarts)
         A_BAR.parse(self.a_bar)

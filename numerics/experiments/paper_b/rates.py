@@ -29,12 +29,12 @@ import numpy as np
 from numerics.core.seeding import child, children
 
 from numerics.experiments.paper_b.pairwise_erm import PairwiseERM, g_error
-from numerics.core.params import Param, ParameterError
+from numerics.core.params import ParameterError
+from numerics.papers.paper_b.vocabulary import SEEDS  # noqa: F401  (re-exported)
 from numerics.experiments.paper_b.interacting_particles import (
     InteractingParticleModel, UniformCube, bspline_link, interaction_matrix, pair_values,
 )
 
-SEEDS = Param("seeds", int, 2, 100_000, doc="number of seeds, >= 2")
 G_PAIRS = 2_000_000  # token pairs for the rho-Gram of the basis in the oracle experiment
 
 

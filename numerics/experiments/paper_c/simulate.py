@@ -21,6 +21,8 @@ import numpy as np
 from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
+from numerics.papers.paper_c.vocabulary import BRANCHES
+
 A_MIX = np.array([[0.6, 0.4], [0.4, 0.6]])
 POSITIONAL_C = 0.25
 
@@ -76,7 +78,6 @@ def risk_and_grad(Q, x, y, lam, stats=None):
     return loss, grad
 
 
-BRANCHES = ("semantic", "positional")
 
 
 def run(rng, d, alpha, *, sigma=0.5, omega=0.3, lam=0.01, n_test=4000, tol=1e-10, branches=BRANCHES,

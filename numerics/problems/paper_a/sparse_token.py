@@ -16,12 +16,10 @@ docs/paper_a_after_training.md.
 from __future__ import annotations
 
 from numerics.core.params import Param, ParamSpace
-from numerics.experiments.paper_a.sparse_token import ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, L, PI, R, THETA
-from numerics.experiments.paper_a.models import Loss, Model
+from numerics.papers.paper_a.vocabulary import (ALPHA1, BETA, ETA_B, ETA_Q, ETA_W, LAMBDA, Q_NORM, S_Q, L, Loss,
+                                                Model, PI, R, THETA)
 from numerics.problems.base import ProblemSpec
 
-Q_NORM = Param("q_norm", float, 0.0, None, doc="||q|| of the fixed query (attention)", default=2.0)
-S_Q = Param("s_q", float, -1.0, 1.0, doc="cos(q, xi) of the fixed query (attention)", default=0.5)
 ALPHA0_OPT = Param("alpha0", float, 0.0, None,
                    doc="0: use (q_norm, s_q); > 0: q from the Theorem-3 limits of steps 1-3", default=0.0)
 LOG2 = Param("log2_points", int, 6, 16, doc="QMC points per class per scrambling = 2^log2_points", default=11)
@@ -30,12 +28,13 @@ QSEED = Param("qmc_seed", int, 0, None, doc="seed of the Sobol scramblings", def
 
 SPACE = ParamSpace((
     ALPHA1.with_default(2.0), LAMBDA.with_default(1e-5), L.with_default(10), R.with_default(1),
-    PI.with_default(0.5), THETA.with_default(5.0), BETA.with_default(1.0), Q_NORM, S_Q, ALPHA0_OPT,
+    PI.with_default(0.5), THETA.with_default(5.0), BETA.with_default(1.0), Q_NORM.with_default(2.0),
+    S_Q.with_default(0.5), ALPHA0_OPT,
     ETA_W.with_default(0.5), ETA_B.with_default(0.5), ETA_Q.with_default(0.5), LOG2, NSCR, QSEED,
 ))
 
 
-#: the choices of --model and --loss: the simulators' enums (``numerics.experiments.paper_a.models``,
+#: the choices of --model and --loss: Paper A's names (``numerics.papers.paper_a.vocabulary``,
 #: no SymPy, so that the problem is listed and a request refused without it); their values are
 #: the names of the derivation objects (tests/test_resources.py checks that they agree)
 MODELS = tuple(m.value for m in Model)

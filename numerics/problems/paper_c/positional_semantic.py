@@ -13,15 +13,11 @@ root is numerics.theory.paper_c.polish (docs/paper_c.md §3)."""
 from __future__ import annotations
 
 from numerics.core.params import Param, ParamSpace
+from numerics.papers.paper_c.vocabulary import ALPHA, BRANCHES, LAMBDA, OMEGA, SIGMA
 from numerics.problems.base import ProblemSpec
 
-BRANCHES = ("semantic", "positional")  # numerics.theory.paper_c.equations.BRANCHES (tested)
-
 SPACE = ParamSpace((
-    Param("alpha", float, 0.0, 100.0, lo_open=True, doc="sample ratio n/d, in (0, 100]", default=1.0),
-    Param("omega", float, 0.0, 1.0, doc="teacher's positional weight, in [0, 1]", default=0.3),
-    Param("sigma", float, 0.0, 10.0, lo_open=True, doc="token noise std, in (0, 10]", default=0.5),
-    Param("lam", float, 0.0, 10.0, lo_open=True, doc="ridge penalty, in (0, 10]", default=0.01),
+    ALPHA.with_default(1.0), OMEGA.with_default(0.3), SIGMA.with_default(0.5), LAMBDA.with_default(0.01),
     Param("log2_points", int, 8, 16, doc="RQMC points per scrambling = 2^log2_points, in [8, 16]", default=14),
     Param("n_scrambles", int, 2, 32, doc="independent Sobol scramblings (the se), in [2, 32]", default=4),
     Param("qmc_seed", int, 0, None, doc="seed of the Sobol scramblings", default=0),

@@ -29,7 +29,7 @@ from derivations.paper_a import alignment_rate as AR
 from numerics.core.backends import Chain, Closed, Evaluator, Expect, MpContext
 from numerics.theory.paper_a import models as M
 from numerics.core.params import ParameterError, ParamSpace
-from numerics.experiments.paper_a.sparse_token import ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA
+from numerics.papers.paper_a.vocabulary import ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA
 
 LOSSES = M.LOSS_NAMES
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")

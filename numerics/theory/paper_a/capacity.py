@@ -41,16 +41,11 @@ from numerics.core.backends import lambdify, to_mpf
 from numerics.theory.paper_a.laws import LatentLaw, attention_law
 from numerics.core.special import namespace
 from numerics.core.optimize import maximize, polish_mp, sample_average
-from numerics.core.params import Param, ParamSpace
-from numerics.experiments.paper_a.sparse_token import L as L_P, PI, R as R_P, THETA
-from numerics.core.quadrature import gaussian_sobol
+from numerics.core.params import ParamSpace
+from numerics.papers.paper_a.vocabulary import GAMMA, L as L_P, PI, R as R_P, S_Q, THETA
 from numerics.core.results import RESULTS, SolveError  # noqa: F401  (re-exported)
-from numerics.core.seeding import child
 
 # ---- parameters -------------------------------------------------------------------------------
-S_Q = Param("s_q", float, -1.0, 1.0, doc="alignment cos(q, xi) of the fixed query, in [-1, 1]")
-GAMMA = Param("gamma", float, 0.0, None,
-              doc="beta * ||q||, the softmax scale of the fixed query (gamma = 0: pooling)")
 BASE_SPACE = ParamSpace(
     (L_P.with_default(10), R_P.with_default(1), PI.with_default(0.5), THETA.with_default(5.0)),
 )

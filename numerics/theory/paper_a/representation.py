@@ -32,20 +32,18 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 from numerics.core.backends import lambdify, to_mpf
-from numerics.core.params import Param, ParamSpace, ParameterError
-from numerics.experiments.paper_a.sparse_token import L as L_P, PI, R as R_P, THETA
+from numerics.core.params import ParamSpace, ParameterError
+from numerics.papers.paper_a.vocabulary import L as L_P, PI, R as R_P, THETA
 from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core.solve import solve
 from numerics.core.special import namespace
 
 # --- parameters ------------------------------------------------------------------------
-GAMMA = Param("gamma", float, 0.0, None, lo_open=True, doc="beta * kappa (softmax sharpness), > 0")
-THETA_POS = Param("theta", float, 0.0, None, doc="signal strength theta >= 0", default=3.0)
 LINEAR_SPACE = ParamSpace(
-    (L_P.with_default(100), R_P.with_default(1), PI.with_default(0.3), THETA_POS),
+    (L_P.with_default(100), R_P.with_default(1), PI.with_default(0.3), THETA.with_default(3.0)),
 )
 HARDMAX_SPACE = ParamSpace(
-    (L_P.with_default(10_000), R_P.with_default(1), PI.with_default(0.5), THETA_POS.with_default(4.0)),
+    (L_P.with_default(10_000), R_P.with_default(1), PI.with_default(0.5), THETA.with_default(4.0)),
 )
 
 

@@ -36,6 +36,7 @@ from numerics.core.quadrature import gauss_hermite, gaussian_sobol
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c.prox2d import minimise
+from numerics.papers.paper_c.vocabulary import BRANCHES
 
 ARGS = D.H + D.NOISE + D.OVERLAPS + (D.sigma, D.omega)
 #: the prox objective's own arguments: the fields are computed once per node, not per prox step
@@ -43,13 +44,12 @@ PARGS = D.H + (D.w1, D.w2, D.s1, D.s2, D.V, D.sigma, D.omega)
 XARGS = D.OVERLAPS + D.AVERAGES + (D.alpha, D.lam, D.sigma)
 
 #: branch -> starting point (q, m, V, theta) of the damped sweeps (the authors' starts)
-STARTS = {"semantic": (0.9, 0.0, 14.6, 0.35), "positional": (0.02, 0.2, 14.6, 0.0)}
+STARTS = dict(zip(BRANCHES, ((0.9, 0.0, 14.6, 0.35), (0.02, 0.2, 14.6, 0.0))))
 #: damping of the fixed-point sweeps before Newton (the authors' value)
 DAMPING = 0.8
 #: the sweeps stop early once a damped step changes every overlap by less than this: the
 #: iterate is then well inside Newton's reach (|F| < 5e-3), and Newton does the rest
 SWEEP_STOP = 1e-3
-BRANCHES = tuple(STARTS)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Paper A's vocabulary (sparse-token classification with single-layer attention)."""

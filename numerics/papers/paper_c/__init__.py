@@ -1,0 +1,1 @@
+"""Paper C's vocabulary (positional and semantic attention, a solvable model)."""
