@@ -338,12 +338,11 @@ class SolveResult(Solution):
     ``Solution`` fields (``result``, ``iterations``, ``residual``, ``message`` = the solver's
     status) with ``raw`` = ``{name: Value}`` (order parameters, test error, ...; a QMC
     estimate carries its standard error), and ``stats`` the descriptive fields (quadrature,
-    precision).  ``output`` is the problem's own dict, as ``attncheck solve --json`` prints it."""
+    precision), as the problem's solve returned them (``numerics.problems.base.ProblemSpec``)."""
 
     problem: str = ""
     options: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
-    output: dict = field(default_factory=dict)
 
     def __getitem__(self, key):
         return self.value[key]
@@ -357,22 +356,6 @@ class SolveResult(Solution):
         more = ", ..." if len(self.raw or {}) > 4 else ""
         return (f"SolveResult({self.problem}{opts}: {self.result.value}, {self.iterations} iterations, "
                 f"residual {self.residual:.2g}; {vals}{more})")
-
-
-_SOLVE_STATUS = ("converged", "status", "iterations", "residual")
-
-
-def _as_number(v, digits: int):
-    """A solver's number as it is typed: float, mpf, or a decimal string (the mpmath polish)."""
-    import mpmath
-
-    if isinstance(v, str):
-        try:
-            with mpmath.workdps(digits + 5):
-                return mpmath.mpf(v)
-        except (ValueError, TypeError):
-            return None
-    return v if isinstance(v, (numbers.Real, mpmath.mpf)) else None
 
 
 def solve_request(name, given_options: Mapping, params: Mapping, spell: Callable = python_name):
@@ -391,29 +374,12 @@ def solve(name, given_options: Mapping, params: Mapping, dps_=DPS.default, *, sp
     """Validate, price and solve.  The result is returned whether or not it converged (the
     caller decides: the API raises SolveError, the CLI prints the status and exits 1); a
     non-converged result has no values."""
-    from numerics.core import value as V
-
     spec, opts, values, estimate = solve_request(name, given_options, params, spell)
     digits = dps(dps_, None, spell)
     resources.check_cost(estimate, announce=announce, max_memory=max_memory, max_time=max_time)
-    out = spec.solve(opts, values, digits)
-    ok = bool(out.get("converged", False))
-    numbers_, stats = {}, {}
-    for k, v in out.items():
-        if k in _SOLVE_STATUS:
-            continue
-        n = _as_number(v, digits)
-        if n is None or isinstance(v, bool):
-            stats[k] = v
-        else:
-            numbers_[k] = n
-    # float64 numbers carry 15 digits; the polished (decimal) ones the requested dps
-    precise = any(isinstance(out.get(k), str) for k in numbers_)
-    vals = V.values(numbers_, digits if precise else min(digits, 15)) if ok else {}
-    result = RESULTS.successful if ok else (RESULTS.suspect if "suspect" in str(out.get("status", "")) else
-                                            RESULTS.failed)
-    return SolveResult(result, int(out.get("iterations", 0)), float(out.get("residual", math.inf)), vals,
-                       str(out.get("status", "")), stats, problem=spec.name, options=opts, params=values, output=out)
+    sol = spec.solve(opts, values, digits)
+    return SolveResult(sol.result, sol.iterations, sol.residual, sol.raw if sol.ok else {}, sol.message,
+                       dict(sol.stats), problem=spec.name, options=opts, params=values)
 
 
 # --- sweep --------------------------------------------------------------------------------------

@@ -128,25 +128,29 @@ def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> 
         spec = registry.problems()[target.name]
         values = spec.param_space.validate(params)
         try:
-            out = spec.solve(dict(target.options), values, dps)
+            sol = spec.solve(dict(target.options), values, dps)
         except ParameterError:
             raise
         except Exception as e:
             return _failed(values, error_of(target, e), t0)
-        if not out.get("converged", False):
-            return _failed(values, error_of(target, None, out), t0)
-        text = {k: str(v) for k, v in out.items()}
+        if not sol.ok:
+            return _failed(values, error_of(target, None, sol), t0)
+        from numerics.core.value import flat_numbers, flatten
+
+        out = {"converged": True, "iterations": sol.iterations, "residual": sol.residual, **flat_numbers(sol.raw)}
+        text = {"converged": "True", "status": sol.status, "iterations": str(sol.iterations),
+                "residual": str(sol.residual), **flatten(sol.raw), **sol.stats}
     numbers = {k: _to_float(v) for k, v in out.items()}
     return {"params": values, "values": {k: v for k, v in numbers.items() if v is not None},
             "text": text, "ok": True, "elapsed_s": time.perf_counter() - t0}
 
 
-def error_of(target: Target, exc: BaseException | None, out: dict | None = None) -> str:
+def error_of(target: Target, exc: BaseException | None, sol=None) -> str:
     """One line: why a point of ``target`` has no values (the closed form of a claim is its
-    theory; a problem's solve raised or did not converge)."""
+    theory; a problem's solve raised, or did not converge: ``sol`` its ``Solution``)."""
     if exc is None:
-        return (f"solve of {target.name} did not converge: {out.get('status', '')} "
-                f"({out.get('iterations', '?')} iterations, residual {out.get('residual', '?')})")
+        return (f"solve of {target.name} did not converge: {sol.status} "
+                f"({sol.iterations} iterations, residual {sol.residual:.3g})")
     what = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")[:400]
     if target.kind == "claim":
         return f"theory of {target.name} not computable: {what}"

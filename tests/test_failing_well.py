@@ -225,17 +225,20 @@ def test_a_sweep_point_whose_solve_did_not_converge_has_no_values(tmp_path, monk
     from numerics.core.params import Param, ParamSpace
     from numerics.problems.base import ProblemSpec
 
+    from numerics.core.results import RESULTS, Solution
+    from numerics.core.value import values as typed
+
     def solve(options, values, dps):
-        ok = values["a"] < 2
-        return {"converged": ok, "status": "ok" if ok else "max iterations", "iterations": 50,
-                "residual": 1e-12 if ok else 0.3, "root": values["a"] / 3}
+        if values["a"] < 2:
+            return Solution(RESULTS.successful, 50, 1e-12, typed({"root": values["a"] / 3}, 15))
+        return Solution(RESULTS.max_steps_reached, 50, 0.3, {}, "50 steps")
 
     spec = ProblemSpec("toy", "a toy", ParamSpace((Param("a", float, 0.0, 4.0, doc="a", default=1.0),)), solve)
     monkeypatch.setattr(registry, "problems", lambda: {"toy": spec})
     prov = SW.run(SW.Target("problem", "toy"), {"a": ["1", "3"]}, tmp_path, fmt="csv")
     assert prov["passed"] is False
     (err,) = prov["errors"]
-    assert err["grid_point"] == {"a": "3"} and err["error"].startswith("solve of toy did not converge: max iterations")
+    assert err["grid_point"] == {"a": "3"} and err["error"].startswith("solve of toy did not converge: not converged: iteration limit reached (50 steps)")
     rows, _ = SW.read_table(tmp_path)
     assert [(r["a"], r["ok"], r.get("root")) for r in rows] == [(1.0, True, 1 / 3), (3.0, False, None)]
 

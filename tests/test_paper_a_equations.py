@@ -20,6 +20,7 @@ from numerics.cli import main
 from numerics.core.params import ParameterError
 from numerics.core.results import SolveError
 from numerics.core.solve import increasing_root
+from numerics.core.value import Value
 from numerics.experiments.paper_a.sparse_token import (SparseTokenModel, attention_features, pooled_features,
                                                           vectorised_features)
 from numerics.experiments.paper_a.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
@@ -181,8 +182,11 @@ def test_logistic_solution_does_not_depend_on_the_start_and_is_typed():
     assert np.allclose(r.value.vector, r2.value.vector, rtol=1e-9)
     assert r.stats["quad_change"] < 1e-9 and not r.stats["exact_quadrature"]
     d = SE.report(r)
-    for key in ("converged", "status", "iterations", "residual", "test_error", "train_loss", "V", "Q"):
-        assert key in d
+    assert d.ok and (d.iterations, d.residual) == (r.iterations, r.residual) and "quadrature" in d.stats
+    fp = r.value
+    for key, v in {**fp.x, **fp.metrics}.items():  # the values as solved, typed (no text between)
+        assert isinstance(d.value[key], Value) and float(d.value[key]) == float(v)
+    assert {"test_error", "train_loss", "V", "Q"} <= set(d.value)
 
 
 def test_non_convergence_is_reported():
@@ -193,7 +197,7 @@ def test_non_convergence_is_reported():
     assert not r.ok and r.raw is None and "not converged" in r.result.value
     with pytest.raises(SolveError):
         r.value
-    assert "test_error" not in SE.report(r)
+    assert not SE.report(r).ok and SE.report(r).raw == {}
 
 
 def test_vec_is_pooled_in_dimension_Ld():
@@ -257,7 +261,7 @@ def test_a_sign_error_in_each_equation_changes_solve(name):
     assert code0 == 0 and base["converged"]
     with mutated(MUTANTS[name]):
         code, out = _solve_cli(*ATT)
-    assert code != 0 or abs(out["test_error"] - base["test_error"]) > 1e-4, (name, out)
+    assert code != 0 or abs(float(out["test_error"]) - float(base["test_error"])) > 1e-4, (name, out)
 
 
 def test_float64_solver_and_mpmath_polish_compile_the_same_equations():
@@ -267,7 +271,7 @@ def test_float64_solver_and_mpmath_polish_compile_the_same_equations():
     with mutated(MUTANTS["A.erm.eq_m:sign"]):
         code, out = _solve_cli(*args)
     assert code0 == 0 and code == 0, out
-    assert out["float64_minus_mpmath_max"] < 1e-12 and base["float64_minus_mpmath_max"] < 1e-12
+    assert float(out["float64_minus_mpmath_max"]) < 1e-12 and float(base["float64_minus_mpmath_max"]) < 1e-12
     assert abs(float(out["m"]) - float(base["m"])) > 0.1
 
 

@@ -86,22 +86,6 @@ def _defaults_from(claim) -> str:
     return f"defaults of {claim.id}, {source}" if source else f"defaults of {claim.id} (attncheck list --json)"
 
 
-def _solve_value_text(result: dict, key: str, dps: int) -> str:
-    """A solve's numbers through the one printer (numerics.core.value): Monte Carlo / QMC
-    estimates to the digits their se supports, se's to two digits, the rest unchanged."""
-    import mpmath
-
-    from numerics.core import value as V
-
-    v = result[key]
-    if isinstance(v, bool) or not isinstance(v, (float, int, mpmath.mpf)):
-        return str(v)
-    if key.endswith(V.SE_SUFFIXES) or any(key + s in result for s in V.SE_SUFFIXES):
-        numbers = {k: x for k, x in result.items() if isinstance(x, (float, int, mpmath.mpf)) and not isinstance(x, bool)}
-        return V.flatten(V.values(numbers, dps))[key]
-    return str(v)
-
-
 @main.command(cls=_Listed, lister=_problems_help,
               short_help="Solve a problem's equations (e.g. sparse-token) at your parameters.")
 @click.argument("problem")
@@ -123,22 +107,25 @@ def solve(problem, model, loss, branch, params, dps, as_json):
     Defaults: each option its first choice below (sparse-token: --model attention --loss
     logistic), every parameter its listed default, 30 digits."""
     from numerics.cli.progress import Progress
+    from numerics.core import value as V
     from numerics.core.tasks import reporting
 
     # progress on stderr: the QMC draws and each solver iteration (a bar on a terminal, else lines)
     with requested(), Progress() as progress, reporting(progress):
         res = Q.solve(problem, {"model": model, "loss": loss, "branch": branch}, parse_assignments(params), dps,
                       spell=Q.option_name, announce=progress.line)
-    result = res.output
+    # the one printer: each Value to the digits it supports, its error on its key's suffix
+    result = {"converged": res.ok, "status": res.status, "iterations": res.iterations, "residual": res.residual,
+              **V.flatten(res.raw or {}), **res.stats}
     if as_json:
-        click.echo(_dumps({"schema": "attncheck.solve/1", "problem": problem, "options": res.options,
+        click.echo(_dumps({"schema": "attncheck.solve/2", "problem": problem, "options": res.options,
                            "params": res.params, **result}))
     else:
         opts = ", ".join(f"{k}={v}" for k, v in res.options.items())
         click.echo(f"{problem}" + (f" ({opts})" if opts else "") + " at "
                    + ", ".join(f"{k}={v}" for k, v in res.params.items()))
-        for k in result:
-            click.echo(f"{k:24s} {_solve_value_text(result, k, dps)}")
+        for k, v in result.items():
+            click.echo(f"{k:24s} {v}")
     if not res.ok:
-        click.echo(f"solver did not converge: {result.get('status')}", err=True)
+        click.echo(f"solver did not converge: {res.status}", err=True)
         sys.exit(1)

@@ -53,6 +53,11 @@ class Solution:
         return self.result.ok
 
     @property
+    def status(self) -> str:
+        """The result and the solver's message, as one line: ``converged (float64: ...)``."""
+        return self.result.value + (f" ({self.message})" if self.message else "")
+
+    @property
     def value(self):
         if not self.ok:
             raise SolveError(self)

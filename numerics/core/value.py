@@ -490,6 +490,22 @@ def flatten(vals: dict) -> dict:
             continue
         res[key] = str(v) if v.exact else text(v.value, v.digits)
         if not v.exact:
-            suffix = next(s for s, k in SE_KINDS.items() if k == v.kind) if v.kind in SE_KINDS.values() else "_radius"
-            res[key + suffix] = error_text(v.error)
+            res[key + _suffix(v)] = error_text(v.error)
     return res
+
+
+def flat_numbers(vals: dict) -> dict:
+    """:func:`flatten` as floats, for tables and plots: ``{name: float}`` with each error on
+    its key's suffix; text and other non-numbers are left out."""
+    res = {}
+    for key, v in vals.items():
+        if isinstance(v, Value):
+            res[key] = float(v.value)
+            if not v.exact:
+                res[key + _suffix(v)] = float(v.error)
+    return res
+
+
+def _suffix(v: "Value") -> str:
+    """The key suffix of a value's error: its standard error's kind, else ``_radius``."""
+    return next(s for s, k in SE_KINDS.items() if k == v.kind) if v.kind in SE_KINDS.values() else "_radius"

@@ -7,9 +7,12 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class ProblemSpec:
-    """``solve(options, params, dps) -> dict``.  The result dict must contain ``converged``
-    (bool), ``status`` (str), ``iterations`` (int) and ``residual`` (float); the CLI exits 1 and
-    says so when ``converged`` is False — a non-converged iterate is never shown as a result."""
+    """``solve(options, params, dps) -> Solution`` (``numerics.core.results``): its ``result``
+    (converged, suspect or failed), ``iterations``, ``residual`` and ``message``; ``raw`` the
+    outputs as ``{name: Value}`` (each with the error it carries: a QMC standard error, or the
+    digits of a polish), empty unless the solve converged; ``stats`` the descriptive fields
+    (text).  Nothing is formatted here: the printers show the Values.  The CLI exits 1 and says so
+    when the result is not ``converged`` — a non-converged iterate is never shown as a result."""
 
     name: str
     doc: str

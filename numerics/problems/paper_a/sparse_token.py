@@ -53,9 +53,11 @@ def _cost(options: dict, p: dict):
     return attention_solve_cost(p["L"], p["log2_points"], p["n_scrambles"], "solve sparse-token --model attention")
 
 
-def _solve(options: dict, p: dict, dps: int) -> dict:
-    import mpmath
+def _solve(options: dict, p: dict, dps: int):
+    from dataclasses import replace
 
+    from numerics.core.results import RESULTS, Solution
+    from numerics.core.value import Value, values
     from numerics.theory.paper_a import erm_equations as SE
     from numerics.theory.paper_a import models as M
 
@@ -65,16 +67,16 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
         if p["alpha0"] > 0:
             from numerics.theory.paper_a.protocol import predict
 
-            return predict(alpha0=p["alpha0"], alpha1=p["alpha1"], loss_steps=loss, loss=loss,
-                           eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"], beta=p["beta"],
-                           lam=p["lam"], L=p["L"], R=p["R"], pi=p["pi"], theta=p["theta"],
-                           log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
-        law = SE.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
-                               log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
-        out = SE.report(SE.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7, x_quad_tol=1e-6))
-        out["precision"] = ("float64; the attention expectations are randomized QMC (*_qmc_se), "
-                            "so --dps does not apply")
-        return out
+            sol = predict(alpha0=p["alpha0"], alpha1=p["alpha1"], loss_steps=loss, loss=loss,
+                          eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"], beta=p["beta"],
+                          lam=p["lam"], L=p["L"], R=p["R"], pi=p["pi"], theta=p["theta"],
+                          log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
+        else:
+            law = SE.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
+                                   log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
+            sol = SE.report(SE.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7, x_quad_tol=1e-6))
+        return replace(sol, stats={**sol.stats, "precision": "float64; the attention expectations are randomized "
+                                                             "QMC (*_qmc_se), so --dps does not apply"})
     law = SE.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
     res = SE.solve(law, p["alpha1"], p["lam"], loss)
     if not res.ok:
@@ -83,26 +85,23 @@ def _solve(options: dict, p: dict, dps: int) -> dict:
     from numerics.theory.paper_a.erm_polish import polish
 
     pol = polish(law, p["alpha1"], p["lam"], loss, res.raw, dps)
-    out = {"converged": pol.ok,
-           "status": f"float64: {res.result.value} (correction {res.residual:.1e}, "
-                     f"{res.stats['quad_nodes']} zeta nodes); mpmath: {pol.result.value}"
-                     + (f" ({pol.message})" if pol.message else ""),
-           "iterations": res.iterations + pol.iterations, "residual": float(pol.residual)}
+    message = (f"float64: {res.result.value} (correction {res.residual:.1e}, {res.stats['quad_nodes']} zeta "
+               f"nodes); mpmath: {pol.result.value}" + (f" ({pol.message})" if pol.message else ""))
+    iterations = res.iterations + pol.iterations
     if not pol.ok:
-        return out
+        return Solution(pol.result, iterations, float(pol.residual), {}, message)
     fp, f64 = pol.raw, res.raw
     gap = max(abs(float(f64.x[k]) - float(v)) / max(1.0, abs(float(v))) for k, v in fp.x.items())
     # the float64 stage's own error estimate: its quadrature change and its Newton correction
     expected = 100 * (res.stats["quad_change"] + res.residual) + 1e-9
-    for k, v in {**fp.x, **fp.metrics}.items():
-        out[k] = mpmath.nstr(v, dps)
-    out["quadrature_error"] = float(pol.stats["quad_error"])
-    out["float64_minus_mpmath_max"] = gap
+    result = RESULTS.successful
     if gap > expected:
-        out["converged"] = False
-        out["status"] += (f"; suspect: the float64 and mpmath solutions differ by {gap:.2g} (relative), "
-                          f"more than the float64 error estimate {expected:.2g}")
-    return out
+        result = RESULTS.suspect
+        message += (f"; the float64 and mpmath solutions differ by {gap:.2g} (relative), more than the "
+                    f"float64 error estimate {expected:.2g}")
+    polished = {k: Value(v, None, "dps", dps) for k, v in {**fp.x, **fp.metrics}.items()}
+    checks = values({"quadrature_error": float(pol.stats["quad_error"]), "float64_minus_mpmath_max": gap}, 15)
+    return Solution(result, iterations, float(pol.residual), {**polished, **checks}, message)
 
 
 PROBLEMS = {

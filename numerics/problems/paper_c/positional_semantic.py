@@ -24,25 +24,25 @@ SPACE = ParamSpace((
 ))
 
 
-def _solve(options: dict, p: dict, dps: int) -> dict:
+def _solve(options: dict, p: dict, dps: int):
+    from numerics.core.results import Solution
+    from numerics.core.value import values
     from numerics.theory.paper_c import equations as E
 
     branch = options.get("branch", BRANCHES[0])
     sol = E.solve_rqmc(branch, p["alpha"], sigma=p["sigma"], lam=p["lam"], omega=p["omega"],
                        log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
-    out = {"converged": sol.ok, "status": sol.result.value + (f" ({sol.message})" if sol.message else ""),
-           "iterations": sol.iterations, "residual": float(sol.residual)}
     if not sol.ok:
-        return out
+        return Solution(sol.result, sol.iterations, float(sol.residual), {}, sol.message)
     fp = sol.value
     errors = {**fp.errors, "Phi": fp.errors["phi"]}
-    for k, v in {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi}.items():
+    out = {}
+    for k, v in {**fp.overlaps, "mse": fp.mse, "Phi": fp.phi, **fp.conjugates}.items():
         out[k], out[f"{k}_rqmc_se"] = v, errors[k]
-    for k, v in fp.conjugates.items():
-        out[k], out[f"{k}_rqmc_se"] = v, errors[k]
-    out["precision"] = (f"float64; randomized QMC, 2^{p['log2_points']} points x {p['n_scrambles']} scramblings "
-                        "(*_rqmc_se: the se over scramblings); --dps does not apply")
-    return out
+    precision = (f"float64; randomized QMC, 2^{p['log2_points']} points x {p['n_scrambles']} scramblings "
+                 "(*_rqmc_se: the se over scramblings); --dps does not apply")
+    return Solution(sol.result, sol.iterations, float(sol.residual), values(out, 15), sol.message,
+                    {"precision": precision})
 
 
 PROBLEMS = {

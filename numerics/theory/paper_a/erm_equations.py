@@ -357,19 +357,22 @@ def continuation(law: LatentLaw, alphas, lam: float, loss: str, **kw) -> list[So
     return out
 
 
-def report(sol: Solution) -> dict:
-    """A solve as a flat dict for the CLI: converged/status/iterations/residual, and only if
-    it converged the order parameters, the outputs and their error estimates."""
-    out = {"converged": sol.ok, "status": sol.result.value + (f" ({sol.message})" if sol.message else ""),
-           "iterations": sol.iterations, "residual": sol.residual}
+def report(sol: Solution, extra: dict | None = None) -> Solution:
+    """A solve as a problem's answer (``numerics.problems.base.ProblemSpec``): its status, and
+    only if it converged the order parameters, the outputs (each a ``Value``, a QMC estimate
+    with its standard error) and ``extra`` numbers before them; the quadrature in ``stats``."""
+    from numerics.core.value import values
+
     if not sol.ok:
-        return out
+        return Solution(sol.result, sol.iterations, float(sol.residual), {}, sol.message)
     fp = sol.raw
+    out = {k: float(v) for k, v in (extra or {}).items()}
     out.update({k: float(v) for k, v in fp.x.items()})
     out.update({k: float(v) for k, v in fp.metrics.items()})
-    out["quadrature"] = (f"exact Gauss-Hermite, {fp.nodes} nodes" if fp.step is None
-                         else f"trapezoid in zeta, step {fp.step:g} ({fp.nodes} nodes)")
     if sol.stats.get("quad_change"):
         out["quad_change"] = sol.stats["quad_change"]
     out.update({f"{k}_qmc_se": float(v) for k, v in fp.qmc_se.items()})
-    return out
+    quadrature = (f"exact Gauss-Hermite, {fp.nodes} nodes" if fp.step is None
+                  else f"trapezoid in zeta, step {fp.step:g} ({fp.nodes} nodes)")
+    return Solution(sol.result, sol.iterations, float(sol.residual), values(out, 15), sol.message,
+                    {"quadrature": quadrature})

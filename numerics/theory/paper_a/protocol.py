@@ -16,6 +16,7 @@ from derivations.paper_a import protocol as DP
 from derivations.paper_a.attention_reduction import qn, s_q as s_q_sym
 from numerics.core.backends import lambdify
 from numerics.core.params import ParameterError
+from numerics.core.results import Solution
 from numerics.theory.paper_a import erm_equations as SE
 from numerics.theory.paper_a import models as M
 
@@ -96,13 +97,11 @@ def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss:
             eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0,
             lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5, theta: float = 5.0,
             log2_points: int = 11, n_scrambles: int = 8, seed: int = 0, model: str = "attention",
-            **solve_kw) -> dict:
-    """:func:`solve_protocol` as the solve report (converged/status/iterations/residual, order
-    parameters, test_error, train_loss, ...) plus q_norm and s_q (attention)."""
+            **solve_kw) -> Solution:
+    """:func:`solve_protocol` as a problem's answer (``erm_equations.report``: the order
+    parameters, test_error, train_loss, ... as Values) with q_norm and s_q first (attention)."""
     q_norm, s_q, res = solve_protocol(alpha0=alpha0, alpha1=alpha1, model=model, loss_steps=loss_steps, loss=loss,
                                       eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta, lam=lam, L=L, R=R, pi=pi,
                                       theta=theta, log2_points=log2_points, n_scrambles=n_scrambles, seed=seed,
                                       **solve_kw)
-    out = {} if q_norm is None else {"q_norm": q_norm, "s_q": s_q}
-    out.update(SE.report(res))
-    return out
+    return SE.report(res, None if q_norm is None else {"q_norm": q_norm, "s_q": s_q})
