@@ -32,7 +32,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from numerics.report_labels import design_line, render
+from numerics.report_labels import design_line
+from numerics.report_tables import breakable_tex, longtable, power_table, render as render_table, verdict_table
 from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
@@ -60,11 +61,6 @@ def _fmt(x, digits=6) -> str:
     return "—" if x is None else f"{x:.{digits}g}".replace("-", "\u2212")
 
 
-def _fmt_tex(x, digits=6) -> str:
-    """:func:`_fmt` for LaTeX (the minus sign of math mode)."""
-    return _fmt(x, digits).replace("\u2212", "$-$")
-
-
 def _label_html(label: str) -> str:
     """A row label as HTML, its parameter point in the papers' notation (``labels``)."""
     from numerics.report_labels import render_label
@@ -80,31 +76,14 @@ def _label_tex(label: str) -> str:
 
 
 def _verdict_table(v) -> str:
-    rows = "".join(
-        f"<tr><td>{render(r, 'html')}</td><td>{_fmt(r.mutated_theory)}</td><td>{_fmt(r.mean)}</td>"
-        f"<td>{_fmt(r.se, 2)}</td><td>{_fmt(r.allowance, 2)}</td><td>{_fmt(r.tolerance, 2)}</td>"
-        f"<td>{'exact' if r.z is None else f'{r.z:+.2f}'.replace('-', chr(0x2212))}</td>"
-        f"<td class='{'pass' if r.passed else 'fail'}'>{'ok' if r.passed else 'FAIL'}</td></tr>"
-        for r in v.rows if not r.certified)
-    table = ("<table><tr><th>row</th><th>theory</th><th>experiment</th><th>± se</th><th>allowance</th>"
-             f"<th>tolerance</th><th>z</th><th></th></tr>{rows}</table>") if rows else ""
-    return table + "".join(  # a certified row is not a score: what the ball arithmetic showed
-        f"<p class='note'><b>Certified</b> <span class='{'pass' if r.passed else 'fail'}'>"
-        f"{'ok' if r.passed else 'FAIL'}</span>: {html.escape(r.certified)}</p>" for r in v.rows if r.certified)
+    return render_table(verdict_table(v), "html")
 
 
 def _power_table(p) -> str:
-    rows = "".join(
-        f"<tr><td><code>{html.escape(m.name)}</code></td><td>{html.escape(m.description)}</td>"
-        f"<td class='{'pass' if m.killed else 'fail'}'>{'killed' if m.killed else 'ALIVE'}</td>"
-        f"<td>{html.escape(m.how)}</td></tr>" for m in p.mutants)
-    for k, killed in p.scaled.items():
-        rows += (f"<tr><td>theory × (1 {k[0]} {k[1:]})</td><td>output steps scaled, allowances recomputed</td>"
-                 f"<td class='{'pass' if killed else 'fail'}'>{'killed' if killed else 'ALIVE'}</td><td></td></tr>")
     rel = [d["relative"] for d in p.detectable if d["relative"] is not None]
     note = (f"<p class='note'>smallest relative error of the theory each row detects: "
             f"{min(rel):.2g} to {max(rel):.2g}</p>") if rel else ""
-    return f"<table class='text'><tr><th>mutant</th><th>what is wrong</th><th></th><th>how</th></tr>{rows}</table>{note}"
+    return render_table(power_table(p), "html") + note
 
 
 def _certified_table(cert) -> str:
@@ -301,35 +280,9 @@ REPORT_PREAMBLE = r"""\usepackage{graphicx,longtable,array}
 """
 
 
-def _tex_rows(head: str, spec: str, rows: list[list[str]]) -> str:
-    body = " \\\\\n".join(" & ".join(r) for r in rows)
-    return (f"\\begin{{longtable}}{{@{{}}{spec}@{{}}}}\n{head} \\\\ \\hline\n\\endhead\n{body}"
-            + (" \\\\\n" if rows else "") + "\\end{longtable}\n")
-
-
-def _tex_breakable(text: str) -> str:
-    """An identifier in typewriter type that may break after its dots, colons, dashes and
-    underscores (a long mutant name stays in its column)."""
-    from numerics.latex import _tex_text
-
-    out = _tex_text(text)
-    for ch in (".", ":", "-", "/"):
-        out = out.replace(ch, ch + "\\allowbreak{}")
-    return f"\\texttt{{{out.replace(chr(92) + '_', chr(92) + '_' + chr(92) + 'allowbreak{}')}}}"
-
-
 def _heading(text: str, space: str = "6\\baselineskip") -> str:
     """A run-in heading that is never the last line of its page."""
     return f"\\keepwithnext{{{space}}}\\paragraph{{{text}}}\\mbox{{}}\n"
-
-
-def _tex_certified(r) -> str:
-    """A certified row apart from the table: what the ball arithmetic showed (its long digit
-    strings may break every ten digits)."""
-    from numerics.latex import _tex_text
-
-    text = re.sub(r"(\d{10})(?=\d)", lambda m: m.group(1) + "\\allowbreak{}", _tex_text(r.certified))
-    return f"{{\\small Certified ({'ok' if r.passed else chr(92) + 'textbf{FAIL}'}): {text}}}\\par\n"
 
 
 def _fig_label(fid: str) -> str:
@@ -349,8 +302,8 @@ def latex_document(entries, prov, settings, figure_files: dict, use_cache: bool 
     t = _tex_text
     pre = PREAMBLE.replace("\\usepackage{amsmath,amssymb}", "\\usepackage{amsmath,amssymb}\n" + REPORT_PREAMBLE)
     pre = pre.replace("the equations of the checked claims", "verification report")
-    summary = _tex_rows("claim & status & verdict & mutants killed & automatic", "L{0.44}L{0.14}L{0.12}L{0.15}L{0.15}",
-                        [[f"{t(title(e.claim))} {{\\small{_tex_breakable(e.claim.id)}}}", e.claim.status,
+    summary = longtable("claim & status & verdict & mutants killed & automatic", "L{0.44}L{0.14}L{0.12}L{0.15}L{0.15}",
+                        [[f"{t(title(e.claim))} {{\\small{breakable_tex(e.claim.id)}}}", e.claim.status,
                           e.verdict.word if e.verdict.passed else f"\\textbf{{{e.verdict.word}}}", _killed(e.power),
                           t(score_cell(e.automatic))] for e in entries])
     doc = Document()  # each step printed once in the PDF, later uses refer to it
@@ -361,23 +314,14 @@ def latex_document(entries, prov, settings, figure_files: dict, use_cache: bool 
         v, p = e.verdict, e.power
         parts += ["\\keepwithnext{12\\baselineskip}\n",
                   claim_section(e.claim, certified=True, certificate=e.certificate, doc=doc)]
-        rows = [[render(r, "tex"), _fmt_tex(r.mutated_theory), _fmt_tex(r.mean), _fmt_tex(r.se, 2), _fmt_tex(r.tolerance, 2),
-                 "exact" if r.z is None else f"{r.z:+.2f}".replace("-", "$-$"), "ok" if r.passed else "\\textbf{FAIL}"]
-                for r in v.rows if not r.certified]
-        certified = "".join(_tex_certified(r) for r in v.rows if r.certified)
         parts += [_heading(f"Verdict: {v.word}"),
-                  f"\\textbf{{{t(v.error)}}}\n" if v.error else _tex_rows("row & theory & experiment & se & tolerance & $z$ &",
-                            "L{0.34}R{0.14}R{0.14}R{0.1}R{0.12}R{0.08}L{0.08}", rows) + certified,
+                  f"\\textbf{{{t(v.error)}}}\n" if v.error else render_table(verdict_table(v), "tex"),
                   f"{{\\small {design_line(v, 'tex')}}}\n\n" if design_line(v) else "",
                   f"{{\\small {t(_tolerance_note(v, e.cached))}}}\n"]
         if e.claim.allowance_note:
             parts.append(f"{{\\small Allowance: {t(e.claim.allowance_note)}}}\n")
         if p is not None:
-            mrows = [[_tex_breakable(m.name), t(m.description), "killed" if m.killed else "\\textbf{ALIVE}"]
-                     for m in p.mutants]
-            mrows += [[f"theory $\\times$ (1 {k[0]} {t(k[1:])})", "output steps scaled, allowances recomputed",
-                       "killed" if killed else "\\textbf{ALIVE}"] for k, killed in p.scaled.items()]
-            parts += [_heading("Mutation power"), _tex_rows("mutant & what is wrong &", "L{0.38}L{0.5}L{0.12}", mrows)]
+            parts += [_heading("Mutation power"), render_table(power_table(p), "tex")]
         parts.append(section_tex(e.claim, e.automatic, use_cache))
         for fid, _ in e.figures:
             if fid in figure_files and fid not in shown:  # the heading and its image on one page
@@ -387,11 +331,11 @@ def latex_document(entries, prov, settings, figure_files: dict, use_cache: bool 
                              f"\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]"
                              f"{{{figure_files[fid]}}}\\end{{minipage}}\n")
             elif fid in figure_files:
-                parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {_tex_breakable(shown[fid])}, "
+                parts.append(f"\\par{{\\small Figure \\texttt{{{t(fid)}}}: shown with {breakable_tex(shown[fid])}, "
                              f"page~\\pageref{{{_fig_label(fid)}}}.}}\n")
     prov_rows = [[t(PROVENANCE_NAMES.get(k, k)), t(_provenance_text(val))] for k, val in prov.items()]
     parts += ["\\keepwithnext{10\\baselineskip}\n\\section*{Provenance}\n",
-              _tex_rows("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]
+              longtable("\\textbf{what} & \\textbf{value}", "L{0.22}L{0.78}", prov_rows)]
     return pre + "\n".join(parts) + "\\end{document}\n"
 
 

@@ -123,9 +123,10 @@ def _html_fmt():
 
 def _tex_fmt():
     from numerics.latex import _tex_text
-    from numerics.report import _label_tex, _tex_breakable
+    from numerics.report import _label_tex
+    from numerics.report_tables import breakable_tex
 
-    return _tex_text, _tex_breakable, _label_tex
+    return _tex_text, breakable_tex, _label_tex
 
 
 def summary_text(m) -> str:
@@ -178,7 +179,8 @@ def section_html(claim, m, use_cache: bool) -> str:
 def section_tex(claim, m, use_cache: bool) -> str:
     """The claim's automatic mutants in the LaTeX report (the same content as :func:`section_html`)."""
     from numerics.latex import _tex_text as t
-    from numerics.report import _heading, _tex_breakable, _tex_rows
+    from numerics.report import _heading
+    from numerics.report_tables import breakable_tex, longtable
 
     head = _heading("Automatic mutants")
     if m is None:
@@ -186,8 +188,8 @@ def section_tex(claim, m, use_cache: bool) -> str:
     if m.error:
         return head + f"\\textbf{{not run: {t(m.error)}}}\\par\n"
     spec = "L{0.19}R{0.07}R{0.07}" + "R{0.08}" * len(COLUMNS) + "R{0.19}"  # footnotesize, narrow gaps
-    table = _tex_rows("step & gen. & run & " + " & ".join(h for _, _, h in COLUMNS) + " & score", spec,
-                      [[_tex_breakable(step), "--" if gen is None else str(gen), str(run),
+    table = longtable("step & gen. & run & " + " & ".join(h for _, _, h in COLUMNS) + " & score", spec,
+                      [[breakable_tex(step), "--" if gen is None else str(gen), str(run),
                         *(str(c.get(st, 0)) for st, _, _ in COLUMNS), t(score)] for step, gen, run, c, score in rows(m)])
     out = [head, f"{{\\small {t(summary_text(m))}}}\\par\n", f"{{\\footnotesize\\setlength{{\\tabcolsep}}{{3pt}}\n{table}}}\n"]
     for o in m.survivors:

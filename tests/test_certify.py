@@ -366,11 +366,13 @@ def test_the_cross_check_takes_twice_the_radius_for_the_width(mid, scale):
 
 
 def test_verify_prints_the_certified_row_as_what_it_showed():
+    from types import SimpleNamespace
+
     from numerics.claims.base import RowVerdict
-    from numerics.cli.verify import _row_text
+    from numerics.report_tables import render, verdict_table
 
     row = RowVerdict("certified (30 digits, defaults)", 0.0, 0.0, 0.4, 0.0, 1.0, 1.0, None, True, 2,
                      "k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)")
-    text = _row_text(row)
+    text = render(verdict_table(SimpleNamespace(rows=[row])), "text")
     assert text.strip() == "ok  certified: k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)"
-    assert "theory=" not in text and "tol=" not in text
+    assert "theory=" not in text and "tolerance=" not in text

@@ -60,19 +60,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _row_text(r) -> str:
-    from numerics.report_labels import render
-
-    mark = "ok " if r.passed else "BAD"
-    if r.certified:  # not a score: what the ball arithmetic showed
-        return f"    {mark} certified: {r.certified}"
-    z = f"z={r.z:+.2f}" if r.z is not None else "exact"
-    return (
-        f"    {mark} {render(r):28s} theory={r.mutated_theory:.6g}  exp={r.mean:.6g} ± {r.se:.2g}"
-        f"  tol={r.tolerance:.2g}  {z}"
-    )
-
-
 @main.command(cls=_Listed, lister=lambda: __import__("numerics.cli.explore", fromlist=["x"]).point_help(),
               short_help="Run claims: theory against simulation, exit 0 iff all pass.")
 @click.argument("ids", nargs=-1)
@@ -193,9 +180,10 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
 
             if design_line(verdict):  # the point the claim ran at, in the papers' notation
                     click.echo(f"    {design_line(verdict)}")
-            if verbose or not expected:  # the statistical rows, then the certified one apart
-                for r in sorted(verdict.rows, key=lambda r: bool(r.certified)):
-                    click.echo(_row_text(r))
+            if (verbose or not expected) and verdict.rows:  # the statistical rows, the certified ones apart
+                from numerics.report_tables import render as render_table, verdict_table
+
+                click.echo(render_table(verdict_table(verdict), "text"))
     return ok_all
 
 
@@ -246,8 +234,9 @@ def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=Tru
         word = "KILLED" if p.all_killed else "SURVIVED"
         click.echo(f"{word:8s} {claim.id:34s} {killed}/{len(p.mutants)} mutants, "
                    f"±5% scaling {'rejected' if all(p.scaled.values()) else 'NOT rejected'}")
-        for m in p.mutants:
-            click.echo(f"    {'killed ' if m.killed else 'ALIVE  '} {m.name:44s} {m.description} [{m.how}]")
+        from numerics.report_tables import power_table, render as render_table
+
+        click.echo(render_table(power_table(p), "text"))
         auto = automatic.recorded(claim, settings)
         click.echo("    automatic mutants of every step: " + (automatic.summary(auto) if auto else
                                                              f"not run yet (attncheck mutate {claim.id})"))
@@ -255,9 +244,10 @@ def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=Tru
         if rel:
             click.echo(f"    smallest relative theory error each row detects: {rel[0][0]:.2g} "
                        f"({rel[0][1]}) to {rel[-1][0]:.2g} ({rel[-1][1]}); every row with -v or --json")
-        if verbose:
-            for d in p.detectable:
-                click.echo("    " + _row_power_text(d))
+        if verbose and p.detectable:
+            from numerics.report_tables import detectable_table
+
+            click.echo(render_table(detectable_table(p), "text"))
         if not p.scale_exact:
             click.echo("    DEFECT: scaling the declared output steps did not scale the theory values")
         if change is not None and not record:
@@ -272,17 +262,6 @@ def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=Tru
     if not as_json:
         click.echo(f"{'every' if ok_all else 'NOT every'} mutant of {len(chosen)} claims killed ({settings.mode})")
     return 0 if ok_all else 1
-
-
-def _row_power_text(d) -> str:
-    """One row of ``detectable``: what it detects through the output steps, its allowance, and
-    how many mutants it rejects on its own."""
-    if d["relative"] is None:
-        what = f"theory 0: detects {d['absolute']:.2g} (absolute), allowance {d['allowance']:.2g}"
-    else:
-        what = (f"detects {d['through_outputs']:.2g} of its outputs (sensitivity {d['sensitivity']:.3g}), "
-                f"allowance {d['allowance']:.2g} of |theory|")
-    return f"{d['label'][:40]:40s} {what}, rejects {len(d['rejects'])} mutants alone"
 
 
 @main.group("cache", short_help="The verdict cache: where it is, clear it.")
