@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tomllib
@@ -181,6 +182,37 @@ def _adopt_spawned() -> None:
     f.write_text(json.dumps(data))
 
 
+def _adopt_claim_tests() -> None:
+    """Give a function reached by one test of a claim (``test_x[ID]``) every test of that claim.
+
+    The tests of a claim (its quick run, its structural mutants, its power ratchet, its doubled
+    allowances) share one computation of its evidence per session (``tests/conftest.py``): the
+    first of them computes it, and mutmut's record gives the claim's experiment to that test
+    alone.  A mutant of the experiment would then run only that test (the structural mutants'),
+    never the ratchet that catches a loosened allowance.  Every mutant's session is fresh, so
+    the first test of the claim it runs computes the evidence again, under the mutant."""
+    f = MUTANTS / "mutmut-stats.json"
+    if not f.exists():
+        return
+    data = json.loads(f.read_text())
+    by_claim: dict[str, set] = {}
+    for test in data["duration_by_test"]:
+        if _claim_of(test):
+            by_claim.setdefault(_claim_of(test), set()).add(test)
+    tests = data["tests_by_mangled_function_name"]
+    for function, reached in tests.items():
+        tests[function] = sorted(set(reached).union(*(by_claim.get(_claim_of(t), ()) for t in reached)))
+    f.write_text(json.dumps(data))
+
+
+def _claim_of(test: str) -> str:
+    """The claim id a test is parametrised by (``test_x[A.thm3.q2_cosine]``, with another
+    parameter after a ``-``: ``test_y[A.thm3.q2_cosine--0.05]``), or ``""``."""
+    param = test[test.index("[") + 1:-1] if test.endswith("]") and "[" in test else ""
+    m = re.fullmatch(r"([A-Z]\.[\w.]*\w)(-.*)?", param)
+    return m.group(1) if m else ""
+
+
 def _function(name: str) -> str:
     return name.rpartition("__mutmut_")[0]
 
@@ -214,6 +246,7 @@ def run(args) -> int:
     # unmutated code (its clean run, one process), so the mutants are not split into calls.
     # mutmut saves each mutant's result as it ends: a stopped run goes on from there.
     _adopt_spawned()
+    _adopt_claim_tests()
     cmd = ["run", *names] + (["--max-children", str(args.max_children)] if args.max_children else [])
     status = _mutmut(cmd, clean_run=args.clean_run)
     report(args)
