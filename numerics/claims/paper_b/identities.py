@@ -26,6 +26,7 @@ from numerics.claims.base import Claim, Comparison, memo
 DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
 from numerics.core.backends import Evaluator, chain_evaluator
 from numerics.core.params import Dep, Param, ParamSpace
+from numerics.claims.paper_b._laws import LAWS, PERM_VALUES, SHIFT, VECTOR_LAWS
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
                                           _rounding_allowance, _sim, _th)
 
@@ -109,35 +110,9 @@ def _forward_experiment(settings, claim):
 
 
 # ============================================================================== coercivity
-SHIFT = "1/2"  # weight c of the shared component of the conditional law (simulator's ``c``)
-PERM_VALUES = ("-1", "-1/3", "1/2", "1")  # the permutation law of the identity claim (N = 4)
-
-
 def _moments(hname: str, law: str) -> tuple:
     """Exact (m2, c) as SymPy numbers (derivation)."""
-    import sympy as sp
-
-    co = _deriv("coercivity")
-    h = getattr(co, hname)
-    if law == "permutation":
-        return co.pair_moments_finite(h, tuple(sp.Rational(v) for v in PERM_VALUES))
-    return co.pair_moments(h, law, sp.Rational(SHIFT))
-
-
-def _make_law(law: str, N: int):
-    sim = _sim()
-    if law == "uniform":
-        return sim.UniformCube()
-    if law == "gaussian":
-        return sim.Gaussian(variance="unit")
-    if law == "conditional":
-        return sim.Conditional(c=float(Fraction(SHIFT)), base="uniform")
-    if law == "permutation":
-        vals = np.array([float(Fraction(v)) for v in PERM_VALUES])
-        if N != len(vals):
-            raise ValueError("the permutation law of this claim has N = 4")
-        return sim.Permutation(vals)
-    raise ValueError(law)
+    return LAWS[law].moments(getattr(_deriv("coercivity"), hname))
 
 
 def _mean_R2(claim, settings, law: str, hname: str, N: int, n: int, tag: str):
@@ -148,9 +123,9 @@ def _mean_R2(claim, settings, law: str, hname: str, N: int, n: int, tag: str):
     is used, to keep a genuine Monte Carlo standard error."""
     def run():
         rng = claim.rng(settings, tag, law, hname, N)
-        X = _make_law(law, N).sample(rng, n, N, 1)
+        X = LAWS[law].simulator(N).sample(rng, n, N, 1)
         R = _sim().forward(_h(hname), X)
-        return _mean_se(R[:, 0] ** 2 if law == "permutation" else np.mean(R**2, axis=1))
+        return _mean_se(R[:, 0] ** 2 if LAWS[law].first_token else np.mean(R**2, axis=1))
     return memo(settings, (claim.id, tag, law, hname, N, n), run)
 
 
@@ -176,7 +151,7 @@ def _vector_mean_R2(claim, settings, simlaw: str, d: int, hname: str, N: int, n:
         xs, ys = sp.symbols(f"x1:{d + 1}", real=True), sp.symbols(f"y1:{d + 1}", real=True)
         f = sp.lambdify((xs, ys), getattr(co, hname)(xs, ys), "numpy")  # the test function (input)
         g = lambda x, y: f(np.moveaxis(x, -1, 0), np.moveaxis(y, -1, 0))
-        law = _sim().Gaussian() if simlaw == "gaussian" else _sim().UniformCube()
+        law = VECTOR_LAWS[simlaw]()
         X = law.sample(claim.rng(settings, "identity-vector", simlaw, d, hname, N), n, N, d)
         return _mean_se(np.mean(_sim().forward(g, X) ** 2, axis=1))
     return memo(settings, (claim.id, "vector", simlaw, d, hname, N, n), run)
@@ -190,7 +165,7 @@ def _excess_risk_mc(claim, settings, n: int):
     def run():
         sim = _sim()
         rng = claim.rng(settings, "risk", law, hname, N)
-        X = _make_law(law, N).sample(rng, n, N, 1)
+        X = LAWS[law].simulator(N).sample(rng, n, N, 1)
         g_star = lambda x, y: x[..., 0] * y[..., 0]
         h = _h(hname)
         R_star = sim.forward(g_star, X)
