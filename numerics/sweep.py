@@ -135,9 +135,9 @@ def compute_point(target: Target, params: dict, dps: int, files: tuple = ()) -> 
             return _failed(values, error_of(target, e), t0)
         if not sol.ok:
             return _failed(values, error_of(target, None, sol), t0)
-        from numerics.core.value import flat_numbers, flatten
+        from numerics.core.value import flatten
 
-        out = {"converged": True, "iterations": sol.iterations, "residual": sol.residual, **flat_numbers(sol.raw)}
+        out = {"converged": True, "iterations": sol.iterations, "residual": sol.residual, **flatten(sol.raw, True)}
         text = {"converged": "True", "status": sol.status, "iterations": str(sol.iterations),
                 "residual": str(sol.residual), **flatten(sol.raw), **sol.stats}
     numbers = {k: _to_float(v) for k, v in out.items()}

@@ -19,6 +19,8 @@ def test_printer_keeps_the_digits_the_error_supports():
     assert set(vals) == {"a", "exact"}  # the se rides on its estimate, not on a key
     assert vals["a"].digits == 4 and vals["a"].kind == "rqmc_se" and vals["exact"].digits == 30
     assert V.flatten(vals) == {"a": "86.82", "a_rqmc_se": "0.65", "exact": "3.14159265358979323846264338328"}
+    as_float = V.flatten({**vals, "note": "text"}, as_float=True)  # for tables and plots: floats, no text
+    assert as_float == {"a": float(out["a"]), "a_rqmc_se": float(out["a_rqmc_se"]), "exact": float(mpmath.pi)}
     assert str(vals["a"]) == "86.82 ± 0.65" and repr(vals["a"]) == "Value(86.82, rqmc_se=0.65)"
     dangling = V.values({"slope_se": 0.0123456}, 30)["slope_se"]
     assert str(dangling) == "0.012"

@@ -480,29 +480,18 @@ def _numeric(v) -> bool:
     return isinstance(v, (numbers.Real, mpmath.mpf))
 
 
-def flatten(vals: dict) -> dict:
+def flatten(vals: dict, as_float: bool = False) -> dict:
     """The inverse of :func:`values` for printing and JSON: ``{name: text}`` with each error
-    back on its key suffix (``x`` and ``x_rqmc_se``), every number to its supported digits."""
+    back on its key suffix (``x`` and ``x_rqmc_se``), every number to its supported digits;
+    ``as_float``: floats instead, for tables and plots (text and other non-numbers left out)."""
     res = {}
     for key, v in vals.items():
         if not isinstance(v, Value):
-            res[key] = v
+            res.update({} if as_float else {key: v})
             continue
-        res[key] = str(v) if v.exact else text(v.value, v.digits)
+        res[key] = float(v.value) if as_float else str(v) if v.exact else text(v.value, v.digits)
         if not v.exact:
-            res[key + _suffix(v)] = error_text(v.error)
-    return res
-
-
-def flat_numbers(vals: dict) -> dict:
-    """:func:`flatten` as floats, for tables and plots: ``{name: float}`` with each error on
-    its key's suffix; text and other non-numbers are left out."""
-    res = {}
-    for key, v in vals.items():
-        if isinstance(v, Value):
-            res[key] = float(v.value)
-            if not v.exact:
-                res[key + _suffix(v)] = float(v.error)
+            res[key + _suffix(v)] = float(v.error) if as_float else error_text(v.error)
     return res
 
 
