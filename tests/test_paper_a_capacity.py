@@ -120,7 +120,7 @@ def test_capacity_is_symmetric_in_the_label_prior():
 
 
 # ---- F in float64 --------------------------------------------------------------------------------
-F_NP = ncap.compiled_F("numpy")
+F_NP = ncap.compiled_F()
 
 
 def _F_ref(t):

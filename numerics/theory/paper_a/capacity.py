@@ -80,10 +80,9 @@ def _rows(M):
 
 
 @derivation
-def compiled_F(backend: str = "numpy"):
-    """(F, F', F'') of t, compiled: numpy in the float64 form (``dcap.stable``), mpmath direct."""
-    exprs = dcap.F_stable() if backend == "numpy" else dcap.F_derivatives()
-    return tuple(lambdify(e, (dcap.t,), backend, namespace(backend)) for e in exprs)
+def compiled_F():
+    """(F, F', F'') of t, compiled for numpy in their float64-stable form (``dcap.stable``)."""
+    return tuple(lambdify(e, (dcap.t,), "numpy", namespace("numpy")) for e in dcap.F_stable())
 
 
 @derivation

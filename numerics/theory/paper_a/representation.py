@@ -131,41 +131,39 @@ def _no_interior_minimum():
 
 # --- linear baselines ------------------------------------------------------------------
 
-def _pool_fns(backend: str):
+def _pool_fns(compile_=_np):
+    """The pooled error and threshold of S and pi, compiled by ``compile_`` (``_np`` or ``_mp``)."""
     lin = _lin()
     P = lin.pooled()
-    compile_ = _mp if backend == "mpmath" else _np
     return compile_(P.error_S, (lin.S, lin.pi_)), compile_(P.threshold, (lin.S, lin.pi_))
 
 
-def _constant_rules(pi, backend: str = "numpy"):
+def _constant_rules(pi, compile_=_np):
     """(error at c = +oo, error at c = -oo) of the pooled rule at S = 0 (compiled
     error_of_threshold at c = +-oo)."""
     lin = _lin()
-    compile_ = _mp if backend == "mpmath" else _np
     f = compile_(lin.pooled().error_of_threshold, (lin.c, lin.S, lin.pi_))
-    inf = mpmath.inf if backend == "mpmath" else np.inf
-    return f(inf, 0, pi), f(-inf, 0, pi)
+    return f(math.inf, 0, pi), f(-math.inf, 0, pi)
 
 
 def pool_error_mp(S, pi, dps: int = 30) -> mpmath.mpf:
     """E*_pool(S, pi) at ``dps`` digits (S = 0: the best constant rule, the S -> 0 limit)."""
-    err, _thr = _pool_fns("mpmath")
+    err, _thr = _pool_fns(_mp)
     with mpmath.workdps(dps + 15):
         S_, p_ = to_mpf(S), to_mpf(pi)
         if S_ == 0:
-            return +min(_constant_rules(p_, "mpmath"))
+            return +min(_constant_rules(p_, _mp))
         return +err(S_, p_)
 
 
 def pool_threshold_mp(S, pi, dps: int = 30) -> mpmath.mpf:
-    _err, thr = _pool_fns("mpmath")
+    _err, thr = _pool_fns(_mp)
     with mpmath.workdps(dps + 15):
         return +thr(to_mpf(S), to_mpf(pi))
 
 
 def pool_error_np(S, pi):
-    err, _thr = _pool_fns("numpy")
+    err, _thr = _pool_fns(_np)
     S = np.asarray(S, float)
     e = err(np.where(S > 0, S, 1.0), float(pi))
     return np.where(S > 0, e, min(_constant_rules(float(pi))))
