@@ -4,13 +4,13 @@ Options: --model attention|pool|vec, --loss logistic|square.  Parameters: alpha1
 pi, theta, beta; for attention either a fixed query (q_norm, s_q) or, with alpha0 > 0, the
 whole protocol: (||q^(2)||, s_q) from the Theorem-3 limits with (alpha0, eta_w, eta_b, eta_q)
 and the same loss in steps 1-3.  QMC controls: log2_points, n_scrambles, qmc_seed.  The result
-has converged/status/iterations/residual, the order parameters (w1, m, b, V, Q), test_error,
-train_loss, train_error, and for attention the randomized-QMC standard errors (*_qmc_se).
-Linear models (no w1: their latent a is 0): the float64 solution is polished in mpmath to
---dps digits with the same compiled equations and exact Jacobian
-(numerics/theory/paper_a/erm_polish.py); values are then decimal strings with dps digits.  The
+is a ``Solution`` (status, iterations, residual) whose values are ``Value``s: the order
+parameters (w1, m, b, V, Q), test_error, train_loss, train_error, for attention each with its
+randomized-QMC standard error.  Linear models (no w1: their latent a is 0): the float64
+solution is polished in mpmath to --dps digits with the same compiled equations and exact
+Jacobian (numerics/theory/paper_a/erm_polish.py); the values then carry dps digits.  The
 float64 solution's distance to the polished one is reported; if it exceeds the float64 error
-estimate, the result is reported as suspect (exit 1).
+estimate, the result is suspect (exit 1).
 docs/paper_a_after_training.md.
 """
 from __future__ import annotations
