@@ -202,7 +202,29 @@ def _adopt_claim_tests() -> None:
     tests = data["tests_by_mangled_function_name"]
     for function, reached in tests.items():
         tests[function] = sorted(set(reached).union(*(by_claim.get(_claim_of(t), ()) for t in reached)))
+    # A claim module's functions also run inside closures built when the module is imported (a
+    # claim's experiment made by a factory, ``_experiment(model, quantity)``): mutmut records the
+    # factory as reached by whichever test imported the module first, never by the tests that
+    # run the closure.  So every function of a claim module gets the quick runs (``MODULE_TESTS``:
+    # the claim passes, and fails at +-5 %) of every claim that reaches any function of that
+    # module; the claim's own power runs (its structural mutants, the ratchet: minutes each in a
+    # fresh session) stay with the claims whose tests reached the function.
+    claims_of: dict[str, set] = {}
+    for function, reached in tests.items():
+        if function.startswith(CLAIM_MODULES):
+            claims_of.setdefault(function.rsplit(".", 1)[0], set()).update(filter(None, map(_claim_of, reached)))
+    for function in tests:
+        module = function.rsplit(".", 1)[0]
+        if module in claims_of:
+            quick = {t for c in claims_of[module] for t in by_claim.get(c, ()) if t.split("[")[0].endswith(MODULE_TESTS)}
+            tests[function] = sorted(set(tests[function]) | quick)
     f.write_text(json.dumps(data))
+
+
+#: the modules of each paper's claims (mangled-name prefixes), and the tests of a claim that every
+#: function of its module gets (``_adopt_claim_tests``)
+CLAIM_MODULES = ("numerics.claims.paper_",)
+MODULE_TESTS = ("::test_claim_passes_at_quick_size", "::test_claim_rejects_mutation")
 
 
 def _claim_of(test: str) -> str:
