@@ -56,11 +56,6 @@ document.body.setAttribute('data-math-total',m.length);document.body.setAttribut
 """
 
 
-def _fmt(x, digits=6) -> str:
-    """A number with ``digits`` significant digits and a true minus sign (U+2212)."""
-    return "—" if x is None else f"{x:.{digits}g}".replace("-", "\u2212")
-
-
 def _label_html(label: str) -> str:
     """A row label as HTML, its parameter point in the papers' notation (``labels``)."""
     from numerics.report_labels import render_label

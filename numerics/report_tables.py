@@ -20,7 +20,8 @@ FORMATS = ("text", "html", "tex")
 # --- cells -----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Number:
-    """A number to ``digits`` significant digits (a true minus sign in HTML and LaTeX); None: a dash."""
+    """A number to ``digits`` significant digits (a true minus sign in HTML and LaTeX); None: a dash.
+    The one number format of the verdict and power tables."""
     x: float | None
     digits: int = 6
 
