@@ -9,7 +9,7 @@ import sympy as sp
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_schedule as RS
 from numerics.core.params import ParameterError
-from numerics.experiments.paper_b.schedules import ScheduleSetup
+from numerics.experiments.paper_b.schedules import ScheduleSetup, link_model, run_schedule
 
 
 def test_bias_exponent_is_twice_the_hoelder_index():
@@ -73,6 +73,19 @@ def test_schedule_setup_checks():
     s = ScheduleSetup(P=2, K_values=(8, 16), M_values=(100, 200))
     s.check()
     assert s.n_values == [10, 18] and s.pieces() == [8, 16] and s.Ms == [100, 200]
+
+
+@pytest.mark.parametrize("field", ["d", "N", "sigma"])
+def test_a_schedule_refuses_a_setup_that_is_not_its_model(field):
+    """The setup's d, N and sigma are what the run reports: they must be the model's."""
+    model = link_model(np.cos, 5, 4, 0.5, np.random.SeedSequence(0))
+    fields = {"d": 5, "N": 4, "sigma": 0.5}
+    run_schedule(ScheduleSetup(P=2, K_values=(1, 2), M_values=(8, 16), seeds=2, n_test=50, g_pairs=200, **fields),
+                 np.random.SeedSequence(1), model, M_pop=50, halves=2)
+    fields[field] = {"d": 1, "N": 3, "sigma": 0.25}[field]
+    with pytest.raises(ValueError, match=r"the setup's \(d, N, sigma\)"):
+        run_schedule(ScheduleSetup(P=2, K_values=(1, 2), M_values=(8, 16), **fields), np.random.SeedSequence(1),
+                     model, M_pop=50)
 
 
 def test_claim_other_schedules_are_slower_than_the_optimal_one(quick_evidence):

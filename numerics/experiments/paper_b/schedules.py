@@ -118,7 +118,11 @@ def run_schedule(setup: ScheduleSetup, seed_seq: np.random.SeedSequence, model: 
                  M_pop: int, halves: int = 4) -> ScheduleRun:
     """The oracle experiment (``run_rate_oracle_rb``) and its pre-asymptotic prediction
     (``first_order_prediction``, ``halves`` noise-free populations of ``M_pop`` samples) on
-    the setup's grid, for ``model``'s link."""
+    the setup's grid, for ``model``'s link.  The setup's d, N and sigma are the model's (the
+    summary reports them)."""
+    if (setup.d, setup.N, setup.sigma) != (model.d, model.N, model.sigma):
+        raise ValueError(f"run_schedule: the setup's (d, N, sigma) = {(setup.d, setup.N, setup.sigma)} "
+                         f"are not the model's {(model.d, model.N, model.sigma)}")
     res = run_rate_oracle_rb(setup, seed_seq, model=model)
     pred = first_order_prediction(setup, seed_seq, M_pop=M_pop, halves=halves, model=model)
     fit = oracle_slope(res, np.random.default_rng(child(seed_seq, "bootstrap")))
