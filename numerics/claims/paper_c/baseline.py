@@ -94,8 +94,8 @@ def experiment(settings, claim):
         from numerics.theory.paper_c.transition import alpha_linear
 
         sol = alpha_linear(SETTING["omega"], sigma=SETTING["sigma"], lam=SETTING["lam"])
-        if sol.ok:
-            details["alpha_linear"] = {"alpha": sol.value.alpha, "quadrature_error": sol.value.error}
+        details["alpha_linear"] = ({"alpha": sol.value.alpha, "quadrature_error": sol.value.error} if sol.ok
+                                   else {"not found": sol.status})
     sizes = {**B.sizes(settings), "baseline instances": des["trials"], "baseline alpha": des["alpha"]}
     return rows, sizes, details
 
