@@ -352,3 +352,20 @@ def test_pooled_direct_sampler_has_the_pooled_law():
         a, b = F1[y1 == cls] @ xi, F2[y2 == cls] @ xi
         assert abs(a.mean() - b.mean()) < 5 * math.sqrt(a.var() / len(a) + b.var() / len(b))
         assert abs(a.std() - b.std()) < 0.05 * b.std()
+
+
+@pytest.mark.parametrize("model", ["attention", "pool", "vec"])
+@pytest.mark.parametrize("size", ["quick", "full"])
+def test_every_design_point_of_the_step4_claims_is_in_paper_a_domain(model, size):
+    """The rows of the Theorem 4-5 claims at both sizes (alpha1, pi, d, lambda, trials) lie in
+    Paper A's parameter domains: a full-size design is not run by the default suite, so a point
+    outside (pi = 1.5) would show only after a full run's hour."""
+    from numerics.claims.paper_a import after_training as AT
+    from numerics.core.params import Param, ParamSpace
+    from numerics.papers.paper_a import vocabulary as V
+
+    space = ParamSpace((V.ALPHA1, V.PI, V.D, V.LAMBDA, Param("trials", int, 2, None, doc="trials")))
+    cfg = (AT._quick_config if size == "quick" else AT._full_config)(model)
+    assert cfg["points"]
+    for alpha1, pi, d, lam, trials in cfg["points"]:
+        space.validate({"alpha1": alpha1, "pi": pi, "d": d, "lam": lam, "trials": trials})
