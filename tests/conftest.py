@@ -42,6 +42,12 @@ settings.register_profile("dev", deadline=None, max_examples=100)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--record-shape", action="store_true",
+                     help="tests/test_record_shape.py writes the design and details keys it computes into "
+                          "tests/data/record_shape.json instead of checking them (run with -n 0)")
+
+
 def pytest_configure(config):
     global SESSION_CACHE_DIR
     given = getattr(config, "workerinput", {}).get(_SESSION_KEY)

@@ -373,3 +373,14 @@ def test_hardmax_error_decreases_in_theta(th1, dth):
 def test_vec_lower_bound_is_below_the_pooled_error(S, pi):
     # pooling is a linear rule under the uniform law (C = 1): the bound must not exceed it
     assert ao.vec_lower_bound(S, pi, C=1.0, R=1) <= float(ao.pool_error_np(S, pi)) + 1e-9
+
+
+def test_the_limit_rows_are_at_the_L_their_labels_name(quick_evidence):
+    """The limit-law rows say L = 10^(10^8): the b_L the claim reports (and uses for their
+    theta = b_L + x) is the root at that L, not at another huge L."""
+    from numerics import registry
+
+    ev = quick_evidence(registry.claims()["A.thm2.sharp_threshold"])
+    assert any("L=10^(10^8)" in c.label for c in ev.comparisons)
+    lnL = mpmath.mpf(10) ** 8 * mpmath.log(10)
+    assert ev.details["b_L at L = 10^(10^8)"] == pytest.approx(float(ao.b_L_mp(lnL, 30)), rel=1e-14)
