@@ -43,7 +43,7 @@ Functions:
 * :func:`report` — the verification report, HTML or PDF (``attncheck report``);
 * :func:`claims` — every registered claim, by id.
 
-Everything goes through the request layer (``numerics.requests``) that the command line uses
+Everything goes through the request layer (``numerics.request``) that the command line uses
 too: the same validation, the same resource checks, the same errors (``ParameterError`` for bad
 input, ``ArithmeticError`` for a numerical failure, ``SolveError`` for a solve that did not
 converge).
@@ -74,7 +74,7 @@ def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int =
     [True, True, True]
     """
     import numerics.report_labels  # noqa: F401  (the verdicts' table in a notebook: Verdict._repr_html_)
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.claims.base import judge
     from numerics.claims.runner import collect_all
 
@@ -110,7 +110,7 @@ def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str =
     design.  ``within`` pins some parameters (``{name: value}``, as ``explore --param``): the
     points are drawn in that slice of the domain."""
     from numerics import explore as X
-    from numerics import requests as Q
+    from numerics import request as Q
 
     chosen = Q.explore_request(ids, examples, shrinks)
     pinned = None
@@ -125,7 +125,7 @@ def explore(ids=None, *, examples: int = 3, seed: int | None = None, mode: str =
 def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps: int = 30):
     """The claim's unjudged evidence: each row's theory value next to the experiment's mean,
     standard error and allowance (``numerics.claims.base.Evidence``)."""
-    from numerics import requests as Q
+    from numerics import request as Q
 
     return Q.claim(claim_id).collect(Q.settings(mode, seed, dps))
 
@@ -133,7 +133,7 @@ def simulate(claim_id: str, *, mode: str = "quick", seed: int | None = None, dps
 def power(claim_id: str, *, mode: str = "quick", seed: int | None = None):
     """The claim under each structural mutant of its derivation and a ±5 % scaling of its
     outputs (``numerics.claims.power.Power``; ``.to_pandas()``: one row per mutant)."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.claims.power import power as _power
 
     return _power(Q.claim(claim_id), Q.settings(mode, seed))
@@ -157,7 +157,7 @@ def mutate(ids=None, *, mode: str = "quick", seed: int | None = None, sample: in
     >>> attncheck.mutate("S.mp.edge")[0].score                      # doctest: +SKIP
     1.0
     """
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.claims.mutate import mutate_all
 
     chosen, settings, sample, sample_seed, workers, budget = Q.automatic_mutants(
@@ -179,7 +179,7 @@ def evaluate(claim_id: str, *, dps: int = 30, as_strings: bool = False, max_memo
     gives the floats).  Every point is validated, and the whole request priced, before any point
     is computed: a request estimated above ``max_memory``/``max_time`` is refused before it runs.
     """
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.core import value as V
 
     res = Q.evaluate(claim_id, params, dps, max_memory=max_memory, max_time=max_time)
@@ -199,7 +199,7 @@ def certify(claim_id: str, *, dps: int = 30, as_values: bool = False, **params) 
     ``flint.arb`` ball); each ball is narrower than 10^-(dps-3).  With ``as_values=True``:
     ``{name: Value}`` of kind ``"radius"`` (midpoint, radius), to compute with.  Raises
     ``ParameterError`` for a claim without a certifier (``numerics.theory.certify.certifiable_ids``)."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.core import value as V
 
     balls = Q.certify(claim_id, params, dps)[1]
@@ -216,7 +216,7 @@ def solve(problem: str = "sparse-token", *, dps: int = 30, max_memory=None, max_
     estimates carry their standard error), ``.stats`` (quadrature, precision).  Raises
     ``SolveError`` when the solve did not converge, ``ResourceError`` (a ``ParameterError``)
     before it runs when it is estimated above ``max_memory``/``max_time``."""
-    from numerics import requests as Q
+    from numerics import request as Q
 
     opts, params = _solve_split(problem, params)
     out = Q.solve(problem, opts, params, dps, max_memory=max_memory, max_time=max_time, announce=_announce)
@@ -231,7 +231,7 @@ def solve_estimate(problem: str = "sparse-token", **params):
     """The up-front estimate of ``solve(problem, **params)`` (a ``numerics.core.resources.Estimate``:
     ``bytes``, ``seconds``, ``knobs``), the one ``attncheck solve`` prints and checks against
     the limits; nothing is computed."""
-    from numerics import requests as Q
+    from numerics import request as Q
 
     opts, params = _solve_split(problem, params)
     return Q.solve_request(problem, opts, params)[3]
@@ -239,7 +239,7 @@ def solve_estimate(problem: str = "sparse-token", **params):
 
 def _solve_split(problem: str, params: dict) -> tuple[dict, dict]:
     """A problem's options (``model=``, ``loss=``) apart from its parameters."""
-    from numerics import requests as Q
+    from numerics import request as Q
 
     spec = Q.problem(problem)
     return {k: v for k, v in params.items() if k in spec.options}, {k: v for k, v in params.items()
@@ -273,7 +273,7 @@ def sweep(target: str, out, *, grid: dict | None = None, dps: int = 30, workers:
     """
     import os
 
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics import sweep as SW
     from numerics.core import resources
     from numerics.core.params import ParameterError
@@ -295,7 +295,7 @@ def figure(figure_id: str | None, path, *, sweep_dir=None, mode: str = "quick", 
     """``attncheck figure``: a figure of a paper (theory lines + simulation points) written to
     ``path`` (.png, .pdf or .svg), or, with ``sweep_dir``, a finished sweep drawn.  Returns
     ``path``."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.core.params import ParameterError
 
     path = Q.output_path(path, (".png", ".pdf", ".svg"))
@@ -314,14 +314,14 @@ def figure(figure_id: str | None, path, *, sweep_dir=None, mode: str = "quick", 
 
 def equations(claim_id: str) -> tuple:
     """The claim's equations (``derivations.Equation``; they render as LaTeX in notebooks)."""
-    from numerics import requests as Q
+    from numerics import request as Q
 
     return Q.claim(claim_id).get_equations()
 
 
 def latex(ids=None) -> str:
     """The LaTeX of the claims' equations (ids or prefixes; all if None)."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.latex import claims_latex
 
     return claims_latex(Q.select(ids))
@@ -334,7 +334,7 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     import os
 
     from numerics import report as R
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.core.params import ParameterError
 
     kind = os.path.splitext(str(path))[1].lower()

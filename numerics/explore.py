@@ -158,7 +158,7 @@ def _seed(root: int, *path) -> int:
 
 def _run(claim, point: dict, mode: str, seed: int, dps: int, workers: int, use_cache: bool):
     """The claim's verify at ``point``: (evidence, settings), through the request layer and runner."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.claims.runner import collect_all
 
     settings = Q.point_settings([claim], Q.settings(mode, seed, dps), point)
@@ -191,7 +191,7 @@ def _design(claim, *, seed: int, mode: str, dps: int, workers: int, use_cache: b
 def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", dps: int = 30, workers: int = 1,
                   max_shrinks: int = 8, confirm_bound: int | None = None, on_point=None,
                   within: dict | None = None) -> Exploration:
-    """Explore one claim (validated by :func:`numerics.requests.explore_request`); a claim
+    """Explore one claim (validated by :func:`numerics.request.explore_request`); a claim
     without a ``point_space`` runs its design (:func:`_design`).  ``within`` pins some of the
     parameters (validated values): the points are drawn in that slice of the domain."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings as hsettings

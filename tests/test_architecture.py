@@ -114,7 +114,7 @@ def test_derivations_are_pure_sympy(module):
 
 
 #: the layers that present a verdict or take a user's request: nothing below them imports them
-PRESENTATION = ("numerics.cli", "numerics.requests", "numerics.sweep", "numerics.explore", "numerics.report",
+PRESENTATION = ("numerics.cli", "numerics.request", "numerics.sweep", "numerics.explore", "numerics.report",
                 "numerics.report_math", "numerics.report_assets", "numerics.report_chromium",
                 "numerics.report_mutate", "numerics.latex", "numerics.latex_text")
 
@@ -123,7 +123,7 @@ FORBIDDEN = {
     "numerics/experiments": ("derivations", "numerics.theory", "numerics.claims"),
     "numerics/core": ("derivations", "numerics.theory", "numerics.experiments", "numerics.claims",
                       "numerics.figures", "numerics.problems", "numerics.benchmarks", "numerics.registry",
-                      "numerics.cli", "numerics.requests", "numerics.report", "numerics.latex", "numerics.sweep"),
+                      "numerics.cli", "numerics.request", "numerics.report", "numerics.latex", "numerics.sweep"),
     "derivations": ("numpy", "scipy", "numerics"),
     # a paper's vocabulary is the ground floor: names and domains, no formula and no other role
     "numerics/papers": ("derivations", "sympy", "numerics.theory", "numerics.experiments", "numerics.claims",

@@ -256,7 +256,7 @@ def test_top_level_help_imports_no_registry_module():
 ])
 def test_click_refusals_are_the_projects_one_line(args, line, tmp_path, monkeypatch):
     """A value outside an option's declared range or choices: exit 2, one line naming the
-    option and what it accepts, in the words of the request layer (numerics.requests.integer)."""
+    option and what it accepts, in the words of the request layer (numerics.request.integer)."""
     monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 2 and r.output.splitlines() == [line], r.output

@@ -147,7 +147,7 @@ def test_the_api_solve_is_estimated_and_refused_as_the_cli_solve(request_):
     """One request layer: the API's estimate of a solve equals the command line's for the same
     request (same defaults, same cost model), and both refuse it above a limit with the same
     estimate in the message (nothing is computed)."""
-    from numerics import requests as Q
+    from numerics import request as Q
     from numerics.core.params import parse_assignments
 
     opts = {k: v for k, v in request_.items() if k in ("model", "loss")}

@@ -28,7 +28,7 @@ def test_alpha0_is_validated_once_and_walks_a_short_way():
 
 def test_the_walk_sees_a_value_carried_in_the_settings_and_a_layer_order():
     walk = _walk_module()
-    assert walk.layer("numerics.cli.verify") < walk.layer("numerics.requests") < walk.layer("numerics.claims.base")
+    assert walk.layer("numerics.cli.verify") < walk.layer("numerics.request") < walk.layer("numerics.claims.base")
     assert walk.layer("numerics.claims.base") < walk.layer("numerics.theory.paper_a.alignment")
     assert walk.layer("numerics.theory.paper_a.alignment") < walk.layer("numerics.core.params")
     assert walk.layer("numpy") == -1

@@ -1,7 +1,7 @@
 """Mutation testing of the machinery: mutmut over a named group of modules (docs/mutation.md).
 
     python tools/mutation.py prepare                # make mutants/, record which tests reach what
-    python tools/mutation.py run core requests sweep [--max-children N]
+    python tools/mutation.py run core request sweep [--max-children N]
     python tools/mutation.py run claims --sample 300 --seed 1   # (selection: docs/mutation.md)
     python tools/mutation.py report core            # the score per module, survivors to triage
     python tools/mutation.py show NAME               # the mutant's diff and the hash of its line
@@ -41,15 +41,15 @@ GROUPS = {
         "numerics/core/results.py", "numerics/core/seeding.py", "numerics/core/special.py",
         "numerics/core/stats.py", "numerics/core/tasks.py",
     ],
-    "requests": ["numerics/requests.py"],
+    "request": ["numerics/request"],
     "sweep": ["numerics/sweep.py"],
     "value": ["numerics/core/value.py", "numerics/core/digits.py", "numerics/core/value_ops.py",
               "numerics/core/params.py"],
     "solve": ["numerics/core/solve"],
     "memo": ["numerics/core/shared_memo.py"],
     "claims-machinery": [
-        "numerics/claims/base.py", "numerics/claims/power.py", "numerics/claims/runner.py",
-        "numerics/explore.py", "numerics/registry.py", "numerics/theory/certify.py",
+        "numerics/claims/base.py", "numerics/claims/power.py", "numerics/claims/ratchet.py",
+        "numerics/claims/runner.py", "numerics/explore.py", "numerics/registry.py", "numerics/theory/certify.py",
     ],
     # each paper's claim modules: a seeded sample (--sample), a mutant costs a claim run
     "claims": ["numerics/claims/paper_a", "numerics/claims/paper_b", "numerics/claims/paper_c"],

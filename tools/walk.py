@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 LAYERS = (
     ("presentation", ("numerics.cli", "attncheck", "numerics.report", "numerics.latex", "numerics.explore",
                       "numerics.sweep")),
-    ("request", ("numerics.requests", "numerics.registry")),
+    ("request", ("numerics.request", "numerics.registry")),
     ("claims", ("numerics.claims",)),
     ("theory and experiments", ("numerics.theory", "numerics.problems", "numerics.experiments", "derivations")),
     ("vocabulary and machinery", ("numerics.papers", "numerics.core")),

@@ -1,4 +1,4 @@
-"""The ``attncheck`` command line: a thin click shell over the request layer (numerics.requests).
+"""The ``attncheck`` command line: a thin click shell over the request layer (numerics.request).
 
     attncheck list [--json]
     attncheck verify [IDS...] [--quick|--full] [--json] [--seed N] [--mutate REL] [--power] [-v]

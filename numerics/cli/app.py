@@ -1,5 +1,5 @@
 """The shell every subcommand shares: the group, one-line errors, the common options, the
-JSON output.  The work is done by the request layer (numerics.requests)."""
+JSON output.  The work is done by the request layer (numerics.request)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from numerics import requests as Q
+from numerics import request as Q
 from numerics import registry
 from numerics.core import resources
 from numerics.core.params import ParameterError, parse_assignments  # noqa: F401  (used by the commands)

@@ -1,12 +1,12 @@
 """``attncheck eval`` (and ``eval --certify``) and ``attncheck solve``: a closed form or a
-problem at the user's parameters, through the request layer (numerics.requests)."""
+problem at the user's parameters, through the request layer (numerics.request)."""
 from __future__ import annotations
 
 import sys
 
 import click
 
-from numerics import requests as Q
+from numerics import request as Q
 from numerics.cli.app import (_claims_files, _dumps, _limits, _Listed, _eval_help, _param_rows, _problems_help,
                               dps_option, main, parse_assignments, requested)
 

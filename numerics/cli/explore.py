@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from numerics import requests as Q
+from numerics import request as Q
 from numerics.cli.app import (Integer, _Listed, _claims_files, _dumps, _limits, _mode, main, mode_options,
                               requested, seed_option)
 from numerics import registry

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from numerics import requests as Q
+from numerics import request as Q
 from numerics.cli.app import (Integer, OneOf, _bench_help, _check_cost, _check_output, _claims_files, _dumps, _fail,
                               _figures_help, _limits, _Listed, _mode, _probe_write, _select, dps_option, main,
                               mode_options, parse_assignments, registry, requested, seed_option)

@@ -5,7 +5,8 @@ import sys
 
 import click
 
-from numerics import requests as Q
+from numerics import request as Q
+from numerics.core.precision import DPS
 from numerics.cli.app import (Integer, Number, _Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits,
                               _select, dps_option, judge, main, mode_options, _mode, parse_assignments, registry,
                               requested, seed_option)
@@ -112,7 +113,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
         if params:  # a parameter point of the user's: only claims whose experiment takes one
             settings = Q.point_settings(Q.select(list(ids)), settings, parse_assignments(params), Q.option_name)
             no_cache = True  # a one-off point: neither read nor written
-        if settings.dps != Q.DPS.default:
+        if settings.dps != DPS.default:
             Q.claims_dps(_select(ids), settings.dps, Q.option_name)
     if show_power:
         sys.exit(_power(_select(ids), settings, as_json, verbose, record=record_ratchet, use_cache=not no_cache))

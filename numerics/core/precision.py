@@ -3,7 +3,7 @@
 ``dps`` (decimal digits of mpmath, and the target width 10^-(dps-3) of a certified ball) is an
 integer in [MIN_DPS, MAX_DPS] for every entry point: ``eval``, ``eval --certify``, ``solve``,
 ``sweep``, ``verify`` and the Python API.  A claim may declare a smaller ``max_dps`` (the largest
-its evaluator reaches in bounded time); the request layer (``numerics.requests``) refuses more.
+its evaluator reaches in bounded time); the request layer (``numerics.request``) refuses more.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import attncheck
-from numerics import requests as Q
+from numerics import request as Q
 from numerics.cli import main
 from numerics.core.params import ParameterError
 from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
@@ -26,13 +26,14 @@ def test_the_api_imports_nothing_from_the_cli():
             "print('CLI', sorted(m for m in sys.modules if m == 'numerics.cli' or m.startswith('numerics.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert "CLI []" in out.stdout, out.stdout + out.stderr
-    api = (ROOT / "attncheck" / "__init__.py").read_text() + (ROOT / "numerics" / "requests.py").read_text()
+    api = "".join(f.read_text() for f in [ROOT / "attncheck" / "__init__.py",
+                                          *sorted((ROOT / "numerics" / "request").glob("*.py"))])
     assert "numerics.cli" not in api.replace("``numerics.cli``", "")
 
 
 def test_the_dps_domain_is_written_once():
     """No entry point spells the limits of dps: they come from numerics.core.precision."""
-    files = [ROOT / "attncheck" / "__init__.py", ROOT / "numerics" / "requests.py",
+    files = [ROOT / "attncheck" / "__init__.py", *sorted((ROOT / "numerics" / "request").glob("*.py")),
              *sorted((ROOT / "numerics" / "cli").glob("*.py"))]
     for f in files:
         text = f.read_text()
