@@ -113,3 +113,4 @@ def test_evaluate_beyond_rqmc_is_a_parameter_error():
     with pytest.raises(ParameterError) as e:
         CLAIM.evaluate(p, 15)
     assert "theta=14.0" in str(e.value) and "\n" not in str(e.value)
+    assert "(SolveError: not converged: non-finite iterate" in str(e.value)  # the cause, named

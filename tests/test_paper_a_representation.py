@@ -384,3 +384,19 @@ def test_the_limit_rows_are_at_the_L_their_labels_name(quick_evidence):
     assert any("L=10^(10^8)" in c.label for c in ev.comparisons)
     lnL = mpmath.mpf(10) ** 8 * mpmath.log(10)
     assert ev.details["b_L at L = 10^(10^8)"] == pytest.approx(float(ao.b_L_mp(lnL, 30)), rel=1e-14)
+
+
+def test_the_hard_max_evaluation_keeps_its_digits_where_the_limit_law_is_not_one_minus_pi():
+    """At the defaults the limit law is min(...) = 1 - pi, exact at any precision; at theta = 3
+    (L = 10^4) it is pi Phi(b_L - theta), and every output at 50 digits agrees with 100 digits."""
+    from numerics import registry
+
+    claim = registry.claims()["A.thm2.attention_threshold"]
+    point = claim.param_space.validate({"theta": "3"})
+    lo, hi = claim.evaluate(point, 50), claim.evaluate(point, 100)
+    law = "limit law min(pi Phi(b_L - theta)^R, 1 - pi)"
+    assert law in lo and abs(lo[law] - 0.5) > 0.1
+    for key in lo:
+        assert agree_digits(lo[key], hi[key]) >= 48, key
+        with mpmath.workdps(200):
+            assert +lo[key] != +hi[key], f"{key}: the same bits at 50 and 100 digits (its dps ignored)"

@@ -349,3 +349,17 @@ def test_least_squares_factors_gram_route_matches_the_svd():
     sv, Vt, coef = R._least_squares_factors(deficient, F)
     assert len(sv) == 12
     assert np.allclose(coef, np.linalg.lstsq(deficient, F, rcond=None)[0], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("P", [2, 4, 5, 6, 7])
+def test_the_rate_grid_at_a_degree_of_the_point_space(P):
+    """B.rate.smoothness at a point (P other than the design's 3 and 8): P + 6 spline dimensions
+    and up, at least five, increasing, and M = (n / c)^(2P - 1) from 1000 to 1.3-1.6 decades above
+    (the P = 8 grid's span), so the fitted slope sees the same range of M at every degree."""
+    from numerics.claims.paper_b import rates
+
+    g = rates._grid(P)
+    n = g["n_values"]
+    assert n[0] == P + 6 and len(n) >= 5 and all(b > a for a, b in zip(n, n[1:]))
+    M = [(k / g["c"]) ** (2 * P - 1) for k in n]
+    assert M[0] == pytest.approx(1000) and 1.3 < np.log10(M[-1] / M[0]) < 1.6

@@ -99,3 +99,17 @@ def test_claim_other_schedules_are_slower_than_the_optimal_one(quick_evidence):
     for label in ("K fixed = 16", "K ∝ M^(1/2)"):
         other = ev.details[label]
         assert other["slope_ci95"][0] > opt["slope_ci95"][1], (label, other["slope_ci95"], opt["slope_ci95"])
+
+
+@pytest.mark.parametrize("beta, s, refused", [(1.0, 0, True), (0.999, 0, False), (2.0, 1, True), (1.5, 1, False),
+                                              (2.999, 2, False), (3.0, 2, True)])
+def test_the_hoelder_edge_evaluates_where_the_pieces_are_smoother_than_phi_only(beta, s, refused):
+    """The bias exponent 2 beta needs pieces of degree s with s + 1 > beta: at s + 1 = beta the
+    evaluation is refused with the parameter and the condition, just below it is evaluated."""
+    import attncheck
+
+    if refused:
+        with pytest.raises(ParameterError, match=rf"parameter s: need s \+ 1 > beta = {beta}, got s = {s}"):
+            attncheck.evaluate("B.rate.holder_edge", beta=beta, s=s)
+    else:
+        assert attncheck.evaluate("B.rate.holder_edge", beta=beta, s=s)

@@ -2,7 +2,8 @@
 
 * Every evaluable claim of the registry (iterated, not listed here): ``evaluate`` at dps N and
   at dps 2N agree to at least N - 2 significant digits, for N = 15 and N = 50 (capped by the
-  claim's ``max_dps``).  Monte Carlo / QMC estimates (an output with a companion ``*_se`` key,
+  claim's ``max_dps``), and are not the same bits unless the value is a short dyadic (an
+  evaluator that ignores dps agrees with itself to every digit).  Monte Carlo / QMC estimates (an output with a companion ``*_se`` key,
   and the standard errors themselves) are exempt: their digits are bounded by the standard
   error, not by dps (the CLI prints them to that error).
 * The mpmath backend keeps high-precision constants: Rationals, many-digit Floats and pi survive
@@ -32,6 +33,22 @@ def test_the_registry_has_evaluable_claims():
     assert len(EVALUABLE) >= 10
 
 
+def identical_but_inexact(a, b) -> bool:
+    """``a`` (computed at N digits) and ``b`` (at 2N) are the same number bit for bit, and it is
+    not a short dyadic (0.5, 3, 1.5 ...): an evaluator that ignores its dps gives the same bits at
+    every precision, which agreement to N digits cannot see."""
+    with mpmath.workdps(1000):
+        x, y = +mpmath.mpf(a), +mpmath.mpf(b)
+    return x == y and x != 0 and int(x.man).bit_length() > 64
+
+
+def test_identical_but_inexact():
+    with mpmath.workdps(60):
+        third = mpmath.mpf(1) / 3
+    assert identical_but_inexact(third, third) and not identical_but_inexact(0.5, mpmath.mpf("0.5"))
+    assert not identical_but_inexact(third, mpmath.mpf(1) / 3) and not identical_but_inexact(0, 0)
+
+
 @pytest.mark.parametrize("claim_id", EVALUABLE)
 def test_evaluate_agrees_with_twice_the_digits(claim_id):
     claim = registry.claim(claim_id)
@@ -47,6 +64,7 @@ def test_evaluate_agrees_with_twice_the_digits(claim_id):
                 continue
             b = hi[key]
             assert agree_digits(a, b) >= n - 2, f"{claim_id} {key} at dps {n} vs {2 * n}: {a} vs {b}"
+            assert not identical_but_inexact(a, b), f"{claim_id} {key}: the same bits at dps {n} and {2 * n}"
             checked += 1
     assert checked, f"{claim_id}: no value was compared"
 

@@ -1,8 +1,9 @@
-"""What a user keeps of a verdict besides its rows: the design (``sizes``) and the names of the
-``details`` of every built-in claim at quick size and the default seed, recorded in
-``tests/data/record_shape.json``.  A script that reads a record finds its keys where they were; a
-renamed, duplicated or lost key, or a design that changed (another d, trial count or point),
-fails here naming the claim and the key.  The rows themselves are the power ratchet's
+"""What a user keeps of a verdict besides its rows: the design (``sizes``), the names of the
+``details`` and the printed statement (its LaTeX, as ``attncheck latex`` prints it) of every
+built-in claim at quick size and the default seed, recorded in ``tests/data/record_shape.json``.
+A script that reads a record finds its keys where they were, and a statement pasted into a paper
+is the one recorded; a renamed, duplicated or lost key, a design that changed (another d, trial
+count or point) or a statement printed otherwise fails here naming the claim and what changed.  The rows themselves are the power ratchet's
 (``tests/test_power_ratchet.py``).  A deliberate change is recorded with
 ``pytest tests/test_record_shape.py -n 0 --record-shape``."""
 import json
@@ -32,9 +33,12 @@ def key_paths(x, prefix: str = "") -> list[str]:
     return sorted(out)
 
 
-def shape(evidence) -> dict:
-    """The design as JSON (tuples as lists) and the details' key paths."""
-    return {"sizes": json.loads(json.dumps(evidence.sizes, default=str)), "details": key_paths(evidence.details)}
+def shape(claim, evidence) -> dict:
+    """The design as JSON (tuples as lists), the details' key paths and the printed statement."""
+    from numerics.latex import statement_latex
+
+    return {"sizes": json.loads(json.dumps(evidence.sizes, default=str)), "details": key_paths(evidence.details),
+            "statement": statement_latex(claim)}
 
 
 def _load() -> dict:
@@ -57,6 +61,8 @@ def _differences(old: dict, new: dict) -> list[str]:
             out.append(f"sizes[{k!r}]: {a!r} -> {b!r}")
     out += [f"details key lost: {k}" for k in sorted(set(old["details"]) - set(new["details"]))]
     out += [f"details key new: {k}" for k in sorted(set(new["details"]) - set(old["details"]))]
+    if old.get("statement") != new.get("statement"):
+        out.append(f"statement printed {new.get('statement')!r}, recorded {old.get('statement')!r}")
     return out
 
 
@@ -64,7 +70,7 @@ def _differences(old: dict, new: dict) -> list[str]:
 def test_the_design_and_the_details_keys_are_as_recorded(claim, quick_evidence, request):
     ev = quick_evidence(claim)
     assert not ev.error, f"{claim.id}: {ev.error}"
-    new = shape(ev)
+    new = shape(claim, ev)
     if request.config.getoption("--record-shape"):
         record = _load()
         record[claim.id] = new
@@ -80,6 +86,8 @@ def test_a_renamed_lost_or_new_key_and_a_changed_design_are_named():
     old = {"sizes": {"d": 16, "trials": 40}, "details": ["/a", "/a/b", "/c[]/x"]}
     new = {"sizes": {"d": 17, "n": 3}, "details": ["/a", "/A/b", "/c[]/x"]}
     assert _differences(old, old) == []
+    assert _differences({**old, "statement": "a = b"}, {**old, "statement": "a = c"}) == [
+        "statement printed 'a = c', recorded 'a = b'"]
     assert _differences(old, new) == ["sizes['d']: 16 -> 17", "sizes['n']: '(none)' -> 3",
                                       "sizes['trials']: 40 -> '(none)'", "details key lost: /a/b",
                                       "details key new: /A/b"]

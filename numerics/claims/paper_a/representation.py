@@ -80,17 +80,18 @@ def _linear_experiment(settings, claim):
                            est.error, est.se, 0.0, n))
     # (4) the projection shortcut is exact: pooled oracle from d-dimensional tokens
     n = _n(settings, 20_000)
-    theta = S * math.sqrt(10)
-    model = SparseTokenModel(L=10, R=1, pi=pi, theta=theta, d=16)
+    L, d = 10, 16
+    theta = S * math.sqrt(L)
+    model = SparseTokenModel(L=L, R=1, pi=pi, theta=theta, d=d)
     est = _full_d(settings, claim, ("full-d",), n, model, "pool")
-    rows.append(Comparison("pool full-d L=10 d=16", float(ao.pool_error_at(theta, 10, 1, pi, dps)),
+    rows.append(Comparison(f"pool full-d L={L} d={d}", float(ao.pool_error_at(theta, L, 1, pi, dps)),
                            est.error, est.se, 0.0, n))
     # (5) vectorised, privileged ("fixed") positions: SNR theta ||v0|| = theta sqrt(R), no sqrt(L) loss
     L, R, theta = 100, 2, 1.5
     n = _n(settings, 50_000)
     est = _oracle(settings, claim, ("vec-fixed",), "stat_vec_ksparse", n, L, R, pi, theta, law="fixed",
                   stat=sim.stat_vec_ksparse(R))
-    rows.append(Comparison("vec fixed-law L=100 R=2", float(ao.pool_error_mp(ao.snr_fixed(theta, R, dps), pi, dps)),
+    rows.append(Comparison(f"vec fixed-law L={L} R={R}", float(ao.pool_error_mp(ao.snr_fixed(theta, R, dps), pi, dps)),
                            est.error, est.se, 0.0, n))
     details["vec fixed-law: pooled error at the same theta"] = float(ao.pool_error_at(theta, L, R, pi))
     # (5b) block law (uniform on the first m = 25 of L = 100 tokens, C = sqrt(L/m) = 2): the
@@ -99,7 +100,7 @@ def _linear_experiment(settings, claim):
     n = _n(settings, 100_000)
     est = _oracle(settings, claim, ("vec-block",), "stat_vec_ksparse", n, L, R, pi, theta, law=f"block:{m}",
                   stat=sim.stat_vec_ksparse(m))
-    rows.append(Comparison("vec block-law L=100 m=25", float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)),
+    rows.append(Comparison(f"vec block-law L={L} m={m}", float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)),
                            est.error, est.se, 0.0, n))
     details["vec block-law: pooled error at the same theta (S = 0.75)"] = float(ao.pool_error_at(theta, L, R, pi))
     # (6) vectorised, uniform positions, k-sparse rules a = 1_K/sqrt(k) (k fixed by the design,
