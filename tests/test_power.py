@@ -179,3 +179,37 @@ def test_a_mutant_whose_step_is_never_reached_rejects_nothing(monkeypatch):
     assert (never.name, never.killed, never.applied) == ("P.toy.h:never", False, False)
     assert never.how == "not applied: the claim never reached the mutated step"
     assert x3.killed and p.detectable[0]["rejects"].keys() == {"P.toy.f:x3"}
+
+
+def test_the_power_is_recorded_in_the_verdict_cache_and_reused():
+    from dataclasses import replace
+
+    from numerics.claims.power import cached_power, is_cached, power_key
+
+    claim = replace(TOY, id="P.cached")
+    other = Settings(mode="quick", seed=11)
+    assert power_key(claim, SETTINGS) != power_key(claim, other)
+    assert power_key(claim, SETTINGS) == power_key(claim, Settings(mode="quick"))
+    assert not is_cached(claim, SETTINGS)
+    first, reused = cached_power(claim, SETTINGS)
+    assert not reused and is_cached(claim, SETTINGS) and not is_cached(claim, other)
+    again, reused = cached_power(claim, SETTINGS)
+    assert reused and again == first
+    fresh, reused = cached_power(claim, SETTINGS, use_cache=False)
+    assert not reused and fresh.detectable == first.detectable
+    ev = claim.collect(other)  # evidence of these settings is used, and the result recorded under them
+    p, reused = cached_power(claim, other, evidence=ev)
+    assert not reused and is_cached(claim, other) and p.detectable == power(claim, other, evidence=ev).detectable
+
+
+def test_a_power_run_that_failed_is_not_recorded():
+    from dataclasses import replace
+
+    from numerics.claims.power import cached_power, is_cached
+
+    def broken(settings, claim):
+        raise RuntimeError("the simulator crashed")
+
+    claim = replace(TOY, id="P.cached_broken", experiment=broken)
+    p, reused = cached_power(claim, SETTINGS)
+    assert p.error and not reused and not is_cached(claim, SETTINGS)
