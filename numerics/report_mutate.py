@@ -26,24 +26,24 @@ def find(claim, settings, *, compute: bool, use_cache: bool):
     """The claim's automatic mutants for the report: the recorded result (None: none, or
     ``use_cache`` False), or with ``compute`` the result of ``mutate`` with its default options
     (recorded as ``attncheck mutate`` records it)."""
-    from numerics.claims import mutate as M
+    from numerics.claims import mutate as mutation
 
-    found = M.recorded(claim, settings) if use_cache else None
+    found = mutation.recorded(claim, settings) if use_cache else None
     if found is None and compute:
-        return M.mutate(claim, settings, use_cache=use_cache)
+        return mutation.mutate(claim, settings, use_cache=use_cache)
     return found
 
 
 def plan(claim, settings, *, compute: bool, use_cache: bool) -> str:
     """What the report does about the claim's automatic mutants (its progress line)."""
-    from numerics.claims import mutate as M
+    from numerics.claims import mutate as mutation
     from numerics.core.cache import recorded_times
     from numerics.report_assets import _about
 
-    if use_cache and M.recorded(claim, settings) is not None:
+    if use_cache and mutation.recorded(claim, settings) is not None:
         return "automatic mutants recorded"
     if compute:
-        return f"automatic mutants: running a sample of up to {M.DEFAULT_SAMPLE} " \
+        return f"automatic mutants: running a sample of up to {mutation.DEFAULT_SAMPLE} " \
                f"({_about(recorded_times(settings.mode).get('mutate:' + claim.id))})"
     return f"automatic mutants not run (attncheck mutate {claim.id})"
 

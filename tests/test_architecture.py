@@ -271,3 +271,33 @@ def test_the_import_probe_sees_what_each_module_loads(tmp_path):
     found = _probe(["probe_pkg.bad", "probe_pkg.good"], PRELOAD["derivations"], cwd=tmp_path)
     assert "numpy" in found["probe_pkg.bad"] and "numpy" not in found["probe_pkg.good"]
     assert "wave" in found["probe_pkg.good"] and "sympy" in found["probe_pkg.good"]
+
+
+def _aliases(paths) -> dict[str, set[str]]:
+    """Every ``import M as X`` / ``from P import M as X`` of ``paths``: alias -> the modules it
+    names (a relative import counted by its text)."""
+    out: dict[str, set[str]] = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                pairs = [(a.name, a.asname) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                pairs = [(f"{base}.{a.name}", a.asname) for a in node.names]
+            else:
+                continue
+            for name, alias in pairs:
+                if alias:
+                    out.setdefault(alias, set()).add(name)
+    return out
+
+
+def test_an_import_alias_names_one_thing_across_the_project():
+    """``A`` is the alignment derivation wherever it is read: an alias never names two modules
+    (or a module and a name of another), in the package, the API, the tools and the tests."""
+    paths = [p for folder in ("numerics", "derivations", "attncheck", "tests", "tools")
+             for p in sorted((ROOT / folder).rglob("*.py"))]
+    aliases = _aliases(paths)
+    assert aliases["np"] == {"numpy"} and aliases["E"] == {"numerics.theory.paper_c.equations"}  # it reads them
+    twice = {alias: sorted(names) for alias, names in aliases.items() if len(names) > 1}
+    assert not twice, twice

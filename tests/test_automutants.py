@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 from click.testing import CliRunner
 
-from derivations import automutants as A
+from derivations import automutants
 from derivations.core import derivation, derivation_caches_restored, recording_steps, step
 
 x, y = sp.symbols("x y", positive=True)
@@ -18,12 +18,12 @@ PLANTED = pathlib.Path(__file__).parent / "data" / "planted_blind_claim.py"
 
 
 def _changes(op, expr, **ctx):
-    return {d: new for d, new in A.OPERATORS[op](expr, A.Context("t", expr, ctx.get("earlier", {})))}
+    return {d: new for d, new in automutants.OPERATORS[op](expr, automutants.Context("t", expr, ctx.get("earlier", {})))}
 
 
 def _mutated(op, expr):
     """Every mutated expression of operator ``op`` anywhere in ``expr``."""
-    return [m for site, m in A.generate("t", expr, operators=[op])]
+    return [m for site, m in automutants.generate("t", expr, operators=[op])]
 
 
 def test_sign_flips_terms_exponents_and_arguments():
@@ -65,7 +65,7 @@ def test_swap_exchanges_symbols_of_the_same_role_only():
 def test_wiring_replaces_an_earlier_step_by_a_sibling_of_the_same_shape():
     first, sibling = x**2 + y, x * y
     earlier = {"s.first": first, "s.sibling": sibling}
-    got = [m for _, m in A.generate("s.now", sp.log(first) / y, earlier, operators=["wiring"])]
+    got = [m for _, m in automutants.generate("s.now", sp.log(first) / y, earlier, operators=["wiring"])]
     assert got == [sp.log(sibling) / y]
 
 
@@ -77,33 +77,33 @@ def test_bounds_shift_each_limit_of_a_sum():
 
 
 def test_a_user_registers_an_operator():
-    @A.operator("test-cube")
+    @automutants.operator("test-cube")
     def cube(node, ctx):
         if isinstance(node, sp.Symbol):
             yield f"`{node}` cubed", node**3
     try:
         assert x**3 + y in _mutated("test-cube", x + y)
-        assert any(s.operator == "test-cube" for s, _ in A.generate("t", x + y))
+        assert any(s.operator == "test-cube" for s, _ in automutants.generate("t", x + y))
     finally:
-        del A.OPERATORS["test-cube"]
+        del automutants.OPERATORS["test-cube"]
 
 
 def test_entries_of_tuples_and_matrices_are_mutated_in_place():
     value = (x + y, sp.Matrix([[x, 2 * y]]))
-    sites = A.generate("t", value, operators=["factor"])
+    sites = automutants.generate("t", value, operators=["factor"])
     assert {s.loc for s, _ in sites} >= {(0,), (1, 0, 0), (1, 0, 1)}
     site = next(s for s, _ in sites if s.loc == (1, 0, 1) and s.description == "the step x2")
-    out = A.mutate_value(site, value)
+    out = automutants.mutate_value(site, value)
     assert out[0] == x + y and out[1] == sp.Matrix([[x, 4 * y]])
-    assert A.mutate_value(site, (x,)) == (x,)  # where the entry is not there: unchanged
+    assert automutants.mutate_value(site, (x,)) == (x,)  # where the entry is not there: unchanged
 
 
 def test_equivalent_mutants_are_told_apart_by_the_domain():
-    assert A.equivalent(sp.sqrt(x**2), x)  # x > 0
+    assert automutants.equivalent(sp.sqrt(x**2), x)  # x > 0
     z = sp.Symbol("z")
-    assert not A.equivalent(sp.sqrt(z**2), z)  # z real of either sign
-    assert A.equivalent(sp.log(x * y), sp.log(x) + sp.log(y)) and not A.equivalent(x + y, x - y)
-    assert A.equivalent(sp.erfc(x), 1 - sp.erf(x))
+    assert not automutants.equivalent(sp.sqrt(z**2), z)  # z real of either sign
+    assert automutants.equivalent(sp.log(x * y), sp.log(x) + sp.log(y)) and not automutants.equivalent(x + y, x - y)
+    assert automutants.equivalent(sp.erfc(x), 1 - sp.erf(x))
 
 
 def test_equivalence_is_judged_on_the_claims_parameter_domain():
@@ -112,14 +112,14 @@ def test_equivalence_is_judged_on_the_claims_parameter_domain():
     assumptions, from the assumptions."""
     z, m2 = sp.Symbol("z"), sp.Symbol("m_2", positive=True)
     on_domain = [{"z": 0.5}, {"z": 1.25}, {"z": 2}]
-    assert not A.equivalent(sp.sqrt(z**2), z)  # z of either sign
-    assert A.equivalent(sp.sqrt(z**2), z, given=on_domain)  # the claim's z > 0
-    assert not A.equivalent(sp.sqrt(z**2), z, given=[{"z": 0.5}, {"z": -1.0}, {"z": 2}])
-    pts = A.domain_points(z + m2 + x, 3, seed=1, given=[{"z": 0.5, "m2": 3}, {"x": -1.0, "m2": 0.0}])
+    assert not automutants.equivalent(sp.sqrt(z**2), z)  # z of either sign
+    assert automutants.equivalent(sp.sqrt(z**2), z, given=on_domain)  # the claim's z > 0
+    assert not automutants.equivalent(sp.sqrt(z**2), z, given=[{"z": 0.5}, {"z": -1.0}, {"z": 2}])
+    pts = automutants.domain_points(z + m2 + x, 3, seed=1, given=[{"z": 0.5, "m2": 3}, {"x": -1.0, "m2": 0.0}])
     assert pts[0][z] == sp.Rational(1, 2) and pts[0][m2] == 3  # exact values of the domain's points
     assert pts[1][x] > 0 and pts[1][m2] > 0  # contradicting x > 0 and m_2 > 0: drawn instead
     assert pts[1][z] != pts[0][z] and set(pts[2]) == {x, z, m2}  # no third point given: all drawn
-    assert A.domain_points(z + x, 3, seed=1) == A.domain_points(z + x, 3, seed=1, given=None)
+    assert automutants.domain_points(z + x, 3, seed=1) == automutants.domain_points(z + x, 3, seed=1, given=None)
 
 
 def test_mutate_draws_the_equivalence_points_from_the_claims_domain(blind, monkeypatch):
@@ -127,8 +127,8 @@ def test_mutate_draws_the_equivalence_points_from_the_claims_domain(blind, monke
     from numerics.claims.mutate import mutate
 
     seen = []
-    real = A.equivalent
-    monkeypatch.setattr(A, "equivalent", lambda a, b, **kw: seen.append(kw.get("given")) or real(a, b, **kw))
+    real = automutants.equivalent
+    monkeypatch.setattr(automutants, "equivalent", lambda a, b, **kw: seen.append(kw.get("given")) or real(a, b, **kw))
     with derivation_caches_restored():
         mutate(blind, Settings(), sample=4, use_cache=False)
     space = blind.param_space
@@ -197,9 +197,9 @@ def _compiled_theory(which: str):
         from numerics.theory.paper_a import laws
 
         return laws._attention_classes(4, 1)
-    from numerics.theory.paper_c import equations as CE
+    from numerics.theory.paper_c import equations as E
 
-    return CE._reported(active_mutants())
+    return E._reported(active_mutants())
 
 
 @pytest.mark.parametrize("which", ["erm", "attention law", "paper C"])

@@ -17,11 +17,11 @@ from flint import acb, arb
 import attncheck
 from derivations.core import MUTANTS, mutated
 from numerics.cli import main
-from numerics.core import arb as A
+from numerics.core import arb as core_arb
 from numerics import registry
 from numerics.core.params import ParameterError
 from numerics.core import backends
-from numerics.theory import certify as C
+from numerics.theory import certify as theory_certify
 
 x = sp.Symbol("x", real=True)
 pi_param = sp.Symbol("pi", positive=True)
@@ -47,7 +47,7 @@ POINTS = {
 def _check(claim_id, params, N):
     claim = registry.claim(claim_id)
     values = claim.param_space.validate(params)
-    balls = C.certify(claim_id, values, N)
+    balls = theory_certify.certify(claim_id, values, N)
     ref = claim.evaluate(values, N + 10)
     assert set(balls) == set(ref)
     for k, b in balls.items():
@@ -58,11 +58,11 @@ def _check(claim_id, params, N):
 
 def test_certifiable_is_decided_by_the_claims_own_evaluator():
     # no table: the certifiable claims are those whose evaluator runs under the arb context
-    assert set(C.certifiable_ids()) == set(POINTS)
-    for cid in C.certifiable_ids():
+    assert set(theory_certify.certifiable_ids()) == set(POINTS)
+    for cid in theory_certify.certifiable_ids():
         ev = registry.claim(cid).evaluate
         assert ev.supports("arb") and ev.supports("mpmath")
-    src = open(C.__file__).read()
+    src = open(theory_certify.__file__).read()
     assert ":thm3" not in src and "CERTIFIERS = {" not in src
     import numerics.theory.paper_a.certify as PC
     assert not hasattr(PC, "thm3") and not hasattr(PC, "alignment_limits")  # no copy of Theorem 3
@@ -83,41 +83,41 @@ def test_a_mutant_moves_the_ball_off_the_true_value():
     true = registry.claim("A.thm3.q2_cosine").evaluate(registry.claim("A.thm3.q2_cosine").param_space.validate({}), 40)
     values = registry.claim("A.thm3.q2_cosine").param_space.validate({})
     with mutated(MUTANTS["A.thm3.s2:x2"]):  # the variance of the law the h-moments integrate over
-        balls = C.certify("A.thm3.q2_cosine", values, 30)
+        balls = theory_certify.certify("A.thm3.q2_cosine", values, 30)
     assert not balls["logistic.q2_cosine"].contains(true["logistic.q2_cosine"])
     assert not balls["square.q2_cosine"].contains(true["square.q2_cosine"])
     # and the true derivation is not masked by the mutated one (caches keyed by expression)
-    assert C.certify("A.thm3.q2_cosine", values, 30)["logistic.q2_cosine"].contains(true["logistic.q2_cosine"])
+    assert theory_certify.certify("A.thm3.q2_cosine", values, 30)["logistic.q2_cosine"].contains(true["logistic.q2_cosine"])
     cap = registry.claim("A.cor2.ridgeless_rate")
     v2 = cap.param_space.validate({})
     t2 = cap.evaluate(v2, 40)
     with mutated(*(MUTANTS[m] for m in cap.mutants[:1])):
-        b2 = C.certify("A.cor2.ridgeless_rate", v2, 30)
+        b2 = theory_certify.certify("A.cor2.ridgeless_rate", v2, 30)
     assert any(not b2[k].contains(t2[k]) for k in t2)
     # the capacity: the Krawczyk box is of the mutated objective's stationary point
     cap = registry.claim("A.capacity.pool_vec_ratio")
     v3 = cap.param_space.validate({})
     t3 = cap.evaluate(v3, 40)
     with mutated(MUTANTS["A.capacity.F:sign_tphi"]):
-        b3 = C.certify(cap.id, v3, 30)
+        b3 = theory_certify.certify(cap.id, v3, 30)
     assert not b3["alpha_pool"].contains(t3["alpha_pool"]) and not b3["alpha_vec"].contains(t3["alpha_vec"])
 
 
 # ---- the printer --------------------------------------------------------------------------------
 def test_rationals_integers_and_floats_are_exact_or_enclosed():
-    with A.precision(200):
-        third = A.compile_arb(sp.Rational(1, 3), ())()
+    with core_arb.precision(200):
+        third = core_arb.compile_arb(sp.Rational(1, 3), ())()
         assert (3 * third).contains(1) and third.rad() < 2.0 ** -190
-        big = A.compile_arb(sp.Integer(10) ** 40 + 1, ())()
+        big = core_arb.compile_arb(sp.Integer(10) ** 40 + 1, ())()
         assert big.is_exact() and big == arb(10) ** 40 + 1
-        fifth = A.compile_arb(sp.Float("0.2"), ())()  # the decimal it prints as: 1/5
+        fifth = core_arb.compile_arb(sp.Float("0.2"), ())()  # the decimal it prints as: 1/5
         assert (5 * fifth).contains(1)
-        assert A.arb_of(0.2).contains(arb(1) / 5) and (5 * A.arb_of("0.2")).contains(1)
+        assert core_arb.arb_of(0.2).contains(arb(1) / 5) and (5 * core_arb.arb_of("0.2")).contains(1)
 
 
 def test_a_parameter_named_pi_does_not_shadow_the_constant():
-    f = A.compile_arb(sp.pi * pi_param + pi_param, (pi_param,))
-    with A.precision(100):
+    f = core_arb.compile_arb(sp.pi * pi_param + pi_param, (pi_param,))
+    with core_arb.precision(100):
         v = f(arb(2))
         assert v.overlaps(2 * arb.pi() + 2) and not v.overlaps(arb(6))
 
@@ -125,33 +125,33 @@ def test_a_parameter_named_pi_does_not_shadow_the_constant():
 @pytest.mark.parametrize("expr", [sp.gamma(x), sp.Heaviside(x), sp.Function("g")(x), sp.sign(x),
                                   sp.Integral(sp.exp(-x**2), (x, 0, 1)), sp.oo * x])
 def test_unknown_or_unrigorous_functions_are_refused(expr):
-    with pytest.raises(A.ArbPrintError):
-        A.compile_arb(expr, (x,))
+    with pytest.raises(core_arb.ArbPrintError):
+        core_arb.compile_arb(expr, (x,))
 
 
 def test_free_symbols_must_be_arguments():
-    with pytest.raises(A.ArbPrintError):
-        A.compile_arb(x + sp.Symbol("y"), (x,))
+    with pytest.raises(core_arb.ArbPrintError):
+        core_arb.compile_arb(x + sp.Symbol("y"), (x,))
 
 
 def test_special_functions_and_powers():
     e = sp.erfc(x) + sp.erf(x) + sp.log(x) + sp.sqrt(x) + x ** sp.Rational(3, 2) + sp.Abs(-x) + sp.E \
         + sp.LambertW(x) + sp.binomial(5, 2)
-    with mpmath.workdps(40), A.precision(200):
-        v = A.compile_arb(e, (x,))(arb(3))
+    with mpmath.workdps(40), core_arb.precision(200):
+        v = core_arb.compile_arb(e, (x,))(arb(3))
         ref = (1 + mpmath.log(3) + mpmath.sqrt(3) + mpmath.mpf(3) ** 1.5 + 3 + mpmath.e + mpmath.lambertw(3).real + 10)
         assert v.overlaps(arb(mpmath.nstr(ref, 40), "1e-37")) and v.rad() < 1e-50
         # an integer power of a ball around 0 stays finite (FLINT's generic power would be nan)
-        assert A.compile_arb(x**2 - x**3, (x,))(arb(0, 1e-10)).is_finite()
-        pw = A.compile_arb(sp.Piecewise((x, x > 0), (-x, True)), (x,))
+        assert core_arb.compile_arb(x**2 - x**3, (x,))(arb(0, 1e-10)).is_finite()
+        pw = core_arb.compile_arb(sp.Piecewise((x, x > 0), (-x, True)), (x,))
         assert pw(arb(-2)) == 2
-        with pytest.raises(A.CertifyError):
+        with pytest.raises(core_arb.CertifyError):
             pw(arb(0, 1))  # undecidable condition: an error, never a guess
 
 
 def test_the_analytic_flag_reaches_the_branch_cuts():
-    f = A.compile_acb(sp.sqrt(x), (x,))
-    with A.precision(100):
+    f = core_arb.compile_acb(sp.sqrt(x), (x,))
+    with core_arb.precision(100):
         v = acb.integral(lambda z, an: f(z, _an=an), 1, 4)
         assert v.real.overlaps(arb(14) / 3) and v.real.rad() < 1e-25
 
@@ -159,28 +159,28 @@ def test_the_analytic_flag_reaches_the_branch_cuts():
 # ---- generic certified numerics -----------------------------------------------------------------
 def test_gaussian_expectation_of_a_logistic_integrand():
     f = -1 / (sp.exp(x) + 1)
-    M = A.real_line_bound(f, x)
+    M = core_arb.real_line_bound(f, x)
     assert M >= 1 and M < 1.01
-    with A.precision(150), mpmath.workdps(50):
-        v = A.gaussian_expectation(A.compile_acb(f, (x,)), arb("0.3"), arb("1.7"), M, 40)
+    with core_arb.precision(150), mpmath.workdps(50):
+        v = core_arb.gaussian_expectation(core_arb.compile_acb(f, (x,)), arb("0.3"), arb("1.7"), M, 40)
         ref = mpmath.quad(lambda z: -1 / (mpmath.exp(mpmath.mpf("0.3") + mpmath.mpf("1.7") * z) + 1)
                           * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
         assert v.overlaps(arb(mpmath.nstr(ref, 45), "1e-43")) and v.rad() < 1e-40
 
 
 def test_the_tail_bound_refuses_an_unbounded_integrand():
-    with pytest.raises(A.CertifyError):
-        A.real_line_bound((x + 1) ** 2, x)
+    with pytest.raises(core_arb.CertifyError):
+        core_arb.real_line_bound((x + 1) ** 2, x)
 
 
 def test_krawczyk_proves_a_root():
-    F = A.compile_arb([x**2 - 2], (x,))
-    J = A.compile_arb([2 * x], (x,))
-    with A.precision(200):
-        box, _ = A.krawczyk(lambda v: F(v), lambda v: [J(v)], [arb("1.4142")], 1e-3, 50)
+    F = core_arb.compile_arb([x**2 - 2], (x,))
+    J = core_arb.compile_arb([2 * x], (x,))
+    with core_arb.precision(200):
+        box, _ = core_arb.krawczyk(lambda v: F(v), lambda v: [J(v)], [arb("1.4142")], 1e-3, 50)
         assert box[0].contains(arb(2).sqrt()) and 2 * box[0].rad() <= 1e-50
-        with pytest.raises(A.CertifyError):  # no root near 3
-            A.krawczyk(lambda v: F(v), lambda v: [J(v)], [arb(3)], 1e-1, 20)
+        with pytest.raises(core_arb.CertifyError):  # no root near 3
+            core_arb.krawczyk(lambda v: F(v), lambda v: [J(v)], [arb(3)], 1e-1, 20)
 
 
 # ---- CLI and API --------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def test_cli_certify_text_json_and_refusal():
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     r = CliRunner().invoke(main, ["list", "--json"])
     recs = [json.loads(line) for line in r.output.splitlines()]
-    assert {rec["id"] for rec in recs if rec["certifiable"]} == set(C.certifiable_ids())
+    assert {rec["id"] for rec in recs if rec["certifiable"]} == set(theory_certify.certifiable_ids())
 
 
 def test_python_api():
@@ -223,14 +223,14 @@ def _wrong_variance_cutoff(bound, digits):
 @pytest.fixture
 def wrong_tail(monkeypatch):
     backends._RUNS.clear()
-    monkeypatch.setattr(A, "gaussian_cutoff", _wrong_variance_cutoff)
+    monkeypatch.setattr(core_arb, "gaussian_cutoff", _wrong_variance_cutoff)
     yield
     backends._RUNS.clear()
 
 
 def test_the_certified_row_passes_for_every_certifiable_claim():
-    for cid in C.certifiable_ids():
-        label, score, n, text = C.certified_row(registry.claim(cid), 30)
+    for cid in theory_certify.certifiable_ids():
+        label, score, n, text = theory_certify.certified_row(registry.claim(cid), 30)
         assert score <= 1.0 and n >= 1, (cid, label, score)
         # what the row says it checked: the worst ball, the independent value and its digits
         assert re.search(r": ball \[\S+ ± \S+\] contains the independent value \S+ \(60 digits\)", text), text
@@ -254,15 +254,15 @@ def test_a_certified_row_is_apart_and_leaves_the_bonferroni_z_alone():
 def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
     claim = registry.claim("A.thm3.q2_cosine")
     values = claim.param_space.validate({})
-    balls = C.certify(claim, values, 30, check=False)  # the unchecked certificate is wrong ...
+    balls = theory_certify.certify(claim, values, 30, check=False)  # the unchecked certificate is wrong ...
     true = claim.evaluate.reference(values, 60)
     assert not balls["logistic.q2_cosine"].contains(true["logistic.q2_cosine"])
-    with pytest.raises(A.CertificateMismatch, match="excludes the independent value"):
-        C.certify(claim, values, 30)  # ... and the checked one refuses it
+    with pytest.raises(core_arb.CertificateMismatch, match="excludes the independent value"):
+        theory_certify.certify(claim, values, 30)  # ... and the checked one refuses it
     r = CliRunner().invoke(main, ["eval", "A.thm3.q2_cosine", "--certify"])
     assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1, r.output
     assert "excludes the independent value" in r.output
-    label, score, _, text = C.certified_row(claim, 30)  # the row of verify fails
+    label, score, _, text = theory_certify.certified_row(claim, 30)  # the row of verify fails
     assert score > 1.0 and "logistic" in label and "excludes the independent value" in text
     from numerics.claims.base import Settings, _certified_rows, judge, Evidence
     rows = _certified_rows(claim, Settings())
@@ -273,10 +273,10 @@ def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
 def test_a_ball_wider_than_promised_fails_the_check():
     claim = registry.claim("A.cor2.ridgeless_rate")
     values = claim.param_space.validate({})
-    balls = C.certify(claim, values, 30)
+    balls = theory_certify.certify(claim, values, 30)
     k, b = next(iter(balls.items()))
-    wide = A.Ball(b.mid, "1E-20", b.digits, b.value)
-    (chk,) = C.cross_check(claim, values, {k: wide}, 30)
+    wide = core_arb.Ball(b.mid, "1E-20", b.digits, b.value)
+    (chk,) = theory_certify.cross_check(claim, values, {k: wide}, 30)
     assert chk.contained and chk.width > 1 and not chk.ok and chk.score > 1
 
 
@@ -287,8 +287,8 @@ def test_the_claimed_tail_covers_the_exact_tail_at_a_wider_cutoff(digits, bound)
     integrand f = bound (the worst case of sup |f| <= bound) on Z <= |z| <= Z + 40, computed
     by mpmath at more digits (mpmath.quad, and its closed form through mpmath's erfc): a
     claimed tail that is too small (wrong variance, one side only, a missing factor) fails."""
-    with A.precision(A.bits(digits + 30)):
-        Z, tail = A.gaussian_cutoff(arb(bound), digits)
+    with core_arb.precision(core_arb.bits(digits + 30)):
+        Z, tail = core_arb.gaussian_cutoff(arb(bound), digits)
         z = float(Z.mid())
         assert tail < arb(10) ** (-(digits + 5))
     with mpmath.workdps(digits + 40):
@@ -301,7 +301,7 @@ def test_the_claimed_tail_covers_the_exact_tail_at_a_wider_cutoff(digits, bound)
 
 
 def test_the_tail_test_fails_for_a_wrong_tail():
-    with A.precision(200), mpmath.workdps(60):
+    with core_arb.precision(200), mpmath.workdps(60):
         Z, tail = _wrong_variance_cutoff(arb(1), 30)
         z = float(Z.mid())
         exact = mpmath.erfc(z / mpmath.sqrt(2)) - mpmath.erfc((z + 40) / mpmath.sqrt(2))
@@ -312,9 +312,9 @@ def test_the_tail_of_a_logistic_integrand_is_inside_the_ball():
     """The whole certified expectation of an integrand whose mass sits in one tail against the
     exact integral on a wider cut-off."""
     f = -1 / (sp.exp(x) + 1)
-    M = A.real_line_bound(f, x)
-    with A.precision(A.bits(40) + 24), mpmath.workdps(80):
-        v = A.gaussian_expectation(A.compile_acb(f, (x,)), arb("-3"), arb("4"), M, 35)
+    M = core_arb.real_line_bound(f, x)
+    with core_arb.precision(core_arb.bits(40) + 24), mpmath.workdps(80):
+        v = core_arb.gaussian_expectation(core_arb.compile_acb(f, (x,)), arb("-3"), arb("4"), M, 35)
         g = lambda z: -1 / (mpmath.exp(mpmath.mpf(-3) + 4 * z) + 1) * mpmath.npdf(z)
         ref = mpmath.quad(g, [-60, -20, -5, 0, 5, 20, 60])
         assert v.contains(arb(mpmath.nstr(ref, 70))) or v.overlaps(arb(mpmath.nstr(ref, 70), "1e-70"))
@@ -324,16 +324,16 @@ def test_the_tail_of_a_logistic_integrand_is_inside_the_ball():
 def test_the_midpoint_rounding_is_in_the_radius():
     """The printed midpoint has digits + 10 digits: the radius must cover the rounding, else
     a ball around an exact value 1/3 (radius ~2^-400) printed at 20 digits misses 1/3."""
-    with A.precision(400):
+    with core_arb.precision(400):
         third = arb(1) / 3
-        b = A.ball(third, 10)
+        b = core_arb.ball(third, 10)
         assert len(b.mid.replace("0.", "").lstrip("0")) <= 21
         assert b.contains(mpmath.mpf(1) / 3 if False else "0." + "3" * 60)
         gap = abs(sp.Rational(b.mid) - sp.Rational(1, 3))
         assert sp.Rational(b.rad) >= gap  # the rounding is in the radius
         assert sp.Rational(b.rad) <= 10 * gap + sp.Rational(third.rad().str(5, radius=False).strip("[]"))
         # an exact ball printed exactly needs no rounding: radius 0
-        assert A.ball(arb(1) / 4, 10).rad == "0"
+        assert core_arb.ball(arb(1) / 4, 10).rad == "0"
 
 
 # --- the width test at its boundary: the width of a ball is twice its radius ----------------------
@@ -346,11 +346,11 @@ BOUNDARY = [("3", 1.0), ("-3", 1.0), ("0.25", 0.25), ("-0.25", 0.25), ("0", 1.0)
 def test_width_ok_takes_twice_the_radius_for_the_width(mid, scale):
     """``width_ok(x, 20)``: 2 rad <= 10^-20 (times min(1, |x|) unless x contains 0).  A radius
     of 0.49 of the promised width passes, 0.51 fails (its radius alone would be within it)."""
-    with A.precision(200):
+    with core_arb.precision(200):
         inside, outside = (arb(mid, arb(f"{f * scale}e-20")) for f in (0.49, 0.51))
-        assert A.width_ok(inside, 20)
-        assert not A.width_ok(outside, 20)
-        assert A.width_ok(arb(mid, arb(f"{0.4 * scale}e-20")), 20)
+        assert core_arb.width_ok(inside, 20)
+        assert not core_arb.width_ok(outside, 20)
+        assert core_arb.width_ok(arb(mid, arb(f"{0.4 * scale}e-20")), 20)
 
 
 @pytest.mark.parametrize("mid, scale", BOUNDARY)
@@ -359,9 +359,9 @@ def test_the_cross_check_takes_twice_the_radius_for_the_width(mid, scale):
     23)`` (promised width 10^-20) is 2 rad over the promise: 0.98 for a radius of 0.49 of it,
     1.02 for 0.51 (which fails the check)."""
     for f, expected in ((0.49, 0.98), (0.51, 1.02)):
-        b = A.Ball(mid, f"{f * scale:.6f}E-20", mid, None)
-        assert C.width_ratio(b, 23) == pytest.approx(expected, rel=1e-9), (f, C.promised_width(b, 23))
-        chk = C.Check("x", True, 0.0, C.width_ratio(b, 23))
+        b = core_arb.Ball(mid, f"{f * scale:.6f}E-20", mid, None)
+        assert theory_certify.width_ratio(b, 23) == pytest.approx(expected, rel=1e-9), (f, theory_certify.promised_width(b, 23))
+        chk = theory_certify.Check("x", True, 0.0, theory_certify.width_ratio(b, 23))
         assert chk.ok is (expected <= 1)
 
 

@@ -290,12 +290,12 @@ def test_an_unknown_id_is_refused_before_any_claim_is_imported(tmp_path):
 def test_plain_progress_is_quiet_for_short_loops_and_says_how_far_a_long_one_got(monkeypatch):
     import io
 
-    from numerics.cli import progress as P
+    from numerics.cli import progress as cli_progress
 
     clock = [0.0]
-    monkeypatch.setattr(P.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(cli_progress.time, "monotonic", lambda: clock[0])
     buf = io.StringIO()
-    with P.Progress(stream=buf, terminal=False, every=10, quiet=2) as p:
+    with cli_progress.Progress(stream=buf, terminal=False, every=10, quiet=2) as p:
         for i in range(4):  # a short loop: nothing
             p("short", i, 3)
         for i, t in enumerate((0, 1, 3, 5, 14, 20)):  # a long one: when due, and its end

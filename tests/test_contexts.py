@@ -7,8 +7,8 @@ import pytest
 import sympy as sp
 
 from derivations.core import MUTANTS, mutated
-from numerics.core import arb as A
-from numerics.core import backends as B
+from numerics.core import arb
+from numerics.core import backends
 from numerics import registry
 from numerics.theory.paper_a import alignment as AL
 
@@ -20,63 +20,63 @@ OTHER = AL.ALIGNMENT_SPACE.validate(dict(L=6, R=2, pi=0.3, theta=3.0, alpha0=5.0
 @pytest.mark.parametrize("loss", AL.LOSSES)
 def test_numpy_is_vectorised_and_agrees_with_mpmath(loss):
     alphas = np.array([0.5, 2.0, 8.0])
-    out = AL.limits_under(B.NumpyContext(), loss, dict(P, alpha0=alphas))
+    out = AL.limits_under(backends.NumpyContext(), loss, dict(P, alpha0=alphas))
     for k in AL.OUTPUTS:
         assert out[k].shape == alphas.shape
         for a, v in zip(alphas, out[k]):
-            ref = AL.limits_under(B.MpContext(20), loss, dict(P, alpha0=float(a)))[k]
+            ref = AL.limits_under(backends.MpContext(20), loss, dict(P, alpha0=float(a)))[k]
             assert v == pytest.approx(float(ref), rel=1e-12, abs=1e-14), (k, a)
     # a grid in two parameters broadcasts
-    grid = AL.limits_under(B.NumpyContext(), loss, dict(P, alpha0=alphas[:, None], pi=np.array([0.3, 0.5])))
+    grid = AL.limits_under(backends.NumpyContext(), loss, dict(P, alpha0=alphas[:, None], pi=np.array([0.3, 0.5])))
     assert grid["q2_cosine"].shape == (3, 2)
 
 
 @pytest.mark.parametrize("params", [P, OTHER])
 @pytest.mark.parametrize("loss", AL.LOSSES)
 def test_the_ball_contains_the_mpmath_value(loss, params):
-    with A.precision(A.bits(30) + 24):
-        balls = AL.limits_under(B.ArbContext(30), loss, params)
-    ref = AL.limits_under(B.MpContext(50, "tanh-sinh"), loss, params)
+    with arb.precision(arb.bits(30) + 24):
+        balls = AL.limits_under(backends.ArbContext(30), loss, params)
+    ref = AL.limits_under(backends.MpContext(50, "tanh-sinh"), loss, params)
     for k in AL.OUTPUTS:
-        b = A.ball(balls[k], 30)
+        b = arb.ball(balls[k], 30)
         assert b.contains(ref[k]) and b.width() < 1e-28, (k, str(b))
 
 
 def test_two_gaussian_rules_agree():
-    a = AL.limits_under(B.MpContext(40), "logistic", P)
-    b = AL.limits_under(B.MpContext(40, "tanh-sinh"), "logistic", P)
+    a = AL.limits_under(backends.MpContext(40), "logistic", P)
+    b = AL.limits_under(backends.MpContext(40, "tanh-sinh"), "logistic", P)
     for k in AL.OUTPUTS:
-        assert B.agree_digits(a[k], b[k]) >= 38
+        assert backends.agree_digits(a[k], b[k]) >= 38
 
 
 def test_the_rate_chain_in_three_systems():
     rp = {k: v for k, v in P.items() if k != "alpha0"}
-    mp = AL.rates_under(B.MpContext(60), "logistic", rp)
-    npv = AL.rates_under(B.NumpyContext(), "logistic", rp)
-    with A.precision(A.bits(30) + 24):
-        ball = AL.rates_under(B.ArbContext(30), "logistic", rp)
+    mp = AL.rates_under(backends.MpContext(60), "logistic", rp)
+    npv = AL.rates_under(backends.NumpyContext(), "logistic", rp)
+    with arb.precision(arb.bits(30) + 24):
+        ball = AL.rates_under(backends.ArbContext(30), "logistic", rp)
     for k in ("C", "C_w"):
         assert float(npv[k]) == pytest.approx(float(mp[k]), rel=1e-12)
-        assert A.ball(ball[k], 30).contains(mp[k])
+        assert arb.ball(ball[k], 30).contains(mp[k])
 
 
 def test_a_memoised_run_never_masks_a_mutant():
-    true = AL.limits_under(B.MpContext(20), "square", P)["q2_cosine"]
+    true = AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"]
     with mutated(MUTANTS["A.thm3.self_shift:dropped"]):
-        mutated_value = AL.limits_under(B.MpContext(20), "square", P)["q2_cosine"]
+        mutated_value = AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"]
     assert mutated_value != true
-    assert AL.limits_under(B.MpContext(20), "square", P)["q2_cosine"] == true
+    assert AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"] == true
 
 
 def test_a_chain_is_generic():
     x, y, z, t = sp.symbols("x y z t", real=True)
     # y = x^2, z = E (y + zeta)^2 = y^2 + 1: out = x^2 + x^4 + 1
-    ch = B.Chain((x,), (B.Closed(y, x**2), B.Expect(z, t**2, t, y, 1)), (("out", y + z),))
-    for ctx in (B.MpContext(30), B.MpContext(30, "tanh-sinh")):
-        assert B.agree_digits(ch.run(ctx, [2])["out"], 21) >= 28
-    assert ch.run(B.NumpyContext(), [np.array([1.0, 2.0])])["out"] == pytest.approx([3.0, 21.0], rel=1e-13)
+    ch = backends.Chain((x,), (backends.Closed(y, x**2), backends.Expect(z, t**2, t, y, 1)), (("out", y + z),))
+    for ctx in (backends.MpContext(30), backends.MpContext(30, "tanh-sinh")):
+        assert backends.agree_digits(ch.run(ctx, [2])["out"], 21) >= 28
+    assert ch.run(backends.NumpyContext(), [np.array([1.0, 2.0])])["out"] == pytest.approx([3.0, 21.0], rel=1e-13)
     with pytest.raises(ValueError, match="put them in mu and s"):
-        B.Expect(z, t * y, t, 0, 1)
+        backends.Expect(z, t * y, t, 0, 1)
 
 
 def test_the_claims_evaluators_declare_their_contexts():
@@ -86,6 +86,6 @@ def test_the_claims_evaluators_declare_their_contexts():
     ev = registry.claim("A.capacity.pool_vec_ratio").evaluate
     assert ev.supports("arb") and not ev.supports("numpy")
     with pytest.raises(ValueError, match="does not run under the numpy context"):
-        ev.under(B.NumpyContext(), registry.claim("A.capacity.pool_vec_ratio").param_space.validate({}))
+        ev.under(backends.NumpyContext(), registry.claim("A.capacity.pool_vec_ratio").param_space.validate({}))
     assert registry.claim("A.thm2.attention_threshold").evaluate is None or \
         not getattr(registry.claim("A.thm2.attention_threshold").evaluate, "supports", lambda c: False)("arb")

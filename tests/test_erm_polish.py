@@ -5,19 +5,19 @@ non-convergence."""
 import mpmath
 import sympy as sp
 
-from derivations.paper_a import erm_equations as E
-from numerics.theory.paper_a import erm_equations as SE
+from derivations.paper_a import erm_equations as derived_erm
+from numerics.theory.paper_a import erm_equations as erm_theory
 from numerics.theory.paper_a.erm_polish import polish
 
 
 def test_square_loss_polish_matches_the_closed_form():
-    law = SE.linear_law("pool", 10, 1, 0.5, 5.0)
-    r = SE.solve(law, 3.0, 1e-3, "square")
+    law = erm_theory.linear_law("pool", 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 3.0, 1e-3, "square")
     p = polish(law, 3.0, 1e-3, "square", r.value, 30)
     assert p.ok and p.residual < 1e-31
-    sol = E.two_point_solution()
-    sub = {E.mu_s: E.linear_law("pool")["mu"], E.s2: E.linear_law("pool")["sigma2"]}
-    vals = {E.theta: 5, E.R: 1, E.L: 10, E.pi_: sp.Rational(1, 2), E.alpha: 3, E.lam: sp.Rational(1, 1000)}
+    sol = derived_erm.two_point_solution()
+    sub = {derived_erm.mu_s: derived_erm.linear_law("pool")["mu"], derived_erm.s2: derived_erm.linear_law("pool")["sigma2"]}
+    vals = {derived_erm.theta: 5, derived_erm.R: 1, derived_erm.L: 10, derived_erm.pi_: sp.Rational(1, 2), derived_erm.alpha: 3, derived_erm.lam: sp.Rational(1, 1000)}
     with mpmath.workdps(40):
         for name in ("m", "b", "V", "Q"):
             exact = mpmath.mpf(str(sp.N(sol[name].subs(sub).subs(vals), 35)))
@@ -27,8 +27,8 @@ def test_square_loss_polish_matches_the_closed_form():
 
 
 def test_logistic_polish_digits_and_float64_agreement():
-    law = SE.linear_law("vec", 10, 1, 0.5, 5.0)
-    r = SE.solve(law, 30.0, 1e-2, "logistic")
+    law = erm_theory.linear_law("vec", 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 30.0, 1e-2, "logistic")
     p16, p24 = (polish(law, 30.0, 1e-2, "logistic", r.value, d) for d in (12, 20))
     assert p16.ok and p24.ok
     with mpmath.workdps(40):
@@ -42,8 +42,8 @@ def test_logistic_polish_digits_and_float64_agreement():
 
 
 def test_polish_reports_non_convergence():
-    law = SE.linear_law("vec", 10, 1, 0.5, 5.0)
-    r = SE.solve(law, 30.0, 1e-2, "logistic")
+    law = erm_theory.linear_law("vec", 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 30.0, 1e-2, "logistic")
     x0 = {k: v * 1.01 for k, v in r.value.x.items()}
     p = polish(law, 30.0, 1e-2, "logistic", x0, 16, max_steps=0)
     assert not p.ok and p.raw is None and "mpmath Newton" in p.message

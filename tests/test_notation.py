@@ -64,7 +64,7 @@ import mpmath  # noqa: E402
 import pytest  # noqa: E402
 import sympy as sp  # noqa: E402
 
-import derivations.core as D  # noqa: E402
+import derivations.core as derivations_core  # noqa: E402
 from numerics.report_math import _statement_html  # noqa: E402
 
 #: Phi and phi as mpmath's normal distribution function and density: the meaning of the printed
@@ -98,13 +98,13 @@ def _printed_expressions() -> tuple:
                 keep(item)
                 for side in getattr(item, "args", ()) if isinstance(item, sp.core.relational.Relational) else ():
                     keep(side)
-    rewrite = D.notation
+    rewrite = derivations_core.notation
 
     def recorded(e):
         keep(e)
         return rewrite(e)
 
-    with mock.patch.object(D, "notation", recorded):
+    with mock.patch.object(derivations_core, "notation", recorded):
         L.claims_latex(claims)
         doc = L.Document()
         for claim in claims:
@@ -142,7 +142,7 @@ def _agree_to_30_digits(a, b, symbols, functions=None) -> bool:
 
 def _undone_equals(expr) -> bool:
     """``unnotation(notation(expr))`` is ``expr``: the very expression, or equal at random points."""
-    back = D.unnotation(D.notation(expr))
+    back = derivations_core.unnotation(derivations_core.notation(expr))
     if back == expr:
         return True
     assert isinstance(expr, sp.Expr), f"notation changed a non-scalar expression: {expr}"
@@ -150,7 +150,7 @@ def _undone_equals(expr) -> bool:
 
 
 def _rewritten():
-    return [e for e in _printed_expressions() if D.notation(e) != e]
+    return [e for e in _printed_expressions() if derivations_core.notation(e) != e]
 
 
 def test_every_printed_expression_is_given_back_by_unnotation():
@@ -168,8 +168,8 @@ def test_every_rewritten_expression_means_the_computed_one():
     wrong = []
     for e in _rewritten():
         assert isinstance(e, sp.Expr), e
-        if not _agree_to_30_digits(D.notation(e), e, e.free_symbols, _NORMAL):
-            wrong.append(f"{e}\n  printed as {D.notation(e)}")
+        if not _agree_to_30_digits(derivations_core.notation(e), e, e.free_symbols, _NORMAL):
+            wrong.append(f"{e}\n  printed as {derivations_core.notation(e)}")
     assert not wrong, "\n".join(wrong)
 
 
@@ -180,17 +180,17 @@ def test_the_check_fails_on_a_wrong_rewrite(name, monkeypatch):
     if name == "density_sqrt2":
         def wrong(e):
             ex = next(f for f in e.args if isinstance(f, sp.exp))
-            return e / (ex / sp.sqrt(sp.pi)) * D.phi(sp.sqrt(sp.factor(-2 * ex.args[0])))
-        monkeypatch.setattr(D, "_as_density", wrong)
+            return e / (ex / sp.sqrt(sp.pi)) * derivations_core.phi(sp.sqrt(sp.factor(-2 * ex.args[0])))
+        monkeypatch.setattr(derivations_core, "_as_density", wrong)
     else:
-        rewrite = D.notation
+        rewrite = derivations_core.notation
 
         def wrong(expr):
             if isinstance(expr, sp.Basic) and expr.has(sp.erfc):
-                to = (lambda z: 2 * D.Phi(sp.sqrt(2) * z)) if name == "erfc_sign" else (lambda z: D.Phi(-sp.sqrt(2) * z))
+                to = (lambda z: 2 * derivations_core.Phi(sp.sqrt(2) * z)) if name == "erfc_sign" else (lambda z: derivations_core.Phi(-sp.sqrt(2) * z))
                 expr = expr.replace(sp.erfc, to)
             return rewrite(expr)
-        monkeypatch.setattr(D, "notation", wrong)
-    e = next(x for x in _rewritten() if (x.has(sp.erfc) if name != "density_sqrt2" else D.notation(x).has(D.phi)))
+        monkeypatch.setattr(derivations_core, "notation", wrong)
+    e = next(x for x in _rewritten() if (x.has(sp.erfc) if name != "density_sqrt2" else derivations_core.notation(x).has(derivations_core.phi)))
     assert not _undone_equals(e)
-    assert not _agree_to_30_digits(D.notation(e), e, e.free_symbols, _NORMAL)
+    assert not _agree_to_30_digits(derivations_core.notation(e), e, e.free_symbols, _NORMAL)

@@ -10,7 +10,7 @@ import sympy as sp
 from hypothesis import given
 
 from derivations.paper_a import alignment as A
-from derivations.paper_a import alignment_rate as AR
+from derivations.paper_a import alignment_rate
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
 from numerics import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
@@ -71,10 +71,10 @@ def test_derivation_matches_grouped_form(loss):
     lim, cmp_ = A.limits(loss), A.compact(loss)
     assert sp.simplify(cmp_["q2_overlap"] - lim["q2_overlap"]) == 0
     assert sp.simplify(cmp_["q2_norm_sq"] - lim["q2_norm_sq"]) == 0
-    assert sp.simplify(AR.compact_C(loss) - AR.rate_constants(loss)["C"]) == 0
+    assert sp.simplify(alignment_rate.compact_C(loss) - alignment_rate.rate_constants(loss)["C"]) == 0
     s1 = A.step1(loss)
     C_w = s1["Eg2"] * A.L / (2 * A.theta**2 * A.R**2 * A.pi_**2 * s1["g_p"] ** 2)
-    assert sp.simplify(AR.rate_constants(loss)["C_w"] - C_w) == 0
+    assert sp.simplify(alignment_rate.rate_constants(loss)["C_w"] - C_w) == 0
 
 
 def test_norm_minus_overlap_is_the_fluctuation_part():

@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 from derivations.paper_a import gradient as G
 from numerics.claims.paper_a import gradient as CG
-from numerics.experiments.paper_a import sparse_token_training as T
+from numerics.experiments.paper_a import sparse_token_training as training
 from numerics.experiments.paper_a.models import loss_value
 from numerics.core.seeding import children
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
@@ -87,13 +87,13 @@ def test_equations_have_latex():
         assert eq.latex()
 
 
-@given(seed=st.integers(0, 10**6), loss=st.sampled_from(T.LOSSES), eta_w=ETA_W.strategy({}),
+@given(seed=st.integers(0, 10**6), loss=st.sampled_from(training.LOSSES), eta_w=ETA_W.strategy({}),
        eta_b=ETA_B.strategy({}), beta=BETA.strategy({}))
 def test_simulator_steps_match_finite_differences(seed, loss, eta_w, eta_b, beta):
     """The simulator's w^(1), b^(1), q^(2) are gradient steps of the mean loss (numpy FD)."""
     model = SparseTokenModel(L=3, R=1, pi=0.5, theta=2.0, d=4)
     n0, eta_q = 6, 0.7
-    res = T.run_two_steps(model, n0, loss, eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta,
+    res = training.run_two_steps(model, n0, loss, eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta,
                           seed=np.random.SeedSequence(seed))
     _, data_seed = children(np.random.SeedSequence(seed), 2)
     X, y, _ = next(model.iter_batches(np.random.default_rng(data_seed), n0, res.xi))
@@ -130,12 +130,12 @@ def test_claim_fd_helpers():
 def test_stratified_labels_exact_count():
     model = SparseTokenModel(L=4, R=2, pi=0.3, theta=1.0, d=5)
     rng = np.random.default_rng(0)
-    ys = np.concatenate([y for _, y, _ in T.stratified_batches(model, rng, 101, np.eye(5)[0], batch_bytes=8 * 4 * 5 * 7)])
+    ys = np.concatenate([y for _, y, _ in training.stratified_batches(model, rng, 101, np.eye(5)[0], batch_bytes=8 * 4 * 5 * 7)])
     assert len(ys) == 101 and (ys > 0).sum() == round(0.3 * 101)
 
 
 def test_simulator_does_not_import_derivations():
-    src = inspect.getsource(T)
+    src = inspect.getsource(training)
     assert "import derivations" not in src and "from derivations" not in src
 
 
@@ -143,8 +143,8 @@ def test_simulator_rejects_bad_input():
     model = SparseTokenModel(L=3, R=1, pi=0.5, theta=1.0, d=4)
     kw = dict(eta_w=1, eta_b=1, eta_q=1, beta=1, seed=np.random.SeedSequence(0))
     with pytest.raises(ValueError):
-        T.run_two_steps(model, 5, "hinge", **kw)
+        training.run_two_steps(model, 5, "hinge", **kw)
     with pytest.raises(ValueError):
-        T.run_two_steps(model, 0, "square", **kw)
+        training.run_two_steps(model, 0, "square", **kw)
     with pytest.raises(ValueError):
-        T.run_two_steps(model, 5, "square", labels="sorted", **kw)
+        training.run_two_steps(model, 5, "square", labels="sorted", **kw)

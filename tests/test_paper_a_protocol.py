@@ -38,12 +38,12 @@ def test_protocol_trial_rows_and_determinism():
 
 
 def test_solve_protocol_linear_models_are_the_linear_law_and_attention_uses_the_limits():
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
     from numerics.theory.paper_a.alignment import alignment_limits
     from numerics.theory.paper_a.protocol import solve_protocol
 
     qn, sq, res = solve_protocol(model="pool", alpha0=1.0, alpha1=2.0, lam=1e-2, loss="square")
-    ref = SE.solve_with_error(SE.linear_law("pool", 10, 1, 0.5, 5.0), 2.0, 1e-2, "square").value
+    ref = erm_theory.solve_with_error(erm_theory.linear_law("pool", 10, 1, 0.5, 5.0), 2.0, 1e-2, "square").value
     assert qn is None and abs(res.value.metrics["test_error"] - ref.metrics["test_error"]) < 1e-12
     qn, sq, _ = solve_protocol(model="attention", alpha0=2.0, alpha1=2.0, lam=1e-2, loss="square",
                                loss_steps="square", eta_q=3.0, log2_points=6, n_scrambles=2)

@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from derivations.core import MUTANTS, mutated
-from derivations.paper_b import asymptotics as A
+from derivations.paper_b import asymptotics
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import parametric_excess as PE
 from derivations.paper_b import rate_exponent as RE
@@ -38,21 +38,21 @@ def test_every_asymptotic_step_goes_through_the_checked_module():
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]
-            if pattern.search(code) and "A.limit(" not in code:
+            if pattern.search(code) and "asymptotics.limit(" not in code:
                 offenders.append(f"{path.name}:{n}: {line.strip()}")
     assert not offenders, offenders
 
 
 def test_every_step_agrees_with_its_numeric_version():
     _build_all()
-    recs = [r for (name, muts), r in A.RECORDS.items() if not muts]
+    recs = [r for (name, muts), r in asymptotics.RECORDS.items() if not muts]
     names = {r.name for r in recs}
     assert {"B.holder.bias_leading", "B.holder.exponent", "B.holder.schedule_exponent",
             "B.holder.schedule_slope.term0", "B.holder.schedule_slope.term1", "B.holder.kink_exponent",
             "B.rate.exponent", "B.rate.excess.V_A_limit"} <= names
     for r in recs:
         assert len(r.points) >= 3, r.name
-        assert A.check(r) == [], r.name
+        assert asymptotics.check(r) == [], r.name
 
 
 def test_tail_unsquared_bias_gives_beta_not_two_beta():
@@ -61,8 +61,8 @@ def test_tail_unsquared_bias_gives_beta_not_two_beta():
     with mutated(MUTANTS["B.holder.bias:tail_unsquared"]):
         assert sp.simplify(H.bias_exponent() - H.beta) == 0
         assert sp.simplify(H.exponent() + H.beta / (H.beta + 1)) == 0
-        rec = A.RECORDS[("B.holder.bias_leading", ("B.holder.bias:tail_unsquared",))]
-        assert A.check(rec) == []
+        rec = asymptotics.RECORDS[("B.holder.bias_leading", ("B.holder.bias:tail_unsquared",))]
+        assert asymptotics.check(rec) == []
 
 
 def test_bias_exponent_at_numeric_beta_and_by_mpmath_slope():
@@ -83,12 +83,12 @@ def test_dominant_balance_on_plain_sums():
     j, b = sp.Symbol("j", positive=True), sp.Symbol("b", positive=True)
     beta, delta = sp.symbols("beta delta", positive=True)
     samples = {beta: ("1/3", "2/3", 2), b: (2, 3, 5)}
-    assert A.leading_exponent("t.one", b ** (-beta * j) + b ** (-2 * beta * j), j, b, {}, samples) == -beta
+    assert asymptotics.leading_exponent("t.one", b ** (-beta * j) + b ** (-2 * beta * j), j, b, {}, samples) == -beta
     # a cancelling pair: the surviving term leads
     e = (b ** (-beta * j) + 3 * b ** (-2 * beta * j)) - b ** (-beta * j)
-    assert A.leading_exponent("t.cancel", e, j, b, {}, samples) == -2 * beta
+    assert asymptotics.leading_exponent("t.cancel", e, j, b, {}, samples) == -2 * beta
     for name in ("t.one", "t.cancel"):
-        assert A.check(A.RECORDS[(name, ())]) == []
+        assert asymptotics.check(asymptotics.RECORDS[(name, ())]) == []
 
 
 def test_dominant_balance_refuses_what_it_cannot_decide():
@@ -96,19 +96,19 @@ def test_dominant_balance_refuses_what_it_cannot_decide():
     beta = sp.Symbol("beta", positive=True)
     samples = {beta: ("1/3", 2), b: (2, 3)}
     with pytest.raises(ValueError, match="cannot decide the sign"):
-        A.leading_exponent("t.sign", b ** ((beta - 1) * j) + 1, j, b, {}, samples)
+        asymptotics.leading_exponent("t.sign", b ** ((beta - 1) * j) + 1, j, b, {}, samples)
     with pytest.raises(ValueError, match="not a coefficient times a power"):
-        A.leading_exponent("t.sum", 1 / (1 + b ** j), j, b, {}, samples)
+        asymptotics.leading_exponent("t.sum", 1 / (1 + b ** j), j, b, {}, samples)
 
 
 def test_check_catches_a_step_that_confirms():
     """A recorded result that is not what the step gives at numeric values is reported."""
     t, beta = sp.Symbol("t", positive=True), sp.Symbol("beta", positive=True)
-    A.limit("t.limit", sp.log(sp.exp(-beta * t) + sp.exp(-2 * beta * t)) / t, t, sp.oo, {beta: ("1/2", 2)})
-    rec = A.RECORDS[("t.limit", ())]
-    assert A.check(rec) == []
-    wrong = A.AsymptoticStep(rec.name, rec.op, rec.expr, rec.var, -2 * beta, rec.points, rec.options)
-    assert len(A.check(wrong)) == len(rec.points)
+    asymptotics.limit("t.limit", sp.log(sp.exp(-beta * t) + sp.exp(-2 * beta * t)) / t, t, sp.oo, {beta: ("1/2", 2)})
+    rec = asymptotics.RECORDS[("t.limit", ())]
+    assert asymptotics.check(rec) == []
+    wrong = asymptotics.AsymptoticStep(rec.name, rec.op, rec.expr, rec.var, -2 * beta, rec.points, rec.options)
+    assert len(asymptotics.check(wrong)) == len(rec.points)
 
 
 @pytest.mark.parametrize("name", ["B.holder.bias:tail_unsquared", "B.holder.bias_leading.order:fastest",

@@ -332,12 +332,12 @@ def test_least_squares_factors_gram_route_matches_the_svd():
     """The Gram route of the oracle fit gives the SVD's coefficients, singular values and
     variance traces to 1e-9 on a well-conditioned design; a rank-deficient design takes the SVD
     route and returns the minimum-norm fit."""
-    from numerics.experiments.paper_b import rates as R
+    from numerics.experiments.paper_b import rates as rate_sim
 
     rng = np.random.default_rng(3)
     Phi = rng.standard_normal((5000, 12)) @ np.diag(np.geomspace(1, 1e-2, 12))
     F = rng.standard_normal(5000)
-    sv, Vt, coef = R._least_squares_factors(Phi, F)
+    sv, Vt, coef = rate_sim._least_squares_factors(Phi, F)
     ref = np.linalg.lstsq(Phi, F, rcond=None)[0]
     assert np.allclose(coef, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
     s_ref = np.linalg.svd(Phi / np.sqrt(5000), compute_uv=False)
@@ -346,7 +346,7 @@ def test_least_squares_factors_gram_route_matches_the_svd():
     assert np.isclose(np.sum(np.diag(Vt @ G @ Vt.T) / sv**2), np.trace(G @ np.linalg.pinv(Phi.T @ Phi / 5000)),
                       rtol=1e-9)
     deficient = np.column_stack([Phi, Phi[:, 0]])  # a repeated column: the Gram matrix is singular
-    sv, Vt, coef = R._least_squares_factors(deficient, F)
+    sv, Vt, coef = rate_sim._least_squares_factors(deficient, F)
     assert len(sv) == 12
     assert np.allclose(coef, np.linalg.lstsq(deficient, F, rcond=None)[0], rtol=1e-8, atol=1e-10)
 

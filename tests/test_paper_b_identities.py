@@ -21,7 +21,7 @@ from numerics.core.backends import agree_digits, evalf_reference, mp_eval
 from numerics.claims.paper_b import identities as claims_mod
 from numerics.claims.paper_b import lemmas
 from numerics.core.params import ParameterError
-from numerics.experiments.paper_b import interacting_particles as sim
+from numerics.experiments.paper_b import interacting_particles as particles
 
 # this module's claims directly (registry.claims() would import every paper's claims)
 CLAIM = {c.id: c for c in (*claims_mod.CLAIMS, *lemmas.CLAIMS)}
@@ -49,7 +49,7 @@ def test_simulator_forward_matches_symbolic_definition():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(1, 4, 1))
     f = sp.lambdify((fo.x, fo.y), fo.G_EXAMPLE, "numpy")
-    R = sim.forward(lambda a, b: f(a[..., 0], b[..., 0]), X)[0]
+    R = particles.forward(lambda a, b: f(a[..., 0], b[..., 0]), X)[0]
     G = sp.Matrix(4, 4, lambda p, q: fo.G_EXAMPLE.subs({fo.x: X[0, p, 0], fo.y: X[0, q, 0]}))
     assert np.allclose(R, np.array(fo.forward_matrix(G), dtype=float).ravel(), rtol=1e-13)
 
@@ -242,11 +242,11 @@ def test_null_directions_lie_in_the_linear_link_class():
     diagonal and with zero row sums is invisible (R_g[X] = 0 on every sample) though g != 0 on
     the support of ρ — the counterexample is inside the model class (docs, finding 1)."""
     A = np.array([[0.0, 1.0, -1.0], [2.0, 0.0, -2.0], [-0.5, 0.5, 0.0]])
-    law = sim.Permutation(np.eye(3))
+    law = particles.Permutation(np.eye(3))
     X = law.sample(np.random.default_rng(3), 200, 3, 3)
-    R = sim.forward_link(lambda u: u, A, X)
+    R = particles.forward_link(lambda u: u, A, X)
     assert np.max(np.abs(R)) < 1e-14
-    x, y = sim.InteractingParticleModel(law, sim.LowRank(A, np.eye(3)), lambda u: u, 0.0, 3).sample_pairs(
+    x, y = particles.InteractingParticleModel(law, particles.LowRank(A, np.eye(3)), lambda u: u, 0.0, 3).sample_pairs(
         np.random.default_rng(4), 200)
     assert np.mean(np.einsum("ni,ij,nj->n", x, A, y) ** 2) > 0.5
 
@@ -293,14 +293,14 @@ def test_successive_difference_gap_vanishes_for_a_function_of_u():
 
 # --- the exact comparator of B.forward.linearity and --dps ---------------------------------
 def test_uniform_quadrature_rule_is_exact_for_its_degree():
-    X, w = sim.UniformCube().quadrature(3, 1, 3)
+    X, w = particles.UniformCube().quadrature(3, 1, 3)
     assert X.shape == (27, 3, 1) and abs(w.sum() - 1) < 1e-15
     x = X[..., 0]
     # E x1^4 x2^2 x3^5 ... each coordinate degree <= 5 = 2*3 - 1: exact
     assert abs(np.sum(w * x[:, 0] ** 4 * x[:, 1] ** 2) - (1 / 5) * (1 / 3)) < 1e-15
     assert abs(np.sum(w * x[:, 2] ** 5)) < 1e-15
     with pytest.raises(ParameterError):
-        sim.UniformCube().quadrature(20, 1, 5)  # 5^20 configurations: refused
+        particles.UniformCube().quadrature(20, 1, 5)  # 5^20 configurations: refused
 
 
 def test_linearity_quadrature_rows_detect_a_half_percent_adjoint_kernel_error():

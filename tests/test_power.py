@@ -50,8 +50,10 @@ TOY = Claim(id="P.toy", paper="P", reference="a test", statement="f = 2x, g = x 
             outputs=("P.toy.f",), design_only="a test claim")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def toy_power():
+    """Computed by each test that reads it (a tenth of a second): a test's record of the code it
+    reaches (mutation testing, docs/mutation.md) must hold the power run it checks."""
     return power(TOY, SETTINGS)
 
 
@@ -213,3 +215,13 @@ def test_a_power_run_that_failed_is_not_recorded():
     claim = replace(TOY, id="P.cached_broken", experiment=broken)
     p, reused = cached_power(claim, SETTINGS)
     assert p.error and not reused and not is_cached(claim, SETTINGS)
+
+
+def test_the_power_as_a_table(toy_power):
+    """One row per structural mutant, then one per output scaling (pandas, the extra ``tables``)."""
+    pytest.importorskip("pandas", reason="pandas (pip install -e '.[tables]')")
+    df = toy_power.to_pandas()
+    assert list(df.columns) == ["claim", "mutant", "description", "applied", "killed", "how"]
+    assert list(df["mutant"]) == ["P.toy.f:x3", "P.toy.f:ulp", "P.toy.f:pole", "scale +0.05", "scale -0.05"]
+    assert list(df["killed"]) == [True, False, True, True, True] and set(df["claim"]) == {"P.toy"}
+    assert df.loc[1, "how"] == "survived" and df.loc[3, "description"] == "every theory value times (1 + 0.05)"

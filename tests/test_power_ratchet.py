@@ -129,10 +129,10 @@ def test_a_memo_key_without_the_active_mutants_fails_the_ratchet(monkeypatch, no
     """The derivations' cache key loses the active mutants (``derivation`` keys by
     ``active_mutants()``): a mutated run gets the true derivation's values from the cache, so the
     rows no longer follow the output steps nor reject the structural mutants."""
-    import derivations.core as D
+    import derivations.core as derivations_core
 
     claim = registry.claims()["B.kl.bound"]  # its theory is built by @derivation builders
-    monkeypatch.setattr(D, "active_mutants", lambda: ())
+    monkeypatch.setattr(derivations_core, "active_mutants", lambda: ())
     p = power(claim, ratchet.SETTINGS)  # the claim collected first, so the cache holds the true one
     change = _check(p)
     assert not change.ok
@@ -189,7 +189,7 @@ def test_the_record_command_writes_the_chosen_claims_and_says_what_changed(tmp_p
 
     from click.testing import CliRunner
 
-    from numerics.claims import power as P
+    from numerics.claims import power as power_module
     from numerics.cli import main
 
     claim = registry.claims()["B.kl.bound"]
@@ -201,7 +201,7 @@ def test_the_record_command_writes_the_chosen_claims_and_says_what_changed(tmp_p
     path = tmp_path / "power_ratchet.json"
     path.write_text(json.dumps(old))
     monkeypatch.setattr(ratchet, "RECORD", path)
-    monkeypatch.setattr(P, "power", lambda c, settings, **_: quick_power(c))  # the session's run of it
+    monkeypatch.setattr(power_module, "power", lambda c, settings, **_: quick_power(c))  # the session's run of it
     out = CliRunner().invoke(main, ["verify", claim.id, "--power"])  # compared, not recorded
     assert out.exit_code == 0 and ratchet.load(path) == old, out.output
     assert f"RATCHET worse than recorded: {rows[1]['label']!r}: detectable change" in out.output

@@ -159,7 +159,7 @@ def test_a_cached_report_reruns_nothing(both_formats, monkeypatch):
     no claim, mutant or figure runs again."""
     from click.testing import CliRunner
 
-    from numerics.claims import power as P
+    from numerics.claims import power as power_module
     from numerics.cli import main
     from numerics.core import cache
 
@@ -169,7 +169,7 @@ def test_a_cached_report_reruns_nothing(both_formats, monkeypatch):
     def rerun(*a, **k):
         raise AssertionError("a mutant ran again")
 
-    monkeypatch.setattr(P, "power", rerun)
+    monkeypatch.setattr(power_module, "power", rerun)
     out = CliRunner().invoke(main, [*BOTH, "-o", str(folder / "again.html")])
     assert out.exit_code == 0, out.output
     # told per claim what is reused, and nothing said to be cached is computed (power raises)
@@ -393,11 +393,11 @@ def test_report_runs_the_automatic_mutants_only_when_asked(planted, tmp_path):
     assert "T.blind: verdict computed" in out.output and "automatic mutants recorded" in out.output
     runner = CliRunner()
     ran = []
-    import numerics.claims.mutate as M
+    import numerics.claims.mutate as mutation
 
-    real = M.mutate
+    real = mutation.mutate
     mp = pytest.MonkeyPatch()
-    mp.setattr(M, "mutate", lambda claim, settings, **kw: ran.append(claim.id) or real(claim, settings, sample=5, **kw))
+    mp.setattr(mutation, "mutate", lambda claim, settings, **kw: ran.append(claim.id) or real(claim, settings, sample=5, **kw))
     try:
         out = runner.invoke(main, ["report", "T.blind", "--claims", PLANTED, "B.kl.bound", "--no-power", "--no-figures",
                                    "--automatic-mutants", "-o", str(tmp_path / "b.html")])

@@ -69,21 +69,21 @@ def test_sizes_and_durations_parse():
 
 
 def test_sparse_token_option_names_are_the_solvers():
-    from numerics.problems.paper_a import sparse_token as P
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.problems.paper_a import sparse_token
+    from numerics.theory.paper_a import erm_equations as erm_theory
 
-    assert P.MODELS == SE.MODELS and P.LOSSES == SE.LOSSES
+    assert sparse_token.MODELS == erm_theory.MODELS and sparse_token.LOSSES == erm_theory.LOSSES
 
 
 def test_equations_in_row_blocks_give_the_same_solution(monkeypatch):
-    from numerics.theory.paper_a import costs, erm_equations as SE
+    from numerics.theory.paper_a import costs, erm_equations as erm_theory
 
-    law = SE.attention_law(6, 1, 0.5, 4.0, 1.0, 1.5, 0.6, log2_points=6, n_scrambles=2, seed=1)
-    whole = SE.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    law = erm_theory.attention_law(6, 1, 0.5, 4.0, 1.0, 1.5, 0.6, log2_points=6, n_scrambles=2, seed=1)
+    whole = erm_theory.solve(law, 2.0, 1e-3, "logistic", refine=False)
     monkeypatch.setattr(costs, "CHUNK_ELEMENTS", 1000)
-    eqs = SE.Equations(law, 2.0, 1e-3, "logistic")
+    eqs = erm_theory.Equations(law, 2.0, 1e-3, "logistic")
     assert eqs.blocks is not None and len(eqs.blocks) > 5
-    blocks = SE.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    blocks = erm_theory.solve(law, 2.0, 1e-3, "logistic", refine=False)
     assert whole.ok and blocks.ok
     for k, v in whole.raw.x.items():
         assert blocks.raw.x[k] == pytest.approx(v, rel=1e-12, abs=1e-12)
@@ -214,18 +214,18 @@ def test_verify_and_many_share_the_time_among_the_workers(clean_limits):
 
 
 def test_more_sizes_and_durations(clean_limits):
-    P = resources.parse_size
-    assert P("2.5GB") == 2.5 * 2**30 and P(" 512 mib ") == 512 * 2**20 and P("1e3") == 1000.0
-    assert P("3k") == 3 * 2**10 and P("2T") == 2 * 2**40 and P(".5kb") == 512 and P("7b") == 7
+    sparse_token = resources.parse_size
+    assert sparse_token("2.5GB") == 2.5 * 2**30 and sparse_token(" 512 mib ") == 512 * 2**20 and sparse_token("1e3") == 1000.0
+    assert sparse_token("3k") == 3 * 2**10 and sparse_token("2T") == 2 * 2**40 and sparse_token(".5kb") == 512 and sparse_token("7b") == 7
     D = resources.parse_duration
     assert D("1.5h") == 5400 and D("10min") == 600 and D("2d") == 172800 and D("30 s") == 30
     assert D("3m") == 180 and D("4sec") == 4
     with pytest.raises(ParameterError, match=r"duration must look like 90s, 30m, 2h or 600 \(seconds\), got '2w'"):
         D("2w")
     with pytest.raises(ParameterError, match=r"memory size must be finite and > 0, got '0'"):
-        P("0")
+        sparse_token("0")
     with pytest.raises(ParameterError) as e:
-        P("4 G B")
+        sparse_token("4 G B")
     assert str(e.value) == "memory size must look like 4G, 512M or 2000000000 (bytes), got '4 G B'"
     T = resources.size_text
     assert [T(512), T(1023), T(1024), T(1.5 * 2**30), T(2**40), T(3 * 2**20)] == \

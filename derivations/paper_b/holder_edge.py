@@ -46,7 +46,7 @@ import functools
 import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
-from derivations.paper_b import asymptotics as A
+from derivations.paper_b import asymptotics
 
 beta, b = sp.symbols("beta b", positive=True)
 s = sp.Symbol("s", integer=True, nonnegative=True)  # degree of the estimator's pieces
@@ -101,7 +101,7 @@ def bias_exponent():
     """γ = −lim_{j→∞} log bias²(j) / log b^j by dominant balance (step 2): bias² is an explicit
     sum of powers of K = b^j; its slowest-decaying term, found by comparing the exponents as
     SymPy expressions under ``ASSUME``, gives γ (for b > 1, s + 1 > β)."""
-    lead = A.leading_exponent("B.holder.bias_leading", bias(), j, b, ASSUME, SAMPLES)
+    lead = asymptotics.leading_exponent("B.holder.bias_leading", bias(), j, b, ASSUME, SAMPLES)
     return step("B.holder.bias_exponent", sp.simplify(-lead))
 
 
@@ -151,7 +151,7 @@ def optimal_K():
 def _limit_in_log_M(name, expr):
     """lim_{M→∞} log expr / log M with M = e^t and L = log M = t (an asymptotic step)."""
     e = sp.expand_log(sp.log(expr.subs({M: sp.exp(_t), L: _t})), force=True)
-    return A.limit(name, e / _t, _t, sp.oo, SAMPLES)
+    return asymptotics.limit(name, e / _t, _t, sp.oo, SAMPLES)
 
 
 @derivation
@@ -216,7 +216,7 @@ def kink_bias_exponent():
     (With e_s written out, SymPy's limit takes minutes at s = 11.)"""
     h = sp.Symbol("h", positive=True)
     cell = (h / 2) ** (2 * beta + 1) * _E
-    return A.limit("B.holder.kink_exponent", sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0,
+    return asymptotics.limit("B.holder.kink_exponent", sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0,
                    {**SAMPLES, _E: ("1/10", "1/1000", "7/3", "2")})
 
 

@@ -46,7 +46,7 @@ import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
 from derivations.paper_b import coercivity as CO
-from derivations.paper_b import asymptotics as A
+from derivations.paper_b import asymptotics
 
 N = CO.N
 d = sp.Symbol("d", integer=True, positive=True)
@@ -152,7 +152,7 @@ def v_a_limits():
     V = v_a()
     samples = {N: (3, 4, 5), d: (2, 5, 3), g: (1, "1/2", 3)}
     return (sp.simplify(V.subs(N, 2)), sp.simplify(V.subs(c, 0)),
-            A.limit("B.rate.excess.V_A_limit", V, c, sp.oo, samples, post=lambda e: e))
+            asymptotics.limit("B.rate.excess.V_A_limit", V, c, sp.oo, samples, post=lambda e: e))
 
 
 # --- step 3: the link integrals ------------------------------------------------------------------

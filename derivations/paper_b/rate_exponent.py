@@ -32,7 +32,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.core import Equation, derivation, mutant, step
-from derivations.paper_b import asymptotics as A
+from derivations.paper_b import asymptotics
 
 K, M, beta, rd = sp.symbols("K M beta rd", positive=True)
 #: L stands for log M (M > 1, so L > 0); keeping it a positive symbol avoids |log M| branches.
@@ -114,7 +114,7 @@ SAMPLES = {beta: ("1/4", "3/4", 2, "7/2")}
 def exponent():
     """lim log B_np(K*) / log M as M -> oo: M = e^t and L = log M = t everywhere, t -> oo."""
     logB = sp.expand_log(sp.log(b_star().subs({M: sp.exp(_T), L: _T})), force=True)
-    return step("B.rate.exponent", A.limit("B.rate.exponent", logB / _T, _T, sp.oo, SAMPLES))
+    return step("B.rate.exponent", asymptotics.limit("B.rate.exponent", logB / _T, _T, sp.oo, SAMPLES))
 
 
 mutant("B.rate.exponent:beta/(beta+1)", "B.rate.exponent",

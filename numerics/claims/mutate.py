@@ -122,15 +122,15 @@ def reference(claim: Claim, settings: Settings) -> tuple[Evidence, dict]:
 def sites(recorded: dict) -> list:
     """``[(site, original entry, mutated entry, earlier steps)]`` of every value of every step
     recorded (in the order reached), each site once."""
-    from derivations import automutants as A
+    from derivations import automutants
 
     out, names, earlier = [], set(), {}
     for step, values in recorded.items():
         for value in values:
-            for site, mutated in A.generate(step, value, earlier):
+            for site, mutated in automutants.generate(step, value, earlier):
                 if site.name not in names:
                     names.add(site.name)
-                    out.append((site, A._get(value, site.loc), mutated, dict(earlier)))
+                    out.append((site, automutants._get(value, site.loc), mutated, dict(earlier)))
         if values:
             earlier[step] = values[0]
     return out

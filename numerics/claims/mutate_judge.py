@@ -102,16 +102,16 @@ def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, s
 
 
 def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, resolution, domain, seed) -> None:
-    from derivations import automutants as A
+    from derivations import automutants
 
-    if A.equivalent(original, mutated, seed=seed, given=domain.draws[:3]):
+    if automutants.equivalent(original, mutated, seed=seed, given=domain.draws[:3]):
         o.how = "equal on the step's domain"
         return
-    m = A.as_mutant(site, earlier)
+    m = automutants.as_mutant(site, earlier)
     # HITS is kept: a build cached under this mutant's name (an earlier run in this process)
     # applies it without calling its transform again
     killed, how, ev = run_one(claim, settings, m)
-    if ev is not None and not A.HITS.get(site.name):
+    if ev is not None and not automutants.HITS.get(site.name):
         o.status, o.how = "not applied", "the step's value held no such node when the theory was recomputed"
         return
     if killed:
@@ -128,7 +128,7 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
         from derivations.core import latex
 
         try:
-            new = A._changes(site, original, earlier)
+            new = automutants._changes(site, original, earlier)
             o.node_latex = latex(new) if new is not None else ""
         except Exception:  # a node the printer cannot print: the step alone
             o.node_latex = ""

@@ -167,12 +167,12 @@ def _law(model: str, cfg: dict, settings, pi: float):
 def _theory(model: str, cfg: dict, settings) -> list:
     """The fixed points at every point (continuation along the grid); recomputed on every
     call, so that a structural mutant of the derivation changes them."""
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
 
     out, x0, laws = [], {}, {}
     for al, pi, _, lam, _ in cfg["points"]:
         law = laws.setdefault(pi, _law(model, cfg, settings, pi))
-        res = SE.solve_with_error(law, al, lam, cfg["loss"], x0=x0.get((pi, lam)), **QUAD[model])
+        res = erm_theory.solve_with_error(law, al, lam, cfg["loss"], x0=x0.get((pi, lam)), **QUAD[model])
         fp = res.value  # raises SolveError unless converged
         out.append((res, fp))
         x0[(pi, lam)] = fp.vector
@@ -342,11 +342,11 @@ def attention_limit_error(s_q: float, *, q_norm=2.0, beta=1.0, log2_points=10, n
                           L=10, R=1, pi=0.5, theta=5.0) -> float:
     """Attention's alpha_1 -> infinity test error (square loss, ridgeless: the alpha = 1e12
     solve, i.e. population least squares on the QMC law)."""
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
 
-    law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
+    law = erm_theory.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                            n_scrambles=n_scrambles, seed=seed)
-    return SE.solve(law, 1e12, 0.0, "square").value.metrics["test_error"]
+    return erm_theory.solve(law, 1e12, 0.0, "square").value.metrics["test_error"]
 
 
 def crossover_sq(*, q_norm=2.0, beta=1.0, seed=0, **kw) -> tuple[float, float]:
@@ -388,17 +388,17 @@ def _vs_simulation(settings) -> dict:
 
 
 def _vs_experiment(settings, claim):
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
 
     sim = memo(settings, ("A.attention_vs_linear", "sim"), lambda: _vs_simulation(settings))
     qseed = int(settings.seed_sequence("A.attention_vs_linear", "qmc").generate_state(1)[0])
-    lin = SE.solve(SE.linear_law("pool", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
+    lin = erm_theory.solve(erm_theory.linear_law("pool", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
                    VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
     comps, details = [], {}
     for tag, s_q in VS_SQ.items():
-        law = SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
+        law = erm_theory.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
                                ATT_Q["q_norm"], s_q, log2_points=10, n_scrambles=8, seed=qseed)
-        att = SE.solve_with_error(law, VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
+        att = erm_theory.solve_with_error(law, VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
         diffs = sim[tag]
         theory = att.metrics["test_error"] - lin.metrics["test_error"]
         se = math.sqrt(float(np.var(diffs, ddof=1) / len(diffs)) + att.qmc_se.get("test_error", 0.0) ** 2)

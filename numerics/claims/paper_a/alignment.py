@@ -28,7 +28,7 @@ import numpy as np
 
 from derivations.core import derivation
 from derivations.paper_a import alignment as A
-from derivations.paper_a import alignment_rate as AR
+from derivations.paper_a import alignment_rate
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
@@ -354,7 +354,7 @@ CLAIMS = [
                        r"\mathbb{E}[g^2]\,L/(2\theta^2R^2\pi_{+}^2g_{+}^2)$."),
         statement="|s_q| = 1 - C/alpha0 + O(alpha0^-2) with C = [m E[h^2] + r theta^2 pi h2_+ + m^2 E[h]^2 E[g^2] L/(theta^2 R^2 pi^2 g_+^2)]/(2K^2) (h at alpha0 = inf); |s_w| = 1 - C_w/alpha0, C_w = E[g^2] L/(2 theta^2 R^2 pi^2 g_+^2)",
         experiment=rate_experiment,
-        equations=lambda: [eq for loss in LOSSES for eq in AR.equations(loss)],
+        equations=lambda: [eq for loss in LOSSES for eq in alignment_rate.equations(loss)],
         evaluate=_rate_evaluate,
         param_space=RATE_SPACE,
         status="derived",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from numerics.claims.base import memo, z_critical
-from numerics.claims.paper_c import branches as B
+from numerics.claims.paper_c import branches as paper_c_branches
 from numerics.claims.paper_c.reference import SETTING
 from numerics.core.tasks import map_tasks
 from numerics.experiments.paper_c.simulate import run
@@ -62,28 +62,28 @@ def simulate_linear(settings) -> dict:
 def global_branch(alpha: float, n: int) -> str:
     """The branch whose training loss -Phi is the lower at ``alpha`` (the minimum the ERM of
     either initialisation would settle in, if it could reach both)."""
-    sem, _ = B.theory("semantic", alpha, n)
-    pos, _ = B.theory("positional", alpha, n)
+    sem, _ = paper_c_branches.theory("semantic", alpha, n)
+    pos, _ = paper_c_branches.theory("positional", alpha, n)
     return "semantic" if sem["Phi"] > pos["Phi"] else "positional"
 
 
 def experiment(settings, claim):
-    n = settings.pick(**B.DESIGN)["nodes"]
+    n = settings.pick(**paper_c_branches.DESIGN)["nodes"]
     lin, lin_err = LIN.mse_linear(SETTING["sigma"], SETTING["omega"])
-    branches = {a: global_branch(a, n) for a in B.ALPHAS}
+    branches = {a: global_branch(a, n) for a in paper_c_branches.ALPHAS}
     cells = []
     for a, branch in branches.items():
-        val, err = B.theory(branch, a, n)
+        val, err = paper_c_branches.theory(branch, a, n)
         cells.append((a, "attention - linear", val["mse"] - lin, err["mse"] + lin_err))
-    rows, table = B._cells(settings, cells)
+    rows, table = paper_c_branches._cells(settings, cells)
     des = settings.pick(**LINEAR_DESIGN)
     sims = simulate_linear(settings)
-    lin_row, lin_entry = B.row(f"linear mse d={des['d']}", lin, sims[des["d"]], sims[des["d"] // 2], lin_err)
+    lin_row, lin_entry = paper_c_branches.row(f"linear mse d={des['d']}", lin, sims[des["d"]], sims[des["d"] // 2], lin_err)
     rows.append(lin_row)
     table.append(lin_entry)
     diffs = [e for e in table if e["row"].startswith("attention - linear")]
     zc = z_critical(len(diffs))
-    for a, entry in zip(B.ALPHAS, diffs):
+    for a, entry in zip(paper_c_branches.ALPHAS, diffs):
         entry["global branch (theory)"] = branches[a]
         entry["theory side"] = "attention better" if entry["theory"] < 0 else "attention worse"
         md, mh = entry["mean_d"], entry["mean_d_half"]
@@ -96,12 +96,12 @@ def experiment(settings, claim):
         sol = alpha_linear(SETTING["omega"], sigma=SETTING["sigma"], lam=SETTING["lam"])
         details["alpha_linear"] = ({"alpha": sol.value.alpha, "quadrature_error": sol.value.error} if sol.ok
                                    else {"not found": sol.status})
-    sizes = {**B.sizes(settings), "baseline instances": des["trials"], "baseline alpha": des["alpha"]}
+    sizes = {**paper_c_branches.sizes(settings), "baseline instances": des["trials"], "baseline alpha": des["alpha"]}
     return rows, sizes, details
 
 
 CLAIMS = [
-    B._claim(
+    paper_c_branches._claim(
         id=CLAIM_ID,
         title="Attention against the linear positional baseline",
         design_only="it reads the simulation of C.sim.semantic and C.transition, at the authors' empirics "
@@ -121,7 +121,7 @@ CLAIMS = [
                       r"\mathrm{mse}_{\mathrm{lin}} = \mathbb{E}\,\mathrm{tr}\, T \Sigma T^{\top} "
                       r"- 2\,\mathrm{tr}\, B \Sigma\, \mathbb{E}[T]^{\top} + \mathrm{tr}\, B \Sigma B^{\top}"),
         experiment=experiment,
-        allowance_note=B.ALLOWANCE_NOTE + "; plus the baseline's quadrature error (n vs 2n nodes per axis)",
+        allowance_note=paper_c_branches.ALLOWANCE_NOTE + "; plus the baseline's quadrature error (n vs 2n nodes per axis)",
         outputs=("C.out.reported", "C.lin.reported"),
         mutants=("C.lin.cross:factor", "C.out.mse:half", "C.field.teacher:no_vstar"),
     ),

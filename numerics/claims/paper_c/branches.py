@@ -36,7 +36,7 @@ from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
 from numerics.experiments.paper_c.simulate import run
-from numerics.theory.paper_c import equations as T
+from numerics.theory.paper_c import equations as E
 
 from numerics.claims.paper_c.reference import SETTING  # noqa: E402  (the setting of the authors' tables, declared once)
 SIM_KEY = "C.sim.branches"
@@ -103,13 +103,13 @@ def _solve(branch: str, alpha: float, n: int, _key):
     """The fixed point with n nodes per axis; on the positional branch with n + 2 where the n-node
     Newton solve does not converge (alpha = 2 with n = 6, docs/paper_c.md §6.1).  Raises (the
     claim errors) if no solve converges."""
-    sol = T.solve(branch, alpha, n=n, throw=branch != "positional", **SETTING)
-    return sol.value if sol.ok else T.solve(branch, alpha, n=n + 2, **SETTING).value
+    sol = E.solve(branch, alpha, n=n, throw=branch != "positional", **SETTING)
+    return sol.value if sol.ok else E.solve(branch, alpha, n=n + 2, **SETTING).value
 
 
 def theory(branch: str, alpha: float, n: int):
     """(values, quadrature errors) of the reported outputs of ``branch`` at ``alpha``."""
-    return T.reported(_solve(branch, float(alpha), int(n), _solver_key()))
+    return E.reported(_solve(branch, float(alpha), int(n), _solver_key()))
 
 
 def sizes(settings) -> dict:

@@ -33,7 +33,7 @@ import sympy as sp
 from derivations.core import _ACTIVE, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.theory.paper_c import equations as T
+from numerics.theory.paper_c import equations as E
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "positional_semantic"
 FILES = {"semantic": "repl_softmax_Mixed_sig0.5_lamb0.01_omega0.3.csv",
@@ -70,12 +70,12 @@ def _solver_key():
 
 @replaying_cache(maxsize=64)
 def _solutions(branch: str, alphas: tuple, n: int, _key):
-    return T.continuation(branch, alphas, n=n, **SETTING)
+    return E.continuation(branch, alphas, n=n, **SETTING)
 
 
 @replaying_cache(maxsize=64)
 def _alone(branch: str, alpha: float, n: int, _key):
-    return T.solve(branch, alpha, n=n, throw=False, **SETTING)
+    return E.solve(branch, alpha, n=n, throw=False, **SETTING)
 
 
 def table_accuracy(key: str, gradient_sum: float) -> float:
@@ -97,8 +97,8 @@ def _rows(settings, branch: str) -> list:
             # positional branch at alpha = 2 with n = 10 stops at a residual of 7e-3; n = 12 converges)
             sol = _alone(branch, a, n + 2, _solver_key())
         fp = sol.value  # raises (the claim errors) if the solve did not converge
-        val, err = T.reported(fp)
-        gradient_sum = sum(abs(g) for g in T.mse_sensitivity(fp, n))
+        val, err = E.reported(fp)
+        gradient_sum = sum(abs(g) for g in E.mse_sensitivity(fp, n))
         ref = by_alpha[a]
         for key in ("mse", "Phi", "q", ORDER[branch]):
             if key not in ROWS[branch]:

@@ -41,7 +41,7 @@ from derivations.paper_c import attention_erm as D
 from numerics.claims.base import Claim, Comparison, memo, z_critical
 from numerics.core.tasks import map_tasks
 from numerics.experiments.paper_c.simulate import run
-from numerics.theory.paper_c import equations as T
+from numerics.theory.paper_c import equations as E
 
 from numerics.claims.paper_c.reference import SETTING  # noqa: E402  (the setting of the authors' tables, declared once)
 BRANCH = "positional"
@@ -128,13 +128,13 @@ def _solver_key():
 @replaying_cache(maxsize=64)
 def _solve(alpha: float, n: int, omega: float, _key):
     # raises (the claim errors) if not converged
-    return T.solve(BRANCH, alpha, n=n, **dict(SETTING, omega=omega)).value
+    return E.solve(BRANCH, alpha, n=n, **dict(SETTING, omega=omega)).value
 
 
 def theory(alpha: float, n: int, omega: float = SETTING["omega"]):
     """(values, quadrature errors) of the reported outputs at ``alpha`` and ``omega`` (active
     derivation)."""
-    return T.reported(_solve(float(alpha), int(n), float(omega), _solver_key()))
+    return E.reported(_solve(float(alpha), int(n), float(omega), _solver_key()))
 
 
 def experiment(settings, claim):

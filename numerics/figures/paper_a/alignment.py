@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numerics.claims.paper_a import alignment as C
+from numerics.claims.paper_a import alignment as claims_alignment
 from numerics.figures.style import COLUMN_WIDTH, SE_LABEL, errorbars, figure_legend, log_ticks, save, smooth_line
 
 
@@ -17,14 +17,14 @@ def figure(path, settings, progress=lambda it, label: it):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ip, des = 0, settings.pick(**C.DESIGN)[0]  # the ten-token point (the paper's setting in --full)
+    ip, des = 0, settings.pick(**claims_alignment.DESIGN)[0]  # the ten-token point (the paper's setting in --full)
     p = des["params"]
-    sims = C.simulate(settings)
+    sims = claims_alignment.simulate(settings)
     grid = np.geomspace(min(des["alphas"]) / 2, max(des["alphas"]) * 2, 25)
     fig, axes = plt.subplots(1, 2, figsize=(COLUMN_WIDTH, 3.6), sharey=True)
     names = {"q2_cosine": r"$\cos(q^{(2)}, \xi)$", "w1_cosine": r"$\cos(w^{(1)}, \xi)$"}
-    for ax, loss in zip(axes, C.LOSSES):
-        th = [C.limits(loss, dict(p, alpha0=float(a)), 15) for a in progress(grid, f"theory {loss}")]
+    for ax, loss in zip(axes, claims_alignment.LOSSES):
+        th = [claims_alignment.limits(loss, dict(p, alpha0=float(a)), 15) for a in progress(grid, f"theory {loss}")]
         for key, colour, ls, marker in (("q2_cosine", "C0", "-", "o"), ("w1_cosine", "C1", "--", "s")):
             smooth_line(ax, grid, [float(t[key]) for t in th], ls, color=colour, label=f"{names[key]}, limit (theory)")
             xs = np.array(des["alphas"])

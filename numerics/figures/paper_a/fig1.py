@@ -34,7 +34,7 @@ def figure1(path, settings, progress):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
     from numerics.theory.paper_a import models as M
     from numerics.claims.paper_a.after_training import ATT_Q, BASE
     from numerics.experiments.paper_a.sparse_token import SparseTokenModel
@@ -45,10 +45,10 @@ def figure1(path, settings, progress):
     d, trials = pick((200, 3), (1000, 8))
     a_pts = np.array(pick([0.5, 2.0, 6.0], [0.5, 1.0, 2.0, 4.0, 8.0]))
     laws = {
-        mo.name: (SE.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
+        mo.name: (erm_theory.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
                                    ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=pick(9, 10),
                                    n_scrambles=4, seed=settings.seed) if mo.sees_q
-                  else SE.linear_law(mo, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]))
+                  else erm_theory.linear_law(mo, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]))
         for mo in M.MODELS
     }
     rng = np.random.default_rng(settings.seed_sequence("A.fig1"))
@@ -58,7 +58,7 @@ def figure1(path, settings, progress):
     names = {mo.name: mo.title for mo in M.MODELS}
     for model in progress(list(laws), "theory lines"):
         a_line = fine_grid(0.25, 8.0, pick(ATT_QUICK, ATT_FULL) if M.model(model).sees_q else pick(FINE_QUICK, FINE_FULL))
-        res = SE.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
+        res = erm_theory.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
         ok = np.array([r.ok for r in res][::-1])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res][::-1])
         colour, ls, _ = look[model]

@@ -53,7 +53,7 @@ def _table_bracket():
 
 def figure(path, settings, progress):
     """Paper C: Phi of both branches against alpha (omega = 0.3) and alpha_c(omega)."""
-    from numerics.theory.paper_c import transition as T
+    from numerics.theory.paper_c import transition
 
     alphas = np.linspace(2.0, 0.9, settings.pick(6, 15))
     omegas = settings.pick((0.3,), (0.1, 0.2, 0.3, 0.4, 0.5))
@@ -64,7 +64,7 @@ def figure(path, settings, progress):
         ax.plot(alphas, phi, "-", color=colour, label=f"{branch} (ours, 6 nodes per axis)")
         ta = np.array(sorted(a for a in table_pts if a >= alphas.min()))
         ax.plot(ta, [table_pts[a] for a in ta], "x", color=colour, label=f"{branch} (authors' table)")
-    crossings = {om: (T.alpha_c(om), T.alpha_linear(om)) for om in omegas}
+    crossings = {om: (transition.alpha_c(om), transition.alpha_linear(om)) for om in omegas}
     c03 = crossings.get(0.3, (None, None))[0]
     if c03 is not None and c03.ok:
         ax.axvline(c03.value.alpha, color="k", lw=0.8, ls="--", label=rf"$\alpha_c = {c03.value.alpha:.3f}$")

@@ -58,7 +58,7 @@ def _solve(options: dict, p: dict, dps: int):
 
     from numerics.core.results import RESULTS, Solution
     from numerics.core.value import Value, values
-    from numerics.theory.paper_a import erm_equations as SE
+    from numerics.theory.paper_a import erm_equations as erm_theory
     from numerics.theory.paper_a import models as M
 
     model = M.model(options.get("model", DEFAULT_MODEL))
@@ -72,15 +72,15 @@ def _solve(options: dict, p: dict, dps: int):
                           lam=p["lam"], L=p["L"], R=p["R"], pi=p["pi"], theta=p["theta"],
                           log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
         else:
-            law = SE.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
+            law = erm_theory.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
                                    log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
-            sol = SE.report(SE.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7, x_quad_tol=1e-6))
+            sol = erm_theory.report(erm_theory.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7, x_quad_tol=1e-6))
         return replace(sol, stats={**sol.stats, "precision": "float64; the attention expectations are randomized "
                                                              "QMC (*_qmc_se), so --dps does not apply"})
-    law = SE.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
-    res = SE.solve(law, p["alpha1"], p["lam"], loss)
+    law = erm_theory.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])
+    res = erm_theory.solve(law, p["alpha1"], p["lam"], loss)
     if not res.ok:
-        return SE.report(res)
+        return erm_theory.report(res)
     # polish in mpmath: the same compiled equations at --dps digits; the two stages must agree
     from numerics.theory.paper_a.erm_polish import polish
 

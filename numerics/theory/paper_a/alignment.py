@@ -25,7 +25,7 @@ import mpmath
 
 from derivations.core import derivation
 from derivations.paper_a import alignment as A
-from derivations.paper_a import alignment_rate as AR
+from derivations.paper_a import alignment_rate
 from numerics.core.backends import Chain, Closed, Evaluator, Expect, MpContext
 from numerics.theory.paper_a import models as M
 from numerics.core.params import ParameterError, ParamSpace
@@ -85,8 +85,8 @@ def chain(loss: str) -> Chain:
 @derivation
 def rate_chain(loss: str) -> Chain:
     """Corollary 1 as one compiled chain: the h-moments at the alpha0 = inf law, then C and C_w."""
-    rc = AR.rate_constants(loss)
-    return Chain(AR.RATE_PARAMS, _h_steps(loss, rc["h_integrands_inf"], rc.get("h_inf"), AR.H_INF),
+    rc = alignment_rate.rate_constants(loss)
+    return Chain(alignment_rate.RATE_PARAMS, _h_steps(loss, rc["h_integrands_inf"], rc.get("h_inf"), alignment_rate.H_INF),
                  (("C", rc["C"]), ("C_w", rc["C_w"])))
 
 

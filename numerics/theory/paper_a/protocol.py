@@ -17,7 +17,7 @@ from derivations.paper_a.attention_reduction import qn, s_q as s_q_sym
 from numerics.core.backends import lambdify
 from numerics.core.params import ParameterError
 from numerics.core.results import Solution
-from numerics.theory.paper_a import erm_equations as SE
+from numerics.theory.paper_a import erm_equations as erm_theory
 from numerics.theory.paper_a import models as M
 
 MODELS = M.MODEL_NAMES
@@ -52,7 +52,7 @@ def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: s
     see q.  Returns (q_norm, s_q, law); q_norm = s_q = None for the linear models."""
     mo = M.model(model)
     if not mo.sees_q:
-        return None, None, SE.linear_law(mo, L, R, pi, theta)
+        return None, None, erm_theory.linear_law(mo, L, R, pi, theta)
     from numerics.theory.paper_a.alignment import alignment_limits
 
     lim = alignment_limits(loss_steps, L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
@@ -60,7 +60,7 @@ def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: s
     q_norm, s_q = step4_query(lim)
     if not -1.0 <= s_q <= 1.0:  # pragma: no cover - a cosine
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
-    law = SE.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
+    law = erm_theory.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                            n_scrambles=n_scrambles, seed=seed)
     return q_norm, s_q, law
 
@@ -79,7 +79,7 @@ def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", lo
                                     n_scrambles=n_scrambles, seed=seed)
     kw = dict(quad_tol=1e-7, x_quad_tol=1e-6)
     kw.update(solve_kw)
-    return q_norm, s_q, SE.solve_with_error(law, alpha1, lam, loss, **kw)
+    return q_norm, s_q, erm_theory.solve_with_error(law, alpha1, lam, loss, **kw)
 
 
 def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = "attention", **kw) -> list:
@@ -90,7 +90,7 @@ def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = 
     _, _, law = protocol_law(model=model, **law_kw)
     opts = dict(quad_tol=1e-6, x_quad_tol=1e-3)
     opts.update(kw)
-    return SE.continuation(law, alphas1, lam, loss, **opts)
+    return erm_theory.continuation(law, alphas1, lam, loss, **opts)
 
 
 def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss: str = "logistic",
@@ -104,4 +104,4 @@ def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss:
                                       eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta, lam=lam, L=L, R=R, pi=pi,
                                       theta=theta, log2_points=log2_points, n_scrambles=n_scrambles, seed=seed,
                                       **solve_kw)
-    return SE.report(res, None if q_norm is None else {"q_norm": q_norm, "s_q": s_q})
+    return erm_theory.report(res, None if q_norm is None else {"q_norm": q_norm, "s_q": s_q})
