@@ -94,7 +94,7 @@ def test_simulator_steps_match_finite_differences(seed, loss, eta_w, eta_b, beta
     model = SparseTokenModel(L=3, R=1, pi=0.5, theta=2.0, d=4)
     n0, eta_q = 6, 0.7
     res = training.run_two_steps(model, n0, loss, eta_w=eta_w, eta_b=eta_b, eta_q=eta_q, beta=beta,
-                          seed=np.random.SeedSequence(seed))
+                                 seed=np.random.SeedSequence(seed))
     _, data_seed = children(np.random.SeedSequence(seed), 2)
     X, y, _ = next(model.iter_batches(np.random.default_rng(data_seed), n0, res.xi))
 

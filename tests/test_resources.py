@@ -214,18 +214,18 @@ def test_verify_and_many_share_the_time_among_the_workers(clean_limits):
 
 
 def test_more_sizes_and_durations(clean_limits):
-    sparse_token = resources.parse_size
-    assert sparse_token("2.5GB") == 2.5 * 2**30 and sparse_token(" 512 mib ") == 512 * 2**20 and sparse_token("1e3") == 1000.0
-    assert sparse_token("3k") == 3 * 2**10 and sparse_token("2T") == 2 * 2**40 and sparse_token(".5kb") == 512 and sparse_token("7b") == 7
+    P = resources.parse_size
+    assert P("2.5GB") == 2.5 * 2**30 and P(" 512 mib ") == 512 * 2**20 and P("1e3") == 1000.0
+    assert P("3k") == 3 * 2**10 and P("2T") == 2 * 2**40 and P(".5kb") == 512 and P("7b") == 7
     D = resources.parse_duration
     assert D("1.5h") == 5400 and D("10min") == 600 and D("2d") == 172800 and D("30 s") == 30
     assert D("3m") == 180 and D("4sec") == 4
     with pytest.raises(ParameterError, match=r"duration must look like 90s, 30m, 2h or 600 \(seconds\), got '2w'"):
         D("2w")
     with pytest.raises(ParameterError, match=r"memory size must be finite and > 0, got '0'"):
-        sparse_token("0")
+        P("0")
     with pytest.raises(ParameterError) as e:
-        sparse_token("4 G B")
+        P("4 G B")
     assert str(e.value) == "memory size must look like 4G, 512M or 2000000000 (bytes), got '4 G B'"
     T = resources.size_text
     assert [T(512), T(1023), T(1024), T(1.5 * 2**30), T(2**40), T(3 * 2**20)] == \

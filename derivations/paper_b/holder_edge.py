@@ -217,7 +217,7 @@ def kink_bias_exponent():
     h = sp.Symbol("h", positive=True)
     cell = (h / 2) ** (2 * beta + 1) * _E
     return asymptotics.limit("B.holder.kink_exponent", sp.expand_log(sp.log(cell), force=True) / sp.log(h), h, 0,
-                   {**SAMPLES, _E: ("1/10", "1/1000", "7/3", "2")})
+                             {**SAMPLES, _E: ("1/10", "1/1000", "7/3", "2")})
 
 
 def equations():

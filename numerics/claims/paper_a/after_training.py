@@ -345,7 +345,7 @@ def attention_limit_error(s_q: float, *, q_norm=2.0, beta=1.0, log2_points=10, n
     from numerics.theory.paper_a import erm_equations as erm_theory
 
     law = erm_theory.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
-                           n_scrambles=n_scrambles, seed=seed)
+                                   n_scrambles=n_scrambles, seed=seed)
     return erm_theory.solve(law, 1e12, 0.0, "square").value.metrics["test_error"]
 
 
@@ -393,11 +393,11 @@ def _vs_experiment(settings, claim):
     sim = memo(settings, ("A.attention_vs_linear", "sim"), lambda: _vs_simulation(settings))
     qseed = int(settings.seed_sequence("A.attention_vs_linear", "qmc").generate_state(1)[0])
     lin = erm_theory.solve(erm_theory.linear_law("pool", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
-                   VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
+                           VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
     comps, details = [], {}
     for tag, s_q in VS_SQ.items():
         law = erm_theory.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
-                               ATT_Q["q_norm"], s_q, log2_points=10, n_scrambles=8, seed=qseed)
+                                       ATT_Q["q_norm"], s_q, log2_points=10, n_scrambles=8, seed=qseed)
         att = erm_theory.solve_with_error(law, VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
         diffs = sim[tag]
         theory = att.metrics["test_error"] - lin.metrics["test_error"]

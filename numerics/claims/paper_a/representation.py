@@ -100,8 +100,8 @@ def _linear_experiment(settings, claim):
     n = _n(settings, 100_000)
     est = _oracle(settings, claim, ("vec-block",), "stat_vec_ksparse", n, L, R, pi, theta, law=f"block:{m}",
                   stat=sim.stat_vec_ksparse(m))
-    rows.append(Comparison(f"vec block-law L={L} m={m}", float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)),
-                           est.error, est.se, 0.0, n))
+    rows.append(Comparison(f"vec block-law L={L} m={m}",
+                           float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)), est.error, est.se, 0.0, n))
     details["vec block-law: pooled error at the same theta (S = 0.75)"] = float(ao.pool_error_at(theta, L, R, pi))
     # (6) vectorised, uniform positions, k-sparse rules a = 1_K/sqrt(k) (k fixed by the design,
     #     not by the theory): the rare-strong regime where k = 1 beats pooling, and k = 10 of

@@ -78,7 +78,8 @@ def experiment(settings, claim):
     rows, table = paper_c_branches._cells(settings, cells)
     des = settings.pick(**LINEAR_DESIGN)
     sims = simulate_linear(settings)
-    lin_row, lin_entry = paper_c_branches.row(f"linear mse d={des['d']}", lin, sims[des["d"]], sims[des["d"] // 2], lin_err)
+    lin_row, lin_entry = paper_c_branches.row(f"linear mse d={des['d']}", lin, sims[des["d"]], sims[des["d"] // 2],
+                                              lin_err)
     rows.append(lin_row)
     table.append(lin_entry)
     diffs = [e for e in table if e["row"].startswith("attention - linear")]
@@ -121,7 +122,8 @@ CLAIMS = [
                       r"\mathrm{mse}_{\mathrm{lin}} = \mathbb{E}\,\mathrm{tr}\, T \Sigma T^{\top} "
                       r"- 2\,\mathrm{tr}\, B \Sigma\, \mathbb{E}[T]^{\top} + \mathrm{tr}\, B \Sigma B^{\top}"),
         experiment=experiment,
-        allowance_note=paper_c_branches.ALLOWANCE_NOTE + "; plus the baseline's quadrature error (n vs 2n nodes per axis)",
+        allowance_note=(paper_c_branches.ALLOWANCE_NOTE
+                        + "; plus the baseline's quadrature error (n vs 2n nodes per axis)"),
         outputs=("C.out.reported", "C.lin.reported"),
         mutants=("C.lin.cross:factor", "C.out.mse:half", "C.field.teacher:no_vstar"),
     ),

@@ -46,8 +46,8 @@ def figure1(path, settings, progress):
     a_pts = np.array(pick([0.5, 2.0, 6.0], [0.5, 1.0, 2.0, 4.0, 8.0]))
     laws = {
         mo.name: (erm_theory.attention_law(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], ATT_Q["beta"],
-                                   ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=pick(9, 10),
-                                   n_scrambles=4, seed=settings.seed) if mo.sees_q
+                                           ATT_Q["q_norm"], ATT_Q["s_q"], log2_points=pick(9, 10),
+                                           n_scrambles=4, seed=settings.seed) if mo.sees_q
                   else erm_theory.linear_law(mo, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]))
         for mo in M.MODELS
     }

@@ -73,8 +73,10 @@ def _solve(options: dict, p: dict, dps: int):
                           log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
         else:
             law = erm_theory.attention_law(p["L"], p["R"], p["pi"], p["theta"], p["beta"], p["q_norm"], p["s_q"],
-                                   log2_points=p["log2_points"], n_scrambles=p["n_scrambles"], seed=p["qmc_seed"])
-            sol = erm_theory.report(erm_theory.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7, x_quad_tol=1e-6))
+                                           log2_points=p["log2_points"], n_scrambles=p["n_scrambles"],
+                                           seed=p["qmc_seed"])
+            sol = erm_theory.report(erm_theory.solve_with_error(law, p["alpha1"], p["lam"], loss, quad_tol=1e-7,
+                                                                x_quad_tol=1e-6))
         return replace(sol, stats={**sol.stats, "precision": "float64; the attention expectations are randomized "
                                                              "QMC (*_qmc_se), so --dps does not apply"})
     law = erm_theory.linear_law(model, p["L"], p["R"], p["pi"], p["theta"])

@@ -86,7 +86,8 @@ def chain(loss: str) -> Chain:
 def rate_chain(loss: str) -> Chain:
     """Corollary 1 as one compiled chain: the h-moments at the alpha0 = inf law, then C and C_w."""
     rc = alignment_rate.rate_constants(loss)
-    return Chain(alignment_rate.RATE_PARAMS, _h_steps(loss, rc["h_integrands_inf"], rc.get("h_inf"), alignment_rate.H_INF),
+    return Chain(alignment_rate.RATE_PARAMS,
+                 _h_steps(loss, rc["h_integrands_inf"], rc.get("h_inf"), alignment_rate.H_INF),
                  (("C", rc["C"]), ("C_w", rc["C_w"])))
 
 

@@ -61,7 +61,7 @@ def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: s
     if not -1.0 <= s_q <= 1.0:  # pragma: no cover - a cosine
         raise ParameterError(f"alignment limits gave |s_q| > 1 ({s_q})")
     law = erm_theory.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
-                           n_scrambles=n_scrambles, seed=seed)
+                                   n_scrambles=n_scrambles, seed=seed)
     return q_norm, s_q, law
 
 
