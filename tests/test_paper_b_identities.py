@@ -348,3 +348,14 @@ def test_paper_b_claims_declare_and_honour_dps(monkeypatch):
             ev = claim.collect(Settings(mode="quick", dps=dps))
             assert seen and set(seen) == {dps}, (cid, dps, set(seen))
             assert judge(ev, 0.0, claim).passed, (cid, dps)
+
+
+@pytest.mark.parametrize("mode, n", [("quick", 7), ("full", 9)])
+def test_the_urn_cases_of_each_size(mode, n):
+    """The urn laws the counterexample's claim checks (N tokens drawn without replacement from an
+    urn of values): seven at quick size, two more at full size, each urn larger than N."""
+    from numerics.claims.base import Settings
+    from numerics.claims.paper_b.identities import _urn_cases
+
+    cases = _urn_cases(Settings(mode=mode))
+    assert len(cases) == n and all(isinstance(N, int) and 3 <= N < len(values) for N, values in cases)
