@@ -322,3 +322,98 @@ def test_check_cost_refuses_with_the_given_limits_only_inside_the_call():
     with pytest.raises(resources.ResourceError, match="above the limit 512 KiB"):
         resources.check_cost(est, max_memory="512K")
     assert resources.check_cost(est) is est  # the limits given to one call do not outlive it
+
+
+def test_a_claim_object_without_the_precision_attributes_takes_every_dps():
+    """A plugin's claim object need not declare ``uses_dps`` or ``max_dps``: it computes at the dps
+    asked (up to MAX_DPS); a capped claim is refused in the caller's spelling."""
+    from types import SimpleNamespace
+
+    bare = SimpleNamespace(id="X.bare")
+    Q.claims_dps([bare], 40)
+    assert Q.dps(MAX_DPS, bare) == MAX_DPS and Q.dps(40, SimpleNamespace(id="X.none", max_dps=None)) == 40
+    capped = SimpleNamespace(id="X.capped", uses_dps=True, max_dps=50)
+    assert _refused(Q.claims_dps, [capped], 60, Q.option_name) == "--dps 60: X.capped supports --dps 5..50"
+
+
+def test_options_skip_the_ones_not_given_and_keep_reading():
+    spec = Q.problem("sparse-token")
+    assert Q.options(spec, {"loss": None, "model": "pool"}) == {"model": "pool"}
+
+
+def test_an_output_path_is_checked_before_anything_runs(tmp_path, monkeypatch):
+    import os
+
+    good = tmp_path / "out.json"
+    assert Q.output_path(good, (".json",)) == str(good)
+    assert Q.output_path(tmp_path / "OUT.JSON", (".json",)) == str(tmp_path / "OUT.JSON")  # any case
+    assert _refused(Q.output_path, tmp_path / "out.txt", (".html", ".pdf"), "--output") == (
+        f"--output {str(tmp_path / 'out.txt')!r}: the file name must end in .html or .pdf")
+    missing = tmp_path / "no" / "out.json"
+    assert _refused(Q.output_path, missing, (".json",)) == (
+        f"path {str(missing)!r}: folder {str(tmp_path / 'no')!r} does not exist")
+    folder = tmp_path / "a.json"
+    folder.mkdir()
+    assert _refused(Q.output_path, folder, (".json",)) == f"path {str(folder)!r}: is a folder, expected a file"
+    # permissions as the operating system reports them (root may write anywhere: simulated)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "old.json").write_text("{}")
+    (tmp_path / "w.json").write_text("{}")
+    refused = {str(locked), str(locked / "old.json")}
+    monkeypatch.setattr(os, "access", lambda p, mode: not (mode == os.W_OK and os.fspath(p) in refused))
+    for path in (locked / "old.json", locked / "new.json"):
+        assert _refused(Q.output_path, path, (".json",)) == f"path {str(path)!r}: not writable"
+    refused.discard(str(locked))
+    assert _refused(Q.output_path, locked / "old.json", (".json",)) == (
+        f"path {str(locked / 'old.json')!r}: not writable")  # a read-only file in a writable folder
+    assert Q.output_path(locked / "new.json", (".json",)) == str(locked / "new.json")
+    assert Q.output_path(tmp_path / "w.json", (".json",)) == str(tmp_path / "w.json")  # an existing writable file
+
+
+def test_names_are_found_or_refused_naming_the_known_ones():
+    # before any claim is imported, ids are checked against the index (a fresh process each:
+    # the first refusal loads the claims, and the selection then checks itself)
+    def known(ids) -> str:
+        code = ("from numerics import request as Q\nfrom numerics.core.params import ParameterError\n"
+                f"try:\n    Q.known({ids!r})\nexcept ParameterError as e:\n    print(e)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        return out.stdout.strip() + out.stderr
+
+    assert known(None) == known("A.thm3") == known(["A.thm3.q2_cosine", "B."]) == ""
+    for ids, bad in (("Z.nope", "Z.nope"), (["A.thm3.q2_cosine", "Z.two"], "Z.two"), (("B.", 7, "Z.three"), "Z.three")):
+        assert known(ids) == f"unknown claim id {bad!r}; `attncheck list` (attncheck.claims()) lists them"
+    assert _refused(Q.claim, "Z.nope") == "unknown claim id 'Z.nope'; `attncheck list` (attncheck.claims()) lists them"
+    assert _refused(Q.claim, "A.thm3") == (  # a prefix names several claims, not one
+        "unknown claim id 'A.thm3'; `attncheck list` (attncheck.claims()) lists them")
+    from numerics import registry
+
+    figures = ", ".join(registry.figures())
+    assert Q.figure_fn("A.fig1") is registry.figures()["A.fig1"]
+    assert _refused(Q.figure_fn, "Z.fig") == f"unknown figure 'Z.fig'; known: {figures}"
+    assert _refused(Q.figure_fn, 3) == f"unknown figure 3; known: {figures}"
+
+
+def test_a_point_needs_claims_that_take_one(monkeypatch):
+    from types import SimpleNamespace
+
+    from numerics import registry
+
+    base = Q.settings()
+    design = SimpleNamespace(id="X.design")  # no point_space attribute at all: design only
+    takers = ", ".join(c.id for c in registry.claims().values() if getattr(c, "point_space", None) is not None)
+    assert _refused(Q.point_settings, [design], base, {"alpha0": "2"}, Q.option_name) == (
+        f"claim X.design runs at its built-in design only and takes no --param (claims that do: {takers})")
+    monkeypatch.setattr(registry, "claims", lambda: {})
+    assert _refused(Q.point_settings, [design], base, {"alpha0": "2"}) == (
+        "claim X.design runs at its built-in design only and takes no param (claims that do: none)")
+    assert Q.point_settings([design], base, {}) is base
+
+
+def test_unknown_problems_and_figures_with_none_registered(monkeypatch):
+    from numerics import registry
+
+    monkeypatch.setattr(registry, "problems", lambda: {})
+    monkeypatch.setattr(registry, "figures", lambda: {})
+    assert _refused(Q.problem, "p") == "unknown problem 'p'; known: none"
+    assert _refused(Q.figure_fn, "f") == "unknown figure 'f'; known: none"
