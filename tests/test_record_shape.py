@@ -3,9 +3,9 @@
 built-in claim at quick size and the default seed, recorded in ``tests/data/record_shape.json``.
 A script that reads a record finds its keys where they were, and a statement pasted into a paper
 is the one recorded; a renamed, duplicated or lost key, a design that changed (another d, trial
-count or point) or a statement printed otherwise fails here naming the claim and what changed.  The rows themselves are the power ratchet's
-(``tests/test_power_ratchet.py``).  A deliberate change is recorded with
-``pytest tests/test_record_shape.py -n 0 --record-shape``."""
+count or point) or a statement printed otherwise fails here naming the claim and what changed.
+The rows themselves are the power ratchet's (``tests/test_power_ratchet.py``).  A deliberate
+change is recorded with ``pytest tests/test_record_shape.py -n 0 --record-shape``."""
 import json
 from pathlib import Path
 
