@@ -54,16 +54,10 @@ def assignment(name: str, value, fmt: str) -> str:
 
 
 def _piece(text: str, fmt: str) -> str:
-    """Label text between assignments: as is (text), escaped (tex, html)."""
-    if fmt == "text":
-        return text
-    if fmt == "html":
-        import html
+    """Label text between assignments: as is (text), escaped (tex, html): the tables' text cell."""
+    from numerics.report_tables import Text
 
-        return html.escape(text)
-    from numerics.latex_text import _tex_text
-
-    return _tex_text(text)
+    return Text(text).render(fmt)
 
 
 def _math(tex: str, fmt: str) -> str:
@@ -71,13 +65,7 @@ def _math(tex: str, fmt: str) -> str:
         return f"${tex}$"
     from numerics.report_math import prose_html
 
-    return prose_html(f"${tex}$") or html_escape(tex_to_unicode(tex))
-
-
-def html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
+    return prose_html(f"${tex}$") or _piece(tex_to_unicode(tex), "html")
 
 
 def render(row, fmt: str = "text") -> str:
@@ -122,7 +110,7 @@ def _prose(label: str, fmt: str) -> str:
     if fmt == "html":
         from numerics.report_math import prose_html
 
-        return prose_html(label) or html_escape(label)
+        return prose_html(label) or _piece(label, "html")
     return label
 
 

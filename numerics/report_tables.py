@@ -18,6 +18,11 @@ FORMATS = ("text", "html", "tex")
 
 
 # --- cells -----------------------------------------------------------------------------------------
+def _signed(out: str, fmt: str) -> str:
+    """A number's text with a true minus sign in HTML and LaTeX."""
+    return {"text": out, "html": out.replace("-", "\u2212"), "tex": out.replace("-", "$-$")}[fmt]
+
+
 @dataclass(frozen=True)
 class Number:
     """A number to ``digits`` significant digits (a true minus sign in HTML and LaTeX); None: a dash.
@@ -28,8 +33,7 @@ class Number:
     def render(self, fmt: str) -> str:
         if self.x is None:
             return "—" if fmt != "tex" else "---"
-        out = f"{self.x:.{self.digits}g}"
-        return {"text": out, "html": out.replace("-", "\u2212"), "tex": out.replace("-", "$-$")}[fmt]
+        return _signed(f"{self.x:.{self.digits}g}", fmt)
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,7 @@ class Z:
     def render(self, fmt: str) -> str:
         if self.z is None:
             return "exact"
-        out = f"{self.z:+.2f}"
-        return {"text": out, "html": out.replace("-", "\u2212"), "tex": out.replace("-", "$-$")}[fmt]
+        return _signed(f"{self.z:+.2f}", fmt)
 
 
 @dataclass(frozen=True)
