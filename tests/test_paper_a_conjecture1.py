@@ -114,3 +114,29 @@ def test_evaluate_beyond_rqmc_is_a_parameter_error():
         CLAIM.evaluate(p, 15)
     assert "theta=14.0" in str(e.value) and "\n" not in str(e.value)
     assert "(SolveError: not converged: non-finite iterate" in str(e.value)  # the cause, named
+
+
+def test_the_failure_is_the_difference_rows_without_the_theory_rqmc_se(quick_evidence):
+    """What ``A.capacity.conjecture1_fails`` reports as the simulated failure is its own
+    difference rows, experiment only: the same difference and allowance, the standard error without
+    the theory's RQMC se, z and the margin above the Bonferroni tolerance of its six rows."""
+    import math
+
+    from numerics import registry
+    from numerics.core.stats import z_critical
+
+    ev = quick_evidence(registry.claims()["A.capacity.conjecture1_fails"])
+    rows = {c.label: c for c in ev.comparisons}
+    failures = ev.details["simulated failure (difference > z_crit se + allowance)"]
+    rqmc = {"upper": ev.details["theory"]["alpha_A upper"]["rqmc_se"],
+            "lower": ev.details["theory"]["alpha_A lower"]["rqmc_se"]}
+    assert len(failures) == 2 and len(ev.comparisons) == 6
+    for label, f in failures.items():
+        row = rows[label]
+        assert f["simulated"] == pytest.approx(row.mean, rel=1e-12) and f["simulated"] > 0
+        assert f["allowance"] == pytest.approx(row.allowance, rel=1e-12)
+        assert f["se"] ** 2 + rqmc[label.split(":")[0]] ** 2 == pytest.approx(row.se ** 2, rel=1e-9)
+        assert f["z (simulated / se)"] == pytest.approx(f["simulated"] / f["se"], rel=1e-12)
+        tol = z_critical(6) * f["se"] + f["allowance"]
+        assert f["margin above tolerance"] == pytest.approx(f["simulated"] - tol, rel=1e-9, abs=1e-12)
+        assert math.isfinite(f["margin above tolerance"]) and f["margin above tolerance"] > 0
