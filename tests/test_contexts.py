@@ -89,3 +89,34 @@ def test_the_claims_evaluators_declare_their_contexts():
         ev.under(backends.NumpyContext(), registry.claim("A.capacity.pool_vec_ratio").param_space.validate({}))
     assert registry.claim("A.thm2.attention_threshold").evaluate is None or \
         not getattr(registry.claim("A.thm2.attention_threshold").evaluate, "supports", lambda c: False)("arb")
+
+
+def test_compile_options_are_part_of_the_cache_key():
+    """``compile`` compiles once per (exprs, args, extra, cse, raw) and number system: the same
+    call returns the same function (no recompilation in a loop, whatever the context's dps),
+    and a call differing in one option alone gets its own function."""
+    import inspect
+
+    x, y = sp.symbols("x y", real=True)
+    e = [x * y + sp.exp(x * y), sp.sin(x * y)]
+    for ctx in (backends.NumpyContext(), backends.MpContext(20)):
+        f = ctx.compile(e, (x, y))
+        assert ctx.compile(list(e), (x, y)) is f and type(ctx)().compile(e, (x, y)) is f
+        # cse: the common subexpression x*y is computed once, in the generated code
+        plain, cse = (ctx.compile(e, (x, y), cse=c, raw=True) for c in (False, True))
+        assert cse is not plain and "x0 = " in inspect.getsource(cse) and "x0 = " not in inspect.getsource(plain)
+        # raw: the backend's own output (Python ints here), in the expressions' own shape
+        lin, rows = [x, 2 * x], sp.Tuple(sp.Tuple(x, y), sp.Tuple(y, x))
+        assert ctx.compile(lin, (x,), raw=True)(3) == (3, 6) and type(ctx.compile(lin, (x,), raw=True)(3)[0]) is int
+        assert type(ctx.compile(lin, (x,))(3)[0]) is not int
+        assert ctx.compile(rows, (x, y), raw=True)(1, 2) == ((1, 2), (2, 1))
+        assert ctx.compile(x * y, (x, y), raw=True)(2, 3) == 6  # one expression: one value
+        # extra: two implementations of one name are two functions
+        g = sp.Function("g")
+        twice = ctx.compile([g(x)], (x,), extra={"g": lambda t: 2 * t})
+        thrice = ctx.compile([g(x)], (x,), extra={"g": lambda t: 3 * t})
+        assert float(twice(1)[0]) == 2 and float(thrice(1)[0]) == 3
+        # the special functions are always there; extra adds to them
+        assert float(ctx.compile([sp.erfc(x)], (x,), extra={"g": abs})(0)[0]) == 1
+    with pytest.raises(ValueError, match="no extra implementations"):
+        backends.ArbContext().compile([x], (x,), extra={"g": abs})

@@ -2,7 +2,7 @@
 
 One expression, every backend.  ``mp_eval`` evaluates at a requested number of decimal
 digits; ``evalf_reference`` is the independent check (SymPy's own ``evalf`` at the same
-substitution), used by the tests to confirm the lambdified mpmath code agrees to the asked
+substitution), used by the tests to confirm the compiled mpmath code agrees to the asked
 digits.
 
 One chain, every number system: :class:`Chain` (named steps: closed forms and Gaussian
@@ -20,17 +20,22 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-BACKENDS = ("mpmath", "numpy")
-
 
 @lru_cache(maxsize=512)
-def _lambdify(expr: sp.Basic, args: tuple[sp.Symbol, ...], module: str, extra: tuple = (), cse: bool = False):
-    modules = [dict(extra), module] if extra else [module]
+def _compile_cached(expr, args: tuple, backend: str, extra: tuple, cse: bool, raw: bool):
+    """The code of :meth:`NumpyContext.compile` and :meth:`MpContext.compile`, once per
+    (expr, args, backend, extra, cse, raw): every argument is in the key."""
+    modules = [dict(extra), backend] if extra else [backend]
     # Rename the arguments first: a parameter Symbol named like a constant (the prior "pi")
     # would otherwise shadow that constant inside the generated code (sympy's dummify=True
     # still leaks the name into the namespace).
     safe = tuple(sp.Symbol(f"_arg{i}") for i in range(len(args)))
-    return sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules, cse=cse)
+    f = sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules, cse=cse)
+    if raw:
+        return f
+    if backend == "numpy":
+        return lambda *v: tuple(np.asarray(o, dtype=float) for o in f(*v))
+    return lambda *v: tuple(o if isinstance(o, mpmath.mpc) else mpmath.mpf(o) for o in f(*v))
 
 
 def _rename(expr, mapping):
@@ -40,24 +45,33 @@ def _rename(expr, mapping):
     return sp.sympify(expr).xreplace(mapping)
 
 
+def _compile(exprs, args, backend: str, extra: Mapping | None, cse: bool, raw: bool):
+    """:func:`_compile_cached` with hashable arguments (a list of outputs becomes a SymPy
+    Tuple, whose compiled function returns a tuple) and the special functions of ``backend``
+    (``numerics.core.special``) beneath ``extra``."""
+    from numerics.core.special import namespace
+
+    if not raw:
+        exprs = list(exprs)
+    extra_t = tuple(sorted({**namespace(backend), **(extra or {})}.items()))
+    key = sp.Tuple(*exprs) if isinstance(exprs, (list, tuple)) else exprs
+    return _compile_cached(key, tuple(args), backend, extra_t, bool(cse), bool(raw))
+
+
 def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None,
              *, cse: bool = False):
-    """Compile ``expr`` once per (expr, args, backend).  ``extra`` maps SymPy function names
-    to backend implementations (for e.g. unevaluated Gaussian integrals); ``cse`` computes
-    common subexpressions once (for large vectorised expressions)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    """Compile ``expr`` once per (expr, args, backend, extra, cse), without the special
+    functions (prefer a context's ``compile``)."""
     extra_t = tuple(sorted((extra or {}).items()))
     key = sp.Tuple(*expr) if isinstance(expr, (list, tuple)) else expr  # hashable for the cache
-    f = _lambdify(key, tuple(args), backend, extra_t, cse)
-    return f
+    return _compile_cached(key, tuple(args), backend, extra_t, cse, True)
 
 
 def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, extra: Mapping | None = None):
     """Evaluate ``expr`` in mpmath at ``dps`` digits.  Parameters are converted from their
     decimal string so that e.g. 0.2 means exactly 1/5, as it does for ``evalf``."""
     args = tuple(values)
-    f = lambdify(expr, args, "mpmath", extra)
+    f = MpContext(dps).compile(expr, args, extra=extra, raw=True)
     with mpmath.workdps(dps + 10):
         out = f(*[to_mpf(values[a]) for a in args])
         return +mpmath.mpf(out) if not isinstance(out, mpmath.mpc) else out
@@ -65,7 +79,7 @@ def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, e
 
 def np_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], extra: Mapping | None = None):
     args = tuple(values)
-    f = lambdify(expr, args, "numpy", extra)
+    f = NumpyContext().compile(expr, args, extra=extra, raw=True)
     return f(*[np.asarray(values[a], dtype=float) for a in args])
 
 
@@ -138,8 +152,17 @@ class Context:
     def number(self, x):
         raise NotImplementedError
 
-    def compile(self, exprs, args):
-        """A function of ``args`` returning the tuple of ``exprs`` (SymPy) as numbers."""
+    def compile(self, exprs, args, *, extra: Mapping | None = None, cse: bool = False, raw: bool = False):
+        """A function of ``args`` returning the tuple of ``exprs`` (SymPy) as numbers of this
+        context, compiled once per (exprs, args, options): compiling again in a loop costs a
+        cache look-up.
+
+        ``extra`` maps further SymPy function names to implementations (beside the special
+        functions of ``numerics.core.special``, which the compiled code always finds);
+        ``cse`` computes common subexpressions once (large vectorised expressions);
+        ``raw``: ``exprs`` is compiled in its own shape (one expression, a SymPy Tuple, nested
+        lists) and the function returns the backend's output unconverted (a scalar, a nested
+        tuple, an array)."""
         raise NotImplementedError
 
     def expect(self, groups, var):
@@ -183,11 +206,9 @@ class NumpyContext(Context):
         shape = np.broadcast_shapes(*(np.shape(v) for v in inputs))
         return [np.array(np.broadcast_to(o, shape)) for o in outputs]
 
-    def compile(self, exprs, args):
-        from numerics.core.special import namespace
-
-        f = lambdify(list(exprs), args, "numpy", namespace("numpy"))
-        return lambda *v: tuple(np.asarray(o, dtype=float) for o in f(*v))
+    def compile(self, exprs, args, *, extra=None, cse=False, raw=False):
+        """See :meth:`Context.compile`; the numbers are float64 arrays."""
+        return _compile(exprs, args, "numpy", extra, cse, raw)
 
     def expect(self, groups, var):
         from numerics.core.quadrature import gaussian_trapezoid
@@ -228,11 +249,10 @@ class MpContext(Context):
     def number(self, x):
         return to_mpf(x)
 
-    def compile(self, exprs, args):
-        from numerics.core.special import namespace
-
-        f = lambdify(list(exprs), args, "mpmath", namespace("mpmath"))
-        return lambda *v: tuple(o if isinstance(o, mpmath.mpc) else mpmath.mpf(o) for o in f(*v))
+    def compile(self, exprs, args, *, extra=None, cse=False, raw=False):
+        """See :meth:`Context.compile`; the numbers are mpf (mpc where complex) at the caller's
+        working precision (compiling does not depend on ``dps``)."""
+        return _compile(exprs, args, "mpmath", extra, cse, raw)
 
     def expect(self, groups, var):
         from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
@@ -284,10 +304,14 @@ class ArbContext(Context):
 
         return arb_of(x)
 
-    def compile(self, exprs, args):
+    def compile(self, exprs, args, *, extra=None, cse=False, raw=False):
+        """See :meth:`Context.compile`; ball code always computes common subexpressions once,
+        and knows its functions itself (``extra`` is refused)."""
         from numerics.core.arb import compile_arb
 
-        return compile_arb(list(exprs), args)
+        if extra:
+            raise ValueError("the arb context compiles its own functions: no extra implementations")
+        return compile_arb(exprs if raw else list(exprs), args)
 
     def expect(self, groups, var):
         from numerics.core.arb import compile_acb, gaussian_expectation, real_line_bound
