@@ -14,7 +14,7 @@ from derivations.paper_a import alignment_rate
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
 from numerics import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
-from numerics.core.backends import agree_digits, evalf_reference, lambdify, mp_eval
+from numerics.core.backends import NumpyContext, agree_digits, evalf_reference, mp_eval
 from numerics.claims.paper_a.alignment import _richardson
 from numerics.core.quadrature import expect_mp, expect_mp_err, expect_np
 from numerics.core.params import ParameterError
@@ -129,7 +129,7 @@ def test_square_limits_mpmath_vs_evalf_vs_numpy():
     assert digits(a, b) >= 30
     c = alignment_limits("square", **PAPER, dps=30)["q2_cosine"]
     assert digits(a, c) >= 29
-    f = lambdify(expr, tuple(values), "numpy")
+    f = NumpyContext().compile(expr, tuple(values), raw=True)
     assert float(f(*[float(v) for v in values.values()])) == pytest.approx(float(a), rel=1e-12)
 
 

@@ -103,16 +103,15 @@ def test_cor2_mpmath_matches_evalf():
 def test_logistic_functions_compile_stably():
     """softplus/sigmoid of the derivation: numpy without overflow, mpmath at any precision, and
     both equal to their definitions by exp."""
-    from numerics.core.backends import lambdify
-    from numerics.core.special import namespace
+    from numerics.core.backends import MpContext, NumpyContext
 
     x = sp.Symbol("x", real=True)
     exprs = [EQ.softplus(x), EQ.sigmoid(x), sp.diff(EQ.sigmoid(x), x)]
-    f = lambdify(exprs, (x,), "numpy", namespace("numpy"))
+    f = NumpyContext().compile(exprs, (x,))
     big = np.array([-800.0, 0.0, 800.0])
     out = [np.asarray(v) for v in f(big)]
     assert np.all(np.isfinite(out)) and out[0][2] == 800.0 and out[1][0] == 0.0
-    g = lambdify(exprs, (x,), "mpmath", namespace("mpmath"))
+    g = MpContext().compile(exprs, (x,))
     with mpmath.workdps(40):
         for t in ("-3.5", "0.25", "7"):
             v = mpmath.mpf(t)

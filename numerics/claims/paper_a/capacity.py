@@ -26,7 +26,7 @@ from numerics.claims.base import Claim, Comparison, memo
 
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = 'the finite-size correction delta of each setting is measured by a separate finite-size study (FINITE_SIZE_STUDY); a new point has no measured delta'
-from numerics.core.backends import lambdify
+from numerics.core.backends import MpContext
 from numerics.core.params import ParameterError
 from numerics.core.results import SolveError
 from numerics.core.seeding import seed_sequence
@@ -204,7 +204,7 @@ def _pool_and_vec(settings):
 
 def _ratio_theory(pool, vec, dps):
     """alpha*_pool / alpha*_vec through the derivation's ratio step, at dps digits."""
-    f = lambdify(dcap.pool_vec_ratio(), (dcap.alpha_pool_sym, dcap.alpha_vec_sym), "mpmath")
+    f = MpContext(dps).compile(dcap.pool_vec_ratio(), (dcap.alpha_pool_sym, dcap.alpha_vec_sym), raw=True)
     with mpmath.workdps(dps + 10):
         return f(pool.alpha, vec.alpha)
 

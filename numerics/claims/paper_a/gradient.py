@@ -28,13 +28,14 @@ from derivations.paper_a import gradient as G
 from dataclasses import replace
 
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.core.backends import lambdify, to_mpf
+from numerics.core.backends import MpContext, to_mpf
 from numerics.core.params import ParamSpace
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.papers.paper_a import vocabulary
 
 FD_DPS = 40
 FD_STEP = mpmath.mpf("1e-10")
+MPMATH = MpContext(FD_DPS)  # the compiler (the callers set their working precision)
 SIZES = {"quick": dict(L=4, d=3, n0=5), "full": dict(L=6, d=4, n0=8)}
 LOSSES = tuple(G.LOSSES)
 
@@ -57,13 +58,13 @@ GRAD_SPACE = ParamSpace(
 def _model(L: int, d: int):
     """y_hat(X, w, q, b, beta) of ``gradient.model``, compiled to mpmath."""
     X, w, q, b = G.symbols(L, d)
-    return lambdify(G.model(X, w, q, b), list(X) + list(w) + list(q) + [b, G.beta], "mpmath")
+    return MPMATH.compile(G.model(X, w, q, b), list(X) + list(w) + list(q) + [b, G.beta], raw=True)
 
 
 @derivation
 def _loss(loss: str, y: int):
     """l(y_hat; y) of the loss object ``gradient.LOSSES[loss]``, compiled to mpmath."""
-    return lambdify(G.LOSSES[loss].ell(G.yhat, y, elementary=True), (G.yhat,), "mpmath")
+    return MPMATH.compile(G.LOSSES[loss].ell(G.yhat, y, elementary=True), (G.yhat,), raw=True)
 
 
 def yhat_mp(X, w, q, b, beta):
@@ -80,14 +81,14 @@ def mean_loss_mp(loss, Xs, ys, w, q, b, beta):
 def _gradient(L: int, d: int):
     grad = G.gradient(L, d)
     args = list(grad["X"]) + list(grad["w"]) + list(grad["q"]) + [G.beta]
-    return {k: lambdify(list(grad[k]), args, "mpmath") for k in ("general", "at_zero")}
+    return {k: MPMATH.compile(list(grad[k]), args, raw=True) for k in ("general", "at_zero")}
 
 
 @derivation
 def _q2(L: int, d: int, labels: tuple, loss: str):
     pr = G.protocol(L, d, labels, loss)
     args = [s for X in pr["data"] for s in X] + list(G.RATES)
-    return lambdify(list(pr["q2"]), args, "mpmath")
+    return MPMATH.compile(list(pr["q2"]), args, raw=True)
 
 
 def fd_grad(f, x, h=FD_STEP):

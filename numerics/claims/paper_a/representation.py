@@ -19,7 +19,7 @@ from numerics.claims.base import Claim, Comparison, memo
 
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = "the thresholds are checked as scalings along the design's grids in L and theta, not at a point"
-from numerics.core.backends import lambdify, to_mpf
+from numerics.core.backends import MpContext, to_mpf
 from numerics.experiments.paper_a import representation as sim
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.theory.paper_a import representation as ao
@@ -131,7 +131,7 @@ def _linear_evaluate(params: dict, dps: int) -> dict:
         P = to_mpf(pi)
         out = {
             "SNR S = theta R/sqrt(L)": S,
-            "kappa = log((1-pi)/pi)": lambdify(lin.pooled().kappa, (lin.pi_,), "mpmath")(P),
+            "kappa = log((1-pi)/pi)": MpContext(dps).compile(lin.pooled().kappa, (lin.pi_,), raw=True)(P),
             "E*_pool = E*_vec(uniform, mean rule)": ao.pool_error_mp(S, P, dps),
             "E*_vec(fixed positions) [S -> theta sqrt(R)]": ao.pool_error_mp(ao.snr_fixed(theta, R, dps), P, dps),
             "limit S -> 0 (fixed theta, L -> oo)": ao.pool_error_mp(0, P, dps),

@@ -37,9 +37,8 @@ from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from derivations.paper_a import capacity as dcap
-from numerics.core.backends import lambdify, to_mpf
+from numerics.core.backends import MpContext, NumpyContext, to_mpf
 from numerics.theory.paper_a.laws import LatentLaw, attention_law
-from numerics.core.special import namespace
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.params import ParamSpace
 from numerics.papers.paper_a.vocabulary import GAMMA, L as L_P, PI, R as R_P, S_Q, THETA
@@ -53,7 +52,8 @@ ATTENTION_SPACE = ParamSpace(
     BASE_SPACE.params + (S_Q.with_default(0.9), GAMMA.with_default(1.0)),
 )
 
-NP = namespace("numpy")
+#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
+NUMPY, MPMATH = NumpyContext(), MpContext()
 #: L-BFGS-B starts: (rho, b) for the two-atom laws, (rho, w1, b) for attention
 STARTS_NO_A = ((0.0, 0.0), (0.46, -0.2), (0.76, -0.5), (0.9, 0.3))
 STARTS = ((0.0, 0.0, 0.0), (0.46, 0.5, -0.5), (0.76, 1.0, -1.0))
@@ -82,18 +82,18 @@ def _rows(M):
 @derivation
 def compiled_F():
     """(F, F', F'') of t, compiled for numpy in their float64-stable form (``dcap.stable``)."""
-    return tuple(lambdify(e, (dcap.t,), "numpy", namespace("numpy")) for e in dcap.F_stable())
+    return tuple(NUMPY.compile(e, (dcap.t,), raw=True) for e in dcap.F_stable())
 
 
 @derivation
 def _prior():
-    return lambdify(sp.Tuple(*dcap.label_prior()), (dcap.pi_,), "numpy")
+    return NUMPY.compile(sp.Tuple(*dcap.label_prior()), (dcap.pi_,), raw=True)
 
 
 @derivation
 def _linear_latents(model: str):
     lat = dcap.model_latents(model)
-    return lambdify(sp.Tuple(*lat["pos"], *lat["neg"], lat["units"]), (dcap.theta, dcap.R, dcap.L), "numpy")
+    return NUMPY.compile(sp.Tuple(*lat["pos"], *lat["neg"], lat["units"]), (dcap.theta, dcap.R, dcap.L), raw=True)
 
 
 @derivation
@@ -101,8 +101,8 @@ def _summand(variables: tuple):
     """(value and gradient, Hessian) of F(T) per point, numpy (float64 form)."""
     h, grad, hess = dcap.summand(variables)
     args = (dcap.y, dcap.a_sym, dcap.c_sym, dcap.s2) + tuple(variables)
-    return (lambdify(sp.Tuple(h, *grad), args, "numpy", NP, cse=True),
-            lambdify(_rows(hess), args, "numpy", NP, cse=True))
+    return (NUMPY.compile(sp.Tuple(h, *grad), args, cse=True, raw=True),
+            NUMPY.compile(_rows(hess), args, cse=True, raw=True))
 
 
 @derivation
@@ -111,16 +111,16 @@ def _outer(variables: tuple):
     U alpha*(w) itself."""
     g, grad, hess = dcap.log_alpha_w(variables)
     args = tuple(variables) + (dcap.D, dcap.U)
-    return (lambdify(sp.Tuple(g, sp.Tuple(*grad), _rows(hess)), args, "numpy", NP),
-            lambdify(dcap.alpha_in_units(), args, "numpy", NP))
+    return (NUMPY.compile(sp.Tuple(g, sp.Tuple(*grad), _rows(hess)), args, raw=True),
+            NUMPY.compile(dcap.alpha_in_units(), args, raw=True))
 
 
 @derivation
 def _closed_form_mp(model: str):
     obj, grad, hess = dcap.closed_form_system(model)
     args = dcap.CLOSED_FORM_ARGS
-    return (lambdify(obj, args, "mpmath"), lambdify(sp.Tuple(*grad), args, "mpmath"),
-            lambdify(_rows(hess.tolist()), args, "mpmath"))
+    return (MPMATH.compile(obj, args, raw=True), MPMATH.compile(sp.Tuple(*grad), args, raw=True),
+            MPMATH.compile(_rows(hess.tolist()), args, raw=True))
 
 
 # ---- latent laws ------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def vec_capacity(L, R, pi, theta, dps=30):
 @derivation
 def _vec_general(Lval: int, Rval: int, positions: str):
     m, obj = dcap.vec_general_objective(Lval, Rval, positions)
-    return lambdify(obj, tuple(m) + (dcap.b, dcap.theta, dcap.pi_), "numpy", NP)
+    return NUMPY.compile(obj, tuple(m) + (dcap.b, dcap.theta, dcap.pi_), raw=True)
 
 
 def vec_general_m_objective(m, b, L, R, pi, theta, positions="uniform") -> float:

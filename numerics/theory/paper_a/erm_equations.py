@@ -32,13 +32,12 @@ import sympy as sp
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import erm_equations as EQ
-from numerics.core.backends import lambdify
+from numerics.core.backends import CONTEXTS, Context, NumpyContext
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
 from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core import solve as solvers
 from numerics.core.solve import increasing_root
-from numerics.core.special import namespace
 from numerics.core.tasks import track
 from numerics.theory.paper_a import costs
 from numerics.theory.paper_a import models as M
@@ -48,6 +47,7 @@ LOSSES = M.LOSS_NAMES
 MODELS = M.MODEL_NAMES
 OUTPUT_NAMES = ("test_error", "train_loss", "train_error")
 DEFAULT_STEP = 0.5  # first trapezoidal step in zeta
+NUMPY = NumpyContext()
 
 
 def unknown_name(sym) -> str:
@@ -58,7 +58,7 @@ def unknown_name(sym) -> str:
 # compiled system
 @dataclass(frozen=True)
 class Compiled:
-    """The system of one loss, compiled for one backend (cached per active mutants)."""
+    """The system of one loss, compiled under one context (cached per active mutants)."""
 
     names: tuple
     positive: tuple
@@ -94,7 +94,8 @@ def _exact_nodes(sy) -> int | None:
 
 
 @replaying_cache(maxsize=32)
-def _compiled(loss: str, signal_along_q: bool, backend: str, mutants: tuple) -> Compiled:
+def _compiled(loss: str, signal_along_q: bool, context: str, mutants: tuple) -> Compiled:
+    ctx = CONTEXTS[context]()  # compiling depends on the number system alone
     sy = EQ.system(loss, signal_along_q)
     every = [sy["G"], sy["G_h"], *sy["integrands"], *sy["equations"], *sy["outputs"].values(),
              *[e for row in sy["dr_dx"] for e in row]]
@@ -102,25 +103,27 @@ def _compiled(loss: str, signal_along_q: bool, backend: str, mutants: tuple) -> 
         raise ValueError(f"the {loss} system has an undefined expression (a division by zero)")
     x = sy["unknowns"]
     ch_args = (EQ.h, EQ.zeta, *x, *EQ.LATENT)
-    ns = namespace(backend)
     n = len(x)
     chan = list(sy["integrands"]) + [e for row in sy["dr_dx"] for e in row]
     outer_args = (*x, EQ.alpha, EQ.lam, *sy["expectations"])
     outer = list(sy["equations"]) + [e for row in sy["dF_dx"] for e in row] + [e for row in sy["dF_dE"] for e in row]
-    outputs = {k: (lambdify(e, ch_args, backend, ns), e.has(EQ.zeta) or e.has(EQ.h))
+    outputs = {k: (ctx.compile(e, ch_args, raw=True), e.has(EQ.zeta) or e.has(EQ.h))
                for k, e in sy["outputs"].items()}
     return Compiled(
         names=tuple(unknown_name(s) for s in x), positive=tuple(bool(s.is_positive) for s in x), n=n,
-        prox=lambdify([sy["G"], sy["G_h"]], ch_args, backend, ns, cse=True),
-        omega=lambdify(sy["omega"], ch_args, backend, ns),
-        channel=lambdify(chan, ch_args, backend, ns, cse=True), outer=lambdify(outer, outer_args, backend, ns, cse=True),
+        prox=ctx.compile([sy["G"], sy["G_h"]], ch_args, cse=True, raw=True),
+        omega=ctx.compile(sy["omega"], ch_args, raw=True),
+        channel=ctx.compile(chan, ch_args, cse=True, raw=True),
+        outer=ctx.compile(outer, outer_args, cse=True, raw=True),
         outputs=outputs, exact_nodes=_exact_nodes(sy))
 
 
-def compiled(loss: str, signal_along_q: bool, backend: str = "numpy") -> Compiled:
+def compiled(loss: str, signal_along_q: bool, ctx: Context = NUMPY) -> Compiled:
+    """The system of ``loss`` compiled under ``ctx`` (``NumpyContext`` or ``MpContext``; one
+    compilation per number system, whatever the context's precision)."""
     loss = M.loss(loss).name
     EQ.system(loss, bool(signal_along_q))  # a cached build; it still records the mutated steps reached
-    return _compiled(loss, bool(signal_along_q), backend, active_mutants())
+    return _compiled(loss, bool(signal_along_q), ctx.name, active_mutants())
 
 
 def assemble(cmp: Compiled, x, alpha, lam, averages):
@@ -164,7 +167,7 @@ class Equations:
             raise ParameterError(f"parameter lam: must be >= 0, got {lam!r}")
         self.law, self.loss, self.lam = law, loss, float(lam)
         self.alpha = float(alpha1) / law.dim
-        self.cmp = compiled(loss, law.signal_along_q, "numpy")
+        self.cmp = compiled(loss, law.signal_along_q, NUMPY)
         self.exact = self.cmp.exact_nodes is not None
         self.step = None if self.exact else float(step or DEFAULT_STEP)
         zn, zw = gauss_hermite(self.cmp.exact_nodes) if self.exact else gaussian_trapezoid(self.step)

@@ -2,7 +2,7 @@
 
 The float64 solution of :func:`numerics.theory.paper_a.erm_equations.solve` is polished in
 mpmath at ``dps`` digits with THE SAME compiled SymPy system
-(``erm_equations.compiled(loss, signal_along_q, "mpmath")``: the five equations, the prox, the
+(``erm_equations.compiled(loss, signal_along_q, MpContext(dps))``: the five equations, the prox, the
 integrands and their implicit-function-theorem Jacobian, the outputs):
 
 * the latent law: the atoms of ``LatentLaw.mp_atoms`` (the SymPy law evaluated in mpmath,
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import mpmath
 
-from numerics.core.backends import to_mpf
+from numerics.core.backends import MpContext, to_mpf
 from numerics.core.quadrature import gaussian_trapezoid_mp
 from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core.solve import increasing_root_scalar, solve
@@ -68,7 +68,7 @@ def polish(law: LatentLaw, alpha1, lam, loss: str, x0, dps: int, max_steps: int 
     if law.exact is None:
         raise ValueError("only exact-atom latent laws (pooled, vectorised) can be polished")
     with mpmath.workdps(dps + 10):
-        cmp = compiled(loss, law.signal_along_q, "mpmath")
+        cmp = compiled(loss, law.signal_along_q, MpContext(dps))
         atoms = law.mp_atoms()
         alpha = to_mpf(alpha1) / law.mp_dim()
         lam_mp = to_mpf(lam)

@@ -24,14 +24,16 @@ import numpy as np
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
-from numerics.core.backends import lambdify, to_mpf
+from numerics.core.backends import MpContext, NumpyContext, to_mpf
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gaussian_sobol
 from numerics.core.seeding import child, children
-from numerics.core.special import namespace
 from numerics.core.tasks import track
 from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.costs import attention_law_cost, check_L  # noqa: F401 (re-exported)
+
+#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
+NUMPY, MPMATH = NumpyContext(), MpContext()
 
 LATENT_NAMES = ("a", "c", "s2", "y")
 
@@ -79,13 +81,13 @@ class LatentLaw:
         out = []
         for w, atom in law["atoms"]:
             exprs = [w] + [atom[s] for s in (EQ.a, EQ.c, EQ.s2, EQ.y)]
-            f = lambdify(list(exprs), params, "mpmath", namespace("mpmath"))
+            f = MPMATH.compile(exprs, params, raw=True)
             out.append(tuple(f(*vals)))
         return out
 
     def mp_dim(self):
         law, values = self.exact
-        f = lambdify(law["dim"], (EQ.theta, EQ.R, EQ.L, EQ.pi_), "mpmath")
+        f = MPMATH.compile(law["dim"], (EQ.theta, EQ.R, EQ.L, EQ.pi_), raw=True)
         return f(*[to_mpf(v) for v in values])
 
 
@@ -104,10 +106,10 @@ def linear_law(model, L: int, R: int, pi: float, theta: float) -> LatentLaw:
     params = (EQ.theta, EQ.R, EQ.L, EQ.pi_)
     rows = []
     for w, atom in law["atoms"]:
-        f = lambdify([w] + [atom[s] for s in (EQ.a, EQ.c, EQ.s2, EQ.y)], params, "numpy")
+        f = NUMPY.compile([w] + [atom[s] for s in (EQ.a, EQ.c, EQ.s2, EQ.y)], params)
         rows.append([float(v) for v in f(float(theta), float(R), float(L), float(pi))])
     wt, a, c, s2, y = (np.array(col) for col in zip(*rows))
-    dim = float(lambdify(law["dim"], params, "numpy")(float(theta), float(R), float(L), float(pi)))
+    dim = float(NUMPY.compile(law["dim"], params, raw=True)(float(theta), float(R), float(L), float(pi)))
     return LatentLaw(y=y, a=a, c=c, s2=s2, weight=wt, group=np.full(len(y), -1),
                      signal_along_q=False, dim=dim, n_groups=0,
                      info={"model": mo.name, "mu": float(c.max()), "sigma2": float(s2[0])},
@@ -129,8 +131,8 @@ def _attention_classes_cached(L: int, R: int, mutants: tuple):
     out = []
     for weight, vals in law["classes"]:
         at = {law["signal"]: vals[law["signal"]]}
-        f = lambdify([e.subs(at) for e in (a, c, sigma2)], args, "numpy")
-        out.append((float(vals[EQ.y]), lambdify(weight, (EQ.pi_,), "numpy"), f))
+        f = NUMPY.compile([e.subs(at) for e in (a, c, sigma2)], args, raw=True)
+        out.append((float(vals[EQ.y]), NUMPY.compile(weight, (EQ.pi_,), raw=True), f))
     return out
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from derivations.paper_a import protocol as DP
 from derivations.paper_a.attention_reduction import qn, s_q as s_q_sym
-from numerics.core.backends import lambdify
+from numerics.core.backends import MpContext
 from numerics.core.params import ParameterError
 from numerics.core.results import Solution
 from numerics.theory.paper_a import erm_equations as erm_theory
 from numerics.theory.paper_a import models as M
 
 MODELS = M.MODEL_NAMES
+MPMATH = MpContext()  # the compiler (at the caller's working precision)
 
 
 def step4_query(limits: dict) -> tuple[float, float]:
@@ -30,7 +31,7 @@ def step4_query(limits: dict) -> tuple[float, float]:
     comp = DP.composition()
     keys = tuple(DP.LIMITS)
     args = [DP.LIMITS[k] for k in keys]
-    f = lambdify([comp[qn], comp[s_q_sym]], args, "mpmath")
+    f = MPMATH.compile([comp[qn], comp[s_q_sym]], args)
     q_norm, s_q = f(*[limits[k] for k in keys])
     return float(q_norm), float(s_q)
 
@@ -38,7 +39,7 @@ def step4_query(limits: dict) -> tuple[float, float]:
 def reported_query(q_norm: float, s_q: float) -> tuple[float, float]:
     """The step-4 query (||q||, s_q) as the protocol's rows report it
     (``derivations.paper_a.protocol.reported_query``)."""
-    f = lambdify(list(DP.reported_query()), (qn, s_q_sym), "mpmath")
+    f = MPMATH.compile(DP.reported_query(), (qn, s_q_sym))
     rq, rs = f(q_norm, s_q)
     return float(rq), float(rs)
 

@@ -31,12 +31,11 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
-from numerics.core.backends import lambdify, to_mpf
+from numerics.core.backends import MpContext, NumpyContext, to_mpf
 from numerics.core.params import ParamSpace, ParameterError
 from numerics.papers.paper_a.vocabulary import L as L_P, PI, R as R_P, THETA
 from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core.solve import solve
-from numerics.core.special import namespace
 
 # --- parameters ------------------------------------------------------------------------
 LINEAR_SPACE = ParamSpace(
@@ -57,12 +56,16 @@ def _att():
     return representation_attention
 
 
+#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
+NUMPY, MPMATH = NumpyContext(), MpContext()
+
+
 def _np(expr, args):
-    return lambdify(expr, args, "numpy", namespace("numpy"))
+    return NUMPY.compile(expr, args, raw=True)
 
 
 def _mp(expr, args):
-    return lambdify(expr, args, "mpmath")
+    return MPMATH.compile(expr, args, raw=True)
 
 
 #: log-probabilities below this are clamped: exp(-10^7) < 10^(-4.3 10^6), zero next to any
@@ -413,7 +416,7 @@ def sampled_tokens(L: int, R: int) -> tuple:
     Rao-Blackwellised Monte Carlo at (L, R): the step ``A.thm2.sampled_tokens``."""
     att = _att()
     counts = att.softmax_conditional().sampled
-    f = lambdify(sp.Tuple(*(sp.Tuple(*cl) for cl in counts)), (att.L, att.R), "mpmath")
+    f = _mp(sp.Tuple(*(sp.Tuple(*cl) for cl in counts)), (att.L, att.R))
     return tuple(tuple(int(v) for v in cl) for cl in f(int(L), int(R)))
 
 
