@@ -2,7 +2,7 @@
 ``derivations.paper_b`` through ``numerics.core.backends``.
 
 Nothing here caches: the derivation builders are cached per active mutant set
-(``derivations.core.derivation``) and ``backends.lambdify`` is keyed by expression, so a
+(``derivations.core.derivation``) and ``Context.compile`` is keyed by expression, so a
 structural mutant of any step changes every value below.
 """
 from __future__ import annotations
@@ -16,9 +16,11 @@ from derivations.paper_b import counterexample as CE
 from derivations.paper_b import forward_operator as FO
 from derivations.paper_b import kl_divergence as KL
 from derivations.paper_b import projection_lemma as PL
-from numerics.core.backends import lambdify, mp_eval
+from numerics.core.backends import MpContext, NumpyContext, mp_eval
 
 DPS = 30
+#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
+NUMPY, MPMATH = NumpyContext(), MpContext()
 
 
 def value(expr, values=None, dps: int = DPS) -> float:
@@ -39,7 +41,7 @@ def linearity_pairing(G1: np.ndarray, G2: np.ndarray, v: np.ndarray, a: float, b
     G, H, comb = FO.linear_combination(n)
     vv = FO.token_vector(n)
     expr = sum(comb[p] * vv[p] for p in range(n))
-    f = lambdify(expr, (*G, *H, *vv, FO.a, FO.b), "numpy")
+    f = NUMPY.compile(expr, (*G, *H, *vv, FO.a, FO.b), raw=True)
     return float(np.sum(f(*_columns(G1), *_columns(G2), *_columns(v), a, b)))
 
 
@@ -48,7 +50,7 @@ def adjoint_pairing(G1: np.ndarray, v: np.ndarray) -> float:
     n = v.shape[1]
     G, pairing = FO.adjoint_pairing(n)
     vv = FO.token_vector(n)
-    f = lambdify(pairing, (*G, *vv), "numpy")
+    f = NUMPY.compile(pairing, (*G, *vv), raw=True)
     return float(np.sum(f(*_columns(G1), *_columns(v))))
 
 
@@ -59,12 +61,12 @@ def adjoint_example(n: int, dps: int = DPS) -> float:
 
 def numpy_function(expr, args):
     """A SymPy expression (a problem's input function) compiled to numpy."""
-    return lambdify(expr, tuple(args), "numpy")
+    return NUMPY.compile(expr, tuple(args), raw=True)
 
 
 def pair_function(expr, args=(FO.x, FO.y)):
     """A SymPy pair function h(x, y) (d = 1) as g(x, y) on arrays of shape (..., 1)."""
-    f = lambdify(expr, args, "numpy")
+    f = NUMPY.compile(expr, args, raw=True)
     return lambda x, y: np.broadcast_to(f(x[..., 0], y[..., 0]), np.broadcast_shapes(x.shape, y.shape)[:-1])
 
 
@@ -99,7 +101,7 @@ def null_dimension(n: int, dps: int = DPS) -> float:
 
 # --- Lemma 4.1 -----------------------------------------------------------------------------------
 def _quad(expr, lo, hi, dps):
-    f = lambdify(expr, (PL.tau,), "mpmath")
+    f = MPMATH.compile(expr, (PL.tau,), raw=True)
     val, err = mpmath.quad(f, [lo, hi], error=True)
     return val, err
 

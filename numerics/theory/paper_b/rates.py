@@ -4,7 +4,7 @@ learning A (V_A with its link integrals g, c), compiled from ``derivations.paper
 The only numerical machinery here is generic: mpmath/numpy evaluation of compiled SymPy
 expressions (``numerics.core.backends``), a scalar minimiser and root finder on a compiled
 objective, and piecewise Gauss–Legendre quadrature of compiled integrands.  No cache: the
-derivation builders are cached per active mutant set, lambdify per expression.
+derivation builders are cached per active mutant set, the compiled code per expression.
 """
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ import sympy as sp
 from derivations.paper_b import parametric_excess as PE
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
-from numerics.core.backends import lambdify, mp_eval
+from numerics.core.backends import NumpyContext, mp_eval
+
+NUMPY = NumpyContext()
 
 
 def smoothness(P: int) -> int:
@@ -79,8 +81,8 @@ _S = sp.Symbol("s", real=True)  # log K
 def bound_objective(beta: float, M: float):
     """(s -> B_np(K = e^s; M), s -> K) compiled to numpy (the input bound, not a derived step)."""
     expr = RE.B_NP.subs(RE.K, sp.exp(_S))
-    f = lambdify(expr, (_S, RE.beta, RE.M, RE.L), "numpy")
-    to_K = lambdify(sp.exp(_S), (_S,), "numpy")
+    f = NUMPY.compile(expr, (_S, RE.beta, RE.M, RE.L), raw=True)
+    to_K = NUMPY.compile(sp.exp(_S), (_S,), raw=True)
     L = float(np.log(M))
     return (lambda s: f(s, beta, M, L)), to_K
 
@@ -88,7 +90,7 @@ def bound_objective(beta: float, M: float):
 def threshold_equation(beta: float, M: float):
     """rd -> r d log M / M - K_M^{-2β} compiled to numpy (the inputs, not derived steps)."""
     expr = RE.PARAMETRIC - RE.K_M ** (-2 * RE.beta)
-    f = lambdify(expr, (RE.rd, RE.beta, RE.M, RE.L), "numpy")
+    f = NUMPY.compile(expr, (RE.rd, RE.beta, RE.M, RE.L), raw=True)
     L = float(np.log(M))
     return lambda r: f(r, beta, M, L)
 
@@ -107,9 +109,9 @@ def link_integrals(phi, nodes: int = 24) -> tuple[float, float]:
     rule is exact), in x0 with breakpoints at ±t (the inner integrals are smooth between them)."""
     g_int, c_inner, c_outer, (x0, y0, m) = PE.link_integrands()
     extra = {PE.link_function().__name__: phi.derivative()}
-    fg = lambdify(g_int, (x0, y0), "numpy", extra)
-    fi = lambdify(c_inner, (x0, y0), "numpy", extra)
-    fo = lambdify(c_outer, (m, x0), "numpy", extra)
+    fg = NUMPY.compile(g_int, (x0, y0), extra=extra, raw=True)
+    fi = NUMPY.compile(c_inner, (x0, y0), extra=extra, raw=True)
+    fo = NUMPY.compile(c_outer, (m, x0), extra=extra, raw=True)
     knots = np.unique(np.clip(phi.t, -1.0, 1.0))
     z, w = np.polynomial.legendre.leggauss(nodes)
     xs, wx = _pieces(np.concatenate([[-1.0, 1.0], knots, -knots, [0.0]]), z, w)

@@ -2,7 +2,7 @@
 (``derivations.paper_b.holder_edge``) and the variance slope of a schedule
 (``derivations.paper_b.rate_schedule.variance_slope_schedule``), compiled; and the lacunary
 link phi* compiled to numpy for the experiment (an input, not a derived step).
-No cache: the derivation builders are cached per active mutant set, lambdify per expression.
+No cache: the derivation builders are cached per active mutant set, the compiled code per expression.
 """
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import sympy as sp
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
-from numerics.core.backends import lambdify, mp_eval
+from numerics.core.backends import NumpyContext, mp_eval
+
+NUMPY = NumpyContext()
 
 
 def lacunary_link(J: int, beta: float):
     """The SymPy phi*(u) = sum_{k<=J} b^{-k beta} cos(b^k pi u), compiled to numpy."""
-    return lambdify(H.lacunary_link(J, beta), (H.u,), "numpy")
+    return NUMPY.compile(H.lacunary_link(J, beta), (H.u,), raw=True)
 
 
 def bias_exponent(beta, s: int, dps: int = 30) -> float:
@@ -53,7 +55,7 @@ def schedule_bound():
     """(M, a, gamma) -> K^{-gamma} + K/M at K = M^a: the input terms of step 4
     (``holder_edge.SCHEDULE_TERMS``, not a derived step), compiled to numpy."""
     expr = sp.Add(*H.SCHEDULE_TERMS).subs(H.K, H.M ** H.a)
-    return lambdify(expr, (H.M, H.a, H.GAMMA), "numpy")
+    return NUMPY.compile(expr, (H.M, H.a, H.GAMMA), raw=True)
 
 
 def variance_slope(a, beta, log_M, dps: int = 30) -> float:
