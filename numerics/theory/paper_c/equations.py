@@ -31,7 +31,7 @@ import sympy as sp
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import lambdify
+from numerics.core.backends import NumpyContext
 from numerics.core.quadrature import gauss_hermite, gaussian_sobol
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
@@ -50,6 +50,7 @@ DAMPING = 0.8
 #: the sweeps stop early once a damped step changes every overlap by less than this: the
 #: iterate is then well inside Newton's reach (|F| < 5e-3), and Newton does the rest
 SWEEP_STOP = 1e-3
+NUMPY = NumpyContext()
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Compiled:
 @replaying_cache(maxsize=16)
 def _compiled(_mutants) -> Compiled:
     ch, fp, out, fi, pr = D.channel(), D.fixed_point(), D.outputs(), D.fields(), D.prox()
-    c = lambda e, a=ARGS: lambdify(e, a, "numpy", cse=True)  # noqa: E731
+    c = lambda e, a=ARGS: NUMPY.compile(e, a, cse=True, raw=True)  # noqa: E731
     hats = [fp["conjugates"][k] for k in D.CONJUGATES]
     return Compiled(
         obj=c(ch["objective"]), grad=c(list(ch["grad"])), hess=c(list(ch["hess"])),
@@ -87,7 +88,7 @@ def _compiled(_mutants) -> Compiled:
         dr_dh=c(list(ch["dr_dh"])), dg_dp=c(list(ch["dg_dp"])), denv_dp=c(list(ch["denv_dp"])),
         F=c(list(fp["F"]), XARGS), dF_dx=c(list(fp["dF_dx"]), XARGS), dF_dE=c(list(fp["dF_dE"]), XARGS),
         hats=c(hats, XARGS),
-        phi_rest=lambdify(out["phi_rest"], D.OVERLAPS + D.CONJUGATES + (D.lam, D.sigma), "numpy"),
+        phi_rest=NUMPY.compile(out["phi_rest"], D.OVERLAPS + D.CONJUGATES + (D.lam, D.sigma), raw=True),
         mse=c(out["mse"]),
         teacher=c(list(fi["s"])),
         pobj=c(pr["objective"], PARGS), pgrad=c(list(pr["grad"]), PARGS), phess=c(list(pr["hess"]), PARGS),
@@ -337,7 +338,7 @@ def solve(branch: str, alpha: float, *, sigma: float = 0.5, lam: float = 0.01, o
 @replaying_cache(maxsize=16)
 def _reported(_mutants):
     syms = (D.MSE, D.PHI) + D.OVERLAPS
-    return lambdify(list(D.reported()), syms, "numpy")
+    return NUMPY.compile(D.reported(), syms)
 
 
 def reported(fp: FixedPoint) -> dict:
@@ -356,7 +357,7 @@ def reported(fp: FixedPoint) -> dict:
 def _sensitivity(_mutants):
     """d mse / d x (the test-error integrand's gradient in the overlaps, from SymPy)."""
     out = D.outputs()
-    return lambdify(list(sp.Matrix([out["mse"]]).jacobian(sp.Matrix(D.OVERLAPS))), ARGS, "numpy", cse=True)
+    return NUMPY.compile(list(sp.Matrix([out["mse"]]).jacobian(sp.Matrix(D.OVERLAPS))), ARGS, cse=True, raw=True)
 
 
 def mse_sensitivity(fp: FixedPoint, n: int = 8) -> list:

@@ -12,8 +12,10 @@ import numpy as np
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import lambdify
+from numerics.core.backends import NumpyContext
 from numerics.core.quadrature import gauss_hermite
+
+NUMPY = NumpyContext()
 
 
 @replaying_cache(maxsize=16)
@@ -22,11 +24,11 @@ def _compiled(_mutants):
     bsyms = list(lb["B"])
     args = (D.eta1, D.eta2, D.sigma, D.omega)
     return {
-        "T": lambdify(list(lb["T"]), args, "numpy"),
-        "sq": lambdify(lb["teacher_sq"], args, "numpy"),
-        "cross": lambdify(lb["cross"], args + tuple(bsyms), "numpy"),
-        "own": lambdify(lb["own"], (D.sigma,) + tuple(bsyms), "numpy"),
-        "rep": lambdify(lb["reported"], (D.MSE_LIN,), "numpy"),
+        "T": NUMPY.compile(list(lb["T"]), args, raw=True),
+        "sq": NUMPY.compile(lb["teacher_sq"], args, raw=True),
+        "cross": NUMPY.compile(lb["cross"], args + tuple(bsyms), raw=True),
+        "own": NUMPY.compile(lb["own"], (D.sigma,) + tuple(bsyms), raw=True),
+        "rep": NUMPY.compile(lb["reported"], (D.MSE_LIN,), raw=True),
     }
 
 

@@ -24,16 +24,18 @@ import numpy as np
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import lambdify
+from numerics.core.backends import MpContext
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c import equations as E
+
+MPMATH = MpContext()  # the compiler (at the caller's working precision)
 
 
 @replaying_cache(maxsize=8)
 def _compiled_mp(_mutants):
     ch, fp, fi, pr = D.channel(), D.fixed_point(), D.fields(), D.prox()
-    c = lambda e, a=E.ARGS: lambdify(e, a, "mpmath")  # noqa: E731
+    c = lambda e, a=E.ARGS: MPMATH.compile(e, a, raw=True)  # noqa: E731
     return {
         "field": c(list(fi["omega"])), "teacher": c(list(fi["s"])),
         "pgrad": c(list(pr["grad"]), E.PARGS), "phess": c(list(pr["hess"]), E.PARGS),
