@@ -301,3 +301,51 @@ def test_an_import_alias_names_one_thing_across_the_project():
     assert aliases["np"] == {"numpy"} and aliases["E"] == {"numerics.theory.paper_c.equations"}  # it reads them
     twice = {alias: sorted(names) for alias, names in aliases.items() if len(names) > 1}
     assert not twice, twice
+
+
+
+#: the one compiler: SymPy expressions become functions through a context's ``compile``
+#: (``numerics.core.backends``), as mpmath's algorithms ask only their context
+COMPILER = "numerics/core/backends.py"
+
+
+def _compilers(path: pathlib.Path) -> list[str]:
+    """Every call ``lambdify(..., "numpy")`` / ``sp.lambdify(..., modules="mpmath")`` naming its
+    backend by a string literal, and every import of ``lambdify`` from ``numerics.core.backends``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            literals = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
+                        if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            if name == "lambdify" and literals:
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno}: lambdify(..., {literals[0]!r})")
+        elif isinstance(node, ast.ImportFrom) and node.module == "numerics.core.backends":
+            if any(a.name == "lambdify" for a in node.names):
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports the backends' lambdify")
+    return out
+
+
+def test_every_compilation_goes_through_a_context():
+    """The package compiles SymPy only through ``NumpyContext`` / ``MpContext`` /
+    ``ArbContext.compile``: no module outside ``numerics/core/backends.py`` calls ``lambdify``
+    with a backend name or imports one from there.  The tests may call SymPy's own
+    ``sp.lambdify`` for an independent reference value, never the project's."""
+    package = [p for folder in ("numerics", "derivations", "attncheck", "tools", "examples")
+               for p in sorted((ROOT / folder).rglob("*.py")) if p != ROOT / COMPILER]
+    bad = [v for p in package for v in _compilers(p)]
+    bad += [v for p in sorted((ROOT / "tests").rglob("*.py")) for v in _compilers(p) if "imports" in v]
+    assert not bad, "compilations outside a context:\n" + "\n".join(bad)
+
+
+def test_the_compiler_check_can_fail(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text(
+        "import sympy as sp\n"
+        "from numerics.core.backends import lambdify\n"
+        "f = lambdify(x, (x,), 'numpy')\n"
+        "g = sp.lambdify((x,), x, modules='mpmath')\n"
+        "h = sp.lambdify((x,), x)\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _compilers(tmp_path / "m.py") == ["m.py:2: imports the backends' lambdify",
+                                             "m.py:3: lambdify(..., 'numpy')", "m.py:4: lambdify(..., 'mpmath')"]

@@ -7,7 +7,8 @@
   and the standard errors themselves) are exempt: their digits are bounded by the standard
   error, not by dps (the CLI prints them to that error).
 * The mpmath backend keeps high-precision constants: Rationals, many-digit Floats and pi survive
-  ``lambdify`` to the working precision, and a parameter Symbol named "pi" does not shadow pi.
+  compilation (``MpContext.compile``) to the working precision, and a parameter Symbol named
+  "pi" does not shadow pi.
 * The generic vector quadrature reaches its dps and its error estimate is honest.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 import sympy as sp
 
 from numerics import registry
-from numerics.core.backends import agree_digits, lambdify, mp_eval
+from numerics.core.backends import MpContext, agree_digits, mp_eval
 from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
 
 SE_SUFFIXES = ("_se", "_rqmc_se", "_qmc_se", "_mc_se")
@@ -70,7 +71,7 @@ def test_evaluate_agrees_with_twice_the_digits(claim_id):
 
 
 # --- the mpmath backend ---------------------------------------------------------------------------
-def test_high_precision_constants_survive_lambdify():
+def test_high_precision_constants_survive_compilation():
     x = sp.Symbol("x")
     expr = sp.Rational(1, 3) * x + sp.Float("0.1", 60) + sp.pi
     with mpmath.workdps(80):
@@ -82,7 +83,7 @@ def test_high_precision_constants_survive_lambdify():
 def test_parameter_named_pi_does_not_shadow_the_constant():
     prior = sp.Symbol("pi", positive=True)  # the prior pi of Paper A, not 3.14159...
     expr = prior * sp.pi + sp.Rational(1, 7)
-    f = lambdify(expr, (prior,), "mpmath")
+    f = MpContext().compile(expr, (prior,), raw=True)
     with mpmath.workdps(70):
         got = f(mpmath.mpf("0.2"))
         ref = mpmath.mpf("0.2") * mpmath.pi + mpmath.mpf(1) / 7

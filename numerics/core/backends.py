@@ -58,15 +58,6 @@ def _compile(exprs, args, backend: str, extra: Mapping | None, cse: bool, raw: b
     return _compile_cached(key, tuple(args), backend, extra_t, bool(cse), bool(raw))
 
 
-def lambdify(expr: sp.Basic, args: Sequence[sp.Symbol], backend: str = "mpmath", extra: Mapping | None = None,
-             *, cse: bool = False):
-    """Compile ``expr`` once per (expr, args, backend, extra, cse), without the special
-    functions (prefer a context's ``compile``)."""
-    extra_t = tuple(sorted((extra or {}).items()))
-    key = sp.Tuple(*expr) if isinstance(expr, (list, tuple)) else expr  # hashable for the cache
-    return _compile_cached(key, tuple(args), backend, extra_t, cse, True)
-
-
 def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, extra: Mapping | None = None):
     """Evaluate ``expr`` in mpmath at ``dps`` digits.  Parameters are converted from their
     decimal string so that e.g. 0.2 means exactly 1/5, as it does for ``evalf``."""

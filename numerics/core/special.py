@@ -5,8 +5,9 @@ SymPy derivations write the logistic loss with ``softplus`` and ``sigmoid``
 ``erfc``, ``erfcx`` (exp(x^2) erfc(x), for stable Gaussian tails), ``LambertW`` and
 ``binomial``; SymPy's printers leave some of them as plain names.  Compiled code looks them up
 here, per backend: stable numpy versions (no overflow for large arguments) and mpmath
-versions at any precision.  Pass ``namespace(backend)`` as ``extra`` to
-:func:`numerics.core.backends.lambdify`.  Nothing here knows a model.
+versions at any precision.  ``NumpyContext.compile`` and ``MpContext.compile``
+(``numerics.core.backends``) give ``namespace(backend)`` to every compiled function.  Nothing
+here knows a model.
 """
 from __future__ import annotations
 
