@@ -31,7 +31,8 @@ def step4_query(limits: dict) -> tuple[float, float]:
     comp = DP.composition()
     keys = tuple(DP.LIMITS)
     args = [DP.LIMITS[k] for k in keys]
-    f = MPMATH.compile([comp[qn], comp[s_q_sym]], args)
+    # raw: float() of the values as computed, not first rounded to the working precision
+    f = MPMATH.compile([comp[qn], comp[s_q_sym]], args, raw=True)
     q_norm, s_q = f(*[limits[k] for k in keys])
     return float(q_norm), float(s_q)
 
@@ -39,7 +40,7 @@ def step4_query(limits: dict) -> tuple[float, float]:
 def reported_query(q_norm: float, s_q: float) -> tuple[float, float]:
     """The step-4 query (||q||, s_q) as the protocol's rows report it
     (``derivations.paper_a.protocol.reported_query``)."""
-    f = MPMATH.compile(DP.reported_query(), (qn, s_q_sym))
+    f = MPMATH.compile(DP.reported_query(), (qn, s_q_sym), raw=True)
     rq, rs = f(q_norm, s_q)
     return float(rq), float(rs)
 
