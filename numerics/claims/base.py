@@ -31,6 +31,7 @@ Two kinds of mutation show that a claim can fail (``docs/claims.md``):
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -116,13 +117,23 @@ def memo(settings: Settings, key, compute: Callable):
         try:
             with recording() as paths:
                 value = compute()
-        except BaseException:  # a memo shared by processes does not keep the entry locked
+        except BaseException as exc:  # a memo shared by processes does not keep the entry locked
             getattr(_MEMO, "release_all", lambda: None)()
+            _name_side(exc)
             raise
         _MEMO[k] = (value, list(paths))
     value, paths = _MEMO[k]
     replay(paths)
     return value
+
+
+def _name_side(exc: BaseException) -> None:
+    """What raised while the memo computed an entry is the experiment's, unless a frame of theory
+    code inside it raised (``raised_in``): the memo names the side on the exception itself, so
+    that the attribution does not hang on the memo's function name."""
+    if getattr(exc, "side", None) is None:
+        with contextlib.suppress(AttributeError, TypeError):  # an exception without attributes
+            exc.side = "theory" if raised_in(exc) == "theory" else "experiment"
 
 
 def clear_memo() -> None:

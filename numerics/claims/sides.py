@@ -6,12 +6,10 @@ from __future__ import annotations
 
 #: the code of a claim's theory: the derivations and what evaluates or compiles them
 THEORY_MODULES = ("derivations", "numerics.theory", "numerics.core.backends", "numerics.core.arb_compile")
-#: the code of a claim's experiment: the simulators (which import no derivation), and the memo
-#: (:func:`numerics.claims.base.memo`) through which every experiment of a claim is computed
+#: the code of a claim's experiment: the simulators (which import no derivation); what the
+#: experiment memo (:func:`numerics.claims.base.memo`) computes is named by the memo itself
 EXPERIMENT_MODULES = ("numerics.experiments",)
 #: how an error names its side (``Evidence.error``; ``{id}`` is the claim)
-#: the module of the experiment memo (``memo``): a frame of it computing an entry is the experiment's
-_MEMO_MODULE = "numerics.claims.base"
 SIDES = {"theory": "theory of {id} not computable", "experiment": "experiment of {id} failed",
          "claim": "claim code of {id} failed"}
 
@@ -25,10 +23,11 @@ def raised_in(exc: BaseException) -> str:
     (the claim's own code, outside both: row construction, allowances).
 
     A side named by the exception itself (``exc.side``: :class:`Comparison` names the field that
-    is not a number) is taken; else the innermost frame of its traceback that lies in theory code
-    (:data:`THEORY_MODULES`) or experiment code (:data:`EXPERIMENT_MODULES`, or the memo
-    computing an entry) decides, so that a generic helper (a solver of ``numerics.core``, numpy)
-    is attributed to the side that called it."""
+    is not a number, the experiment memo names what raised while it computed an entry) is
+    taken; else the innermost frame of its traceback that lies in theory code
+    (:data:`THEORY_MODULES`) or experiment code (:data:`EXPERIMENT_MODULES`) decides, so that a
+    generic helper (a solver of ``numerics.core``, numpy) is attributed to the side that called
+    it."""
     side = getattr(exc, "side", None)
     if side in SIDES:
         return side
@@ -39,7 +38,7 @@ def raised_in(exc: BaseException) -> str:
         tb = tb.tb_next
     for frame in reversed(frames):
         module = frame.f_globals.get("__name__", "") or ""
-        if _within(module, EXPERIMENT_MODULES) or (module == _MEMO_MODULE and frame.f_code.co_name == "memo"):
+        if _within(module, EXPERIMENT_MODULES):
             return "experiment"
         if _within(module, THEORY_MODULES):
             return "theory"
