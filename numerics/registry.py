@@ -129,6 +129,7 @@ def add_claims_file(path: str) -> None:
         claims.cache_clear()
         figures.cache_clear()
         problems.cache_clear()
+        benchmarks.cache_clear()
 
 
 @lru_cache(maxsize=1)
@@ -151,14 +152,13 @@ def claims() -> dict:
     return dict(sorted(out.items()))
 
 
-def _merged(package: str, attribute: str, plugins: bool = False) -> dict:
-    """The ``attribute`` dicts of the modules of ``package`` merged; with ``plugins``, those the
-    claim plugins export next to their CLAIMS too (the same attribute: a plugin registers its
-    figures and problems as the built-in papers do).  An id registered twice is refused."""
+def _merged(package: str, attribute: str) -> dict:
+    """The ``attribute`` dicts of the modules of ``package`` and those the claim plugins export
+    next to their CLAIMS, merged (the same attribute: a plugin registers its figures, problems
+    and benchmarks as the built-in papers do).  An id registered twice is refused."""
     out = {}
     groups = list(_discover(package, attribute))
-    if plugins:
-        groups += [getattr(obj, attribute) for obj in _plugin_objects() if isinstance(getattr(obj, attribute, None), dict)]
+    groups += [getattr(obj, attribute) for obj in _plugin_objects() if isinstance(getattr(obj, attribute, None), dict)]
     for group in groups:
         twice = sorted(set(out) & set(group))
         if twice:
@@ -172,17 +172,18 @@ def figures() -> dict:
     """Every figure, id -> ``callable(path, settings, progress)``: the ``FIGURES`` of the modules
     of :mod:`numerics.figures` and of the claim plugins (a claim names its own in
     ``Claim.figures``)."""
-    return _merged("numerics.figures", "FIGURES", plugins=True)
+    return _merged("numerics.figures", "FIGURES")
 
 
 @lru_cache(maxsize=1)
 def problems() -> dict:
     """Every solvable problem: the ``PROBLEMS`` of :mod:`numerics.problems` and of the plugins."""
-    return _merged("numerics.problems", "PROBLEMS", plugins=True)
+    return _merged("numerics.problems", "PROBLEMS")
 
 
 @lru_cache(maxsize=1)
 def benchmarks() -> dict:
+    """Every benchmark: the ``BENCHMARKS`` of :mod:`numerics.benchmarks` and of the plugins."""
     return _merged("numerics.benchmarks", "BENCHMARKS")
 
 

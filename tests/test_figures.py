@@ -113,13 +113,13 @@ def test_style_plain_log_ticks_and_unique_legend():
 
 
 def test_a_claim_file_registers_figures_and_problems_as_the_papers_do(tmp_path):
-    """A plugin's module exports FIGURES and PROBLEMS next to its CLAIMS; an id registered twice
-    is refused, naming it."""
+    """A plugin's module exports FIGURES, PROBLEMS and BENCHMARKS next to its CLAIMS; an id
+    registered twice is refused, naming it."""
     from numerics import registry
 
     good = tmp_path / "plug.py"
     good.write_text("CLAIMS = []\nFIGURES = {'T.curve': lambda path, settings, progress: None}\n"
-                    "PROBLEMS = {'t-problem': object()}\n")
+                    "PROBLEMS = {'t-problem': object()}\nBENCHMARKS = {'t.bench': lambda settings: {}}\n")
     dup = tmp_path / "dup.py"
     dup.write_text("CLAIMS = []\nFIGURES = {'A.fig1': lambda path, settings, progress: None}\n")
     before = list(registry.EXTRA_FILES)
@@ -127,10 +127,11 @@ def test_a_claim_file_registers_figures_and_problems_as_the_papers_do(tmp_path):
         registry.add_claims_file(str(good))
         assert "T.curve" in registry.figures() and "A.fig1" in registry.figures()
         assert "t-problem" in registry.problems()
+        assert "t.bench" in registry.benchmarks() and "verify.cache_workers" in registry.benchmarks()
         registry.add_claims_file(str(dup))
         with pytest.raises(registry.RegistryError, match="'A.fig1' is registered twice"):
             registry.figures()
     finally:
         registry.EXTRA_FILES[:] = before
-        for memo in (registry.claims, registry.figures, registry.problems):
+        for memo in (registry.claims, registry.figures, registry.problems, registry.benchmarks):
             memo.cache_clear()
