@@ -6,7 +6,6 @@ narrower than 10^-(N-3); a structural mutant of the derivation must move the bal
 value (the certificate is of the derivation, not of a copy of it)."""
 import json
 import re
-import time
 
 import mpmath
 import pytest
@@ -201,12 +200,53 @@ def test_cli_certify_text_json_and_refusal():
 
 
 def test_python_api():
-    t0 = time.perf_counter()
     out = attncheck.certify("A.cor2.ridgeless_rate", theta=4.0, dps=30)
-    assert time.perf_counter() - t0 < 30
     assert set(out) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
     with pytest.raises(ParameterError):
         attncheck.certify("A.thm2.attention_threshold")
+
+
+def test_the_certifiable_ids_come_from_the_index_without_importing_a_claim():
+    """``certifiable_ids`` reads the claim index (written from the claims' own evaluators): in a
+    fresh process it imports no claim module; without an index it asks the claims themselves
+    and gets the same ids."""
+    import subprocess
+    import sys
+
+    registry.claim_index()  # this session's index (the subprocess reads it)
+    code = ("import sys\nfrom numerics.theory import certify\nprint(sorted(certify.certifiable_ids()), "
+            "[m for m in sys.modules if m.startswith('numerics.claims.paper_')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == f"{sorted(theory_certify.certifiable_ids())} []", (out.stdout, out.stderr)
+    assert set(theory_certify.certifiable_ids()) == set(POINTS)
+    key = (tuple(registry.EXTRA_FILES), registry.plugin_entry_points())
+    saved = theory_certify._INDEX.pop(key)
+    try:
+        theory_certify._INDEX[key] = {}  # an index that does not say
+        assert set(theory_certify.certifiable_ids()) == set(POINTS)
+        assert theory_certify.certifiable("A.cor2.ridgeless_rate") and not theory_certify.certifiable("B.kl.bound")
+    finally:
+        theory_certify._INDEX[key] = saved
+
+
+def test_a_claim_certified_at_its_defaults(monkeypatch):
+    """The report's certificate: the claim's id, its default point and 30 digits, with balls or,
+    when the certification fails, the reason; nothing for a claim that is not certifiable."""
+    claim = registry.claim("A.cor2.ridgeless_rate")
+    defaults = claim.param_space.validate({})
+    cert = theory_certify.at_defaults(claim)
+    assert (cert.claim_id, cert.params, cert.digits, cert.error) == (claim.id, defaults, 30, None)
+    assert set(cert.balls) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
+    assert theory_certify.at_defaults(registry.claim("B.kl.bound")) is None  # no parameters
+    assert theory_certify.at_defaults(registry.claim("A.thm2.attention_threshold")) is None  # a root
+
+    def fails(claim, params, digits):
+        raise core_arb.CertifyError("no enclosure narrow enough")
+
+    monkeypatch.setattr(theory_certify, "certify", fails)
+    cert = theory_certify.at_defaults(claim, digits=40)
+    assert (cert.claim_id, cert.params, cert.digits, cert.balls, cert.error) == (
+        claim.id, defaults, 40, None, "no enclosure narrow enough")
 
 
 # ---- certificates that check themselves ---------------------------------------------------------
