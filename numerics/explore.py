@@ -177,7 +177,7 @@ def _design(claim, *, seed: int, mode: str, dps: int, workers: int, use_cache: b
     from numerics.claims.base import judge
 
     ev, _ = _run(claim, {}, mode, seed, dps, workers, use_cache)
-    v = judge(ev, 0.0, claim)
+    v = judge(ev)  # (the claim would add its titles and statement, which the run does not keep)
     run = PointRun(claim.id, "design", {}, v.status,
                    {"mode": mode, "seed": seed, "seed_path": [seed], "z": v.z_crit,
                     "failing_rows": [r.label for r in v.rows if not r.passed], "error": v.error})
@@ -185,7 +185,7 @@ def _design(claim, *, seed: int, mode: str, dps: int, workers: int, use_cache: b
         on_point(run)
     return Exploration(claim.id, runs=[run], failing_rows=run.screen["failing_rows"],
                        design_only=claim.design_only or "(no reason declared)",
-                       counterexamples=getattr(claim, "counterexamples", ""))
+                       counterexamples=claim.counterexamples)
 
 
 def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", dps: int = 30, workers: int = 1,
@@ -204,7 +204,7 @@ def explore_claim(claim, *, examples: int = 3, seed: int, mode: str = "quick", d
         return _design(claim, seed=seed, mode=mode, dps=dps, workers=workers, use_cache=use_cache,
                        on_point=on_point)
     bound = confirm_bound or (examples + max_shrinks)
-    out = Exploration(claim.id, confirm_runs_bound=bound, counterexamples=getattr(claim, "counterexamples", ""))
+    out = Exploration(claim.id, confirm_runs_bound=bound, counterexamples=claim.counterexamples)
     outcomes: dict = {}
     # the points the exploration may screen: ``examples`` drawn, and after the first confirmed
     # failure at most ``max_shrinks`` new ones while shrinking

@@ -192,6 +192,52 @@ def test_a_design_only_claim_runs_its_design_and_says_why():
     assert "1 claims at their design only, 0 failed" in out.stdout
 
 
+DESIGN_RUNS: list = []
+
+
+def _design_claim(cid: str, mean: float, counterexamples: str = "", reason: str = "a test claim"):
+    from numerics.claims.base import Claim, Comparison
+
+    def experiment(settings, claim):
+        DESIGN_RUNS.append(cid)
+        off = 0.0 if settings.seed == SEED else 1.0  # the design run at another seed fails
+        return [Comparison("x at its design", 1.0, mean + off, 0.01, 0.0, 100),
+                Comparison("y at its design", 2.0, 2.0, 0.01, 0.0, 100)], {"n": 100}, {}
+
+    return Claim(id=cid, paper="T", reference="a test", statement="x = 1, y = 2", experiment=experiment,
+                 design_only=reason, counterexamples=counterexamples)
+
+
+def test_a_design_only_exploration_is_its_verify_run():
+    """What explore reports of a claim that takes no point: one run, its design, judged and seeded
+    as verify judges it, with the claim's reason and declared counterexamples; a failing design
+    is a failed exploration, naming its failing rows."""
+    from numerics.explore import explore_claim
+
+    from numerics.claims.base import Settings, judge
+
+    claim = _design_claim("T.design.pass", 1.0)
+    e = explore_claim(claim, examples=5, seed=SEED, mode="quick")
+    v = judge(claim.collect(Settings(mode="quick", seed=SEED)))
+    run, = e.runs
+    assert (e.claim_id, run.claim_id, run.stage, run.params, run.verdict) == (claim.id, claim.id, "design", {},
+                                                                              "passed")
+    assert run.screen == {"mode": "quick", "seed": SEED, "seed_path": [SEED], "z": v.z_crit, "failing_rows": [],
+                          "error": ""}
+    assert (e.failing_rows, e.design_only, e.counterexamples, e.passed) == ([], "a test claim", "", True)
+    bad = explore_claim(_design_claim("T.design.known", 1.5, counterexamples="known away from its design"),
+                        examples=5, seed=SEED, mode="quick")
+    assert bad.runs[0].verdict == "failed" and bad.failed and bad.failing_rows == ["x at its design"]
+    assert bad.runs[0].screen["failing_rows"] == ["x at its design"]
+    assert bad.counterexamples == "known away from its design" and bad.passed  # as declared
+    assert not explore_claim(_design_claim("T.design.fail", 1.5), examples=5, seed=SEED, mode="quick").passed
+    silent = explore_claim(_design_claim("T.design.silent", 1.0, reason=""), examples=5, seed=SEED, mode="quick")
+    assert silent.design_only == "(no reason declared)" and silent.passed
+    # the run went through the verdict cache: the same design again is not recomputed
+    runs = len(DESIGN_RUNS)
+    assert explore_claim(claim, examples=5, seed=SEED, mode="quick").runs == e.runs and len(DESIGN_RUNS) == runs
+
+
 POINT_CLAIMS = [c for c in registry.claims().values() if c.point_space is not None]
 
 
