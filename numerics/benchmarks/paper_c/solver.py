@@ -38,7 +38,6 @@ def _baseline(n, max_sweeps):
     N = W.size
     sigma, lam, omega = SETTING["sigma"], SETTING["lam"], SETTING["omega"]
     x = np.array(E.STARTS[BRANCH], dtype=float)
-    h_prev = None
     for sweep in range(1, max_sweeps + 1):
         rest = (*X, *(np.full(N, v) for v in x), sigma, omega)
         w = np.array([np.broadcast_to(v, (N,)) for v in cmp.field(0, 0, *rest)])
@@ -59,7 +58,7 @@ def _baseline(n, max_sweeps):
         F = np.array(cmp.F(*x, *E_avg, ALPHA, lam, sigma), dtype=float)
         x_new = DAMPING * x + (1 - DAMPING) * (x - F)
         step = np.max(np.abs((x_new - x)[[0, 1, 3]]))
-        x, h_prev = x_new, h
+        x = x_new
         if step < TOL:
             return x, sweep, True
     return x, max_sweeps, False

@@ -164,7 +164,7 @@ def fresh_margins(kind: str, model: SparseTokenModel, w: np.ndarray, b: float, x
     X w = theta_y <xi, w> v + Z w and X q = theta_y <xi, q> v + Z q can be sampled in O(L) per
     sample.  Pooled: w^T X^T 1/L; vectorised (w of shape L d): sum_l <W_l, X_l>; attention:
     (Xw)^T softmax(beta X q).  Elementary Gaussian facts, no theory of step 4."""
-    L, R = model.L, model.R
+    L = model.L
     y = np.where(rng.random(n) < model.pi, 1.0, -1.0)
     v = model.positions(rng, n) * (y > 0)[:, None]
     th = model.theta * v  # (n, L): theta_y v
