@@ -166,6 +166,22 @@ def test_a_parameter_the_experiment_reads_outside_its_point_space_is_named(tmp_p
         attncheck.verify("D.reads_y", params={"x": 2})
 
 
+def test_a_point_names_the_parameter_it_does_not_hold():
+    """What an experiment is told when it reads a parameter: at its design (no point), or one its
+    point_space does not declare, with the ones it does."""
+    from numerics.claims.base import Point, UndeclaredParameter
+
+    with pytest.raises(UndeclaredParameter) as err:
+        Point()["y"]
+    assert str(err.value) == ("its experiment reads parameter 'y' at its built-in design, where no point is given; "
+                              "read it only when settings.point is not empty")
+    with pytest.raises(UndeclaredParameter) as err:
+        Point({"x": 1.0, "z": 2.0})["y"]
+    assert str(err.value) == ("its experiment reads parameter 'y', which its point_space does not declare (it "
+                              "declares x, z); declare y in the point_space")
+    assert Point({"x": 1.0})["x"] == 1.0
+
+
 def test_every_built_in_claim_is_consistent():
     """The checks at registration pass for the 39 claims of the package, and their equations
     and statements build."""

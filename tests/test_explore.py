@@ -359,4 +359,32 @@ def test_an_exploration_is_a_tidy_table_of_its_points():
     assert df.values.tolist() == [["X.toy", "generate", 1.0, 3, "passed", None],
                                   ["X.toy", "shrink", 0.5, 2, "error", "boom"]]
     pytest.importorskip("xarray", reason="pip install 'attncheck[tables]'")
-    assert e.to_xarray()["a"].values.tolist() == [1.0, 0.5]
+    ds = e.to_xarray()
+    assert ds["a"].values.tolist() == [1.0, 0.5] and ds["a"].dims == ("point",)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(__import__("sys").modules, "xarray", None)  # not installed
+        with pytest.raises(ImportError, match=r"^to_xarray\(\) needs xarray, an optional extra"):
+            e.to_xarray()
+
+
+def test_an_exploration_says_what_it_found_in_one_line_and_in_its_json():
+    from numerics.explore import SUMMARY_SCHEMA, Exploration, PointRun
+
+    ok = PointRun("T.x", "generate", {"a": 1.0}, "passed", {"error": ""})
+    bad = PointRun("T.x", "shrink", {"a": 0.5}, "failed", {"error": ""}, {"error": ""})
+    err = PointRun("T.x", "generate", {"a": 2.0}, "error", {"error": "experiment of T.x failed: boom"})
+    e = Exploration("T.x", runs=[ok, bad, err], minimal={"a": 0.5}, failing_rows=["r"],
+                    command="attncheck verify T.x --param a=0.5", confirm_runs_bound=4)
+    assert repr(e) == "Exploration('T.x', 3 points, FAILS at {'a': 0.5}, 1 ERRORS)"
+    assert repr(Exploration("T.x", runs=[ok])) == "Exploration('T.x', 1 points, no confirmed failure)"
+    assert repr(Exploration("T.d", runs=[ok], design_only="why")) == "Exploration('T.d', design only, passes)"
+    assert repr(Exploration("T.d", runs=[bad, err], design_only="why")) == (
+        "Exploration('T.d', design only, FAILS, 1 ERRORS)")
+    assert e.to_json() == {
+        "schema": SUMMARY_SCHEMA, "claim": "T.x", "points": 3, "passed": False, "failed": True,
+        "error": "experiment of T.x failed: boom",
+        "errors": [{"params": {"a": 2.0}, "stage": "generate", "error": "experiment of T.x failed: boom"}],
+        "design_only": "", "counterexamples": "", "minimal": {"a": 0.5}, "failing_rows": ["r"],
+        "command": "attncheck verify T.x --param a=0.5", "family_alpha": e.family_alpha, "confirm_runs_bound": 4,
+        "bound": f"P(any confirmed failure | every claim holds) <= {e.family_alpha:g} (Bonferroni over at most 4 "
+                 "confirm runs x their rows)"}

@@ -111,3 +111,29 @@ def test_a_pool_computes_an_experiment_that_two_claims_read_once(tmp_path, monke
     # the default: one process per CPU for two claims or more, one process for a single claim
     monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 2)
     assert (pool_size(None, 1), pool_size(None, 5), pool_size(3, 1)) == (1, 2, 3)
+
+
+def _rows_claim(cid, rows):
+    from numerics.claims.base import Claim
+
+    return Claim(id=cid, paper="T", reference="a test", statement="a = 1", experiment=lambda settings, claim: (
+        rows, {"n": 100}, {}), design_only="a test claim")
+
+
+def test_a_verdict_in_one_line_and_in_a_notebook(monkeypatch):
+    """The verdict's repr: its id, word, rows, the largest |z| of the statistical rows (an exact
+    row has none), the mode, the seed and a --mutate scaling; the notebook's HTML from the
+    presentation layer when it is registered, else the text repr."""
+    from numerics.claims.base import Comparison, Settings, Verdict, judge
+
+    rows = [Comparison("a", 1.0, 1.04, 0.01, 0.0, 100), Comparison("b", 2.0, 1.99, 0.02, 0.0, 100),
+            Comparison("exact", 3.0, 3.0)]
+    ev = _rows_claim("T.repr", rows).collect(Settings(mode="quick", seed=7))
+    assert repr(judge(ev)) == "Verdict('T.repr', FAIL, 3 rows, max|z|=4.00, quick, seed 7)"
+    assert repr(judge(ev, 0.04)) == "Verdict('T.repr', FAIL, 3 rows, max|z|=4.50, quick, seed 7, mutate=+0.04)"
+    exact = _rows_claim("T.exact", [Comparison("exact", 3.0, 3.0)]).collect(Settings(mode="full", seed=8))
+    assert repr(judge(exact)) == "Verdict('T.exact', PASS, 1 rows, full, seed 8)"
+    monkeypatch.setattr(Verdict, "html_renderer", None)
+    assert judge(exact)._repr_html_() is None
+    monkeypatch.setattr(Verdict, "html_renderer", lambda v: f"<p>{v.id}</p>")
+    assert judge(exact)._repr_html_() == "<p>T.exact</p>"

@@ -451,9 +451,6 @@ class Claim:
             seed_paths=sorted(paths, key=repr),
         )
 
-    def verify(self, settings: Settings, mutate: float = 0.0) -> Verdict:
-        return judge(self.collect(settings), mutate, self)
-
     def rng(self, settings: Settings, *path):
         import numpy as np
 
