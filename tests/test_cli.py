@@ -269,20 +269,29 @@ def test_an_unknown_id_is_refused_before_any_claim_is_imported(tmp_path):
     import subprocess
     import sys
 
+    import os
+    from pathlib import Path
+
+    import numerics
+
     registry.claim_index()  # the index of this session's cache folder (the subprocesses read it)
+    # the subprocesses run in an empty folder and import the package this process imported
+    env = {**os.environ, "PYTHONPATH": str(Path(numerics.__file__).resolve().parents[1])}
     code = ("import sys\nfrom numerics.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
             "    code = e.code\nheavy = [m for m in ('sympy', 'numpy', 'numerics.claims.paper_a', 'numerics.latex',"
             " 'numerics.report') if m in sys.modules]\nprint('EXIT', code, 'HEAVY', heavy)")
     for args in (["verify", "Z.nope"], ["verify", "A.nope", "--power"], ["eval", "Z.nope"], ["latex", "Z.nope"],
                  ["report", "Z.nope", "-o", "z.html"], ["explore", "A.thm3.nope"]):
         out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
-                             cwd=tmp_path)
+                             cwd=tmp_path, env=env)
         assert "EXIT 2 HEAVY []" in out.stdout, (args, out.stdout, out.stderr)
         assert out.stderr.startswith("error: unknown claim id") and out.stderr.count("\n") == 1, out.stderr
     # a sweep's target may be a problem too: the problems are loaded, never the claims (nor SymPy)
     out = subprocess.run([sys.executable, "-c", code.replace("'numpy', ", ""), "sweep", "Z.nope", "--grid", "a=1,2",
-                          "--out", "never"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert "EXIT 2 HEAVY []" in out.stdout and out.stderr.startswith("error: unknown sweep target 'Z.nope'"), out
+                          "--out", "never"], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert "EXIT 2 HEAVY []" in out.stdout and out.stderr == (
+        "error: unknown sweep target 'Z.nope': a claim id with 'eval' in `attncheck list`, or a problem "
+        f"({', '.join(registry.problems())})\n"), out
     assert not list(tmp_path.iterdir())  # nothing written
 
 

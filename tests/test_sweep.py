@@ -253,3 +253,57 @@ def test_figure_from_a_sweep_draws_its_outputs_not_its_fixed_parameters(tmp_path
                                   str(tmp_path / "cos.png")])
     assert r.exit_code == 0, r.output
     assert drawn == ["logistic.q2_cosine", "square.q2_cosine"]
+
+
+def test_a_sweep_is_planned_whole_before_any_point_is_computed(monkeypatch):
+    """The plan of a problem's sweep (its options, every point validated, the cost priced with
+    its workers) and of a claim's (no options; its dps cap), and the refusals, word by word."""
+    from dataclasses import replace
+
+    from numerics import registry
+    from numerics.core import resources
+    from numerics.request import plan as P
+
+    spec = registry.problems()["sparse-token"]
+    opts = {"model": "attention", "loss": "square"}  # the attention model's solve is priced
+    plan = P.plan_sweep("sparse-token", {"alpha1": [1, 2]}, {"lam": "0.01"}, opts, 15)
+    assert plan.target == SW.Target("problem", "sparse-token", (("loss", "square"), ("model", "attention")))
+    assert (plan.grid, plan.points) == ({"lam": ["0.01"], "alpha1": ["1", "2"]}, 2)
+    priced = [spec.cost(opts, spec.param_space.validate({"lam": "0.01", "alpha1": a})) for a in ("1", "2")]
+    assert plan.cost == resources.many(priced, 1, what="sweep of 2 points") and plan.cost.seconds > 0
+    two = P.plan_sweep("sparse-token", {"alpha1": [1, 2]}, {"lam": "0.01"}, opts, 15, workers_=2)
+    assert two.cost == resources.many(priced, 2, what="sweep of 2 points") != plan.cost
+    claim = P.plan_sweep("B.rate.exponent", {"beta": [1, 2]}, {"M": "1000"}, {"model": None}, 15)
+    assert claim.target == SW.Target("claim", "B.rate.exponent", ()) and claim.points == 2
+    refusals = {
+        ("B.rate.exponent", (("model", "pool"),)): "model/loss are options of a problem, not of a claim",
+        ("sparse-token", (("model", "vecc"),)): "model must be one of attention, pool, vec, got 'vecc'",
+        ("sparse-token", (("branch", "semantic"),)): "problem sparse-token takes no branch",
+        ("Z.nope", ()): "unknown sweep target 'Z.nope': a claim id with 'eval' in `attncheck list`, or a problem "
+                        f"({', '.join(registry.problems())})",
+    }
+    for (target, given), message in refusals.items():
+        with pytest.raises(ParameterError) as err:
+            P.plan_sweep(target, {"beta": [1, 2]}, {}, dict(given), 15)
+        assert str(err.value) == message
+    with pytest.raises(ParameterError, match="^--model/--loss are options"):
+        P.plan_sweep("B.rate.exponent", {"beta": [1]}, {}, {"model": "pool"}, 15, spell=lambda n: f"--{n}")
+    dashed = {"spell": lambda n: f"--{n}"}
+    for kw, name in (({"dps_": 3}, "--dps"), ({"workers_": 0}, "--workers"), ({"given": {"model": "x"}}, "--model")):
+        args = {"given_options": kw.pop("given", {"model": None}), **kw, **dashed}
+        with pytest.raises(ParameterError, match=f"^{name} "):
+            P.plan_sweep("sparse-token", {"alpha1": [1]}, {}, **args)
+    with pytest.raises(ParameterError) as err:
+        P.plan_sweep("sparse-token", {}, {"alpha1": "1"}, {}, 15)
+    assert str(err.value) == "sweep needs at least one grid parameter"
+    unpriced = P.plan_sweep("positional-semantic", {"alpha": [1, 2]}, {}, {}, 15)  # a problem without a cost
+    assert unpriced.cost == resources.many([], 1, what="sweep of 2 points")
+    monkeypatch.setattr(P, "MAX_POINTS", 4)
+    assert P.plan_sweep("B.rate.exponent", {"beta": [1, 2], "M": [1000, 2000]}, {}, {}, 15).points == 4
+    with pytest.raises(ParameterError) as err:
+        P.plan_sweep("B.rate.exponent", {"beta": [1, 2, 3], "M": [1000, 2000]}, {}, {}, 15)
+    assert str(err.value) == "grid: 6 points requested; at most 4 per sweep"
+    capped = replace(registry.claim("B.rate.exponent"), max_dps=20)
+    monkeypatch.setattr(P, "evaluable", lambda target: capped)
+    with pytest.raises(ParameterError, match=r"^--dps 25: B.rate.exponent supports --dps 5..20$"):
+        P.plan_sweep("B.rate.exponent", {"beta": [1]}, {}, {}, 25, spell=lambda n: f"--{n}")
