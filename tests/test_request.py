@@ -417,3 +417,61 @@ def test_unknown_problems_and_figures_with_none_registered(monkeypatch):
     monkeypatch.setattr(registry, "figures", lambda: {})
     assert _refused(Q.problem, "p") == "unknown problem 'p'; known: none"
     assert _refused(Q.figure_fn, "f") == "unknown figure 'f'; known: none"
+
+
+def test_a_solve_is_validated_priced_solved_and_returned_whole(monkeypatch):
+    """``request.solve``: the options and parameters with their defaults, the dps and cost
+    checked in the caller's spelling and limits, and every field of the problem's solution kept
+    (its values only when it converged), with what was asked."""
+    import importlib
+    from dataclasses import replace
+
+    from numerics import registry
+    from numerics.core import resources
+    from numerics.core.results import RESULTS, Solution
+
+    S = importlib.import_module("numerics.request.solve")
+    assert S.solve_request("positional-semantic", {}, {})[3] == resources.unpriced("solve of positional-semantic")
+    spec = registry.problems()["sparse-token"]
+    asked = []
+
+    def fake(opts, values, digits):
+        asked.append((opts, values, digits))
+        raw = {k: i + 0.5 for i, k in enumerate("abcde")}
+        return Solution(RESULTS.successful, 7, 1e-20, raw, "float64 then mpmath", {"quadrature": "QMC"})
+
+    monkeypatch.setattr(S, "problem", lambda name: replace(spec, solve=fake))
+    res = S.solve("sparse-token", {"model": "pool", "loss": "square", "branch": None}, {"lam": "0.01"}, 20)
+    values = spec.param_space.validate({"lam": "0.01"})
+    assert asked == [({"model": "pool", "loss": "square"}, values, 20)]
+    assert (res.problem, res.options, res.params, res.iterations, res.residual) == (
+        "sparse-token", {"model": "pool", "loss": "square"}, values, 7, 1e-20)
+    assert (res.message, res.stats, list(res.raw)) == ("float64 then mpmath", {"quadrature": "QMC"}, list("abcde"))
+    assert repr(res) == ("SolveResult(sparse-token, model=pool, loss=square: converged, 7 iterations, residual 1e-20; "
+                         "a=0.5, b=1.5, "
+                         "c=2.5, d=3.5, ...)")
+    failed = Solution(RESULTS.failed, 50, 0.1, {"a": 1}, "stalled", {})
+    monkeypatch.setattr(S, "problem", lambda name: replace(spec, solve=lambda o, v, d: failed))
+    res = S.solve("sparse-token", {}, {}, 20)
+    assert res.raw == {} and res.message == "stalled" and not res.ok
+    assert repr(res) == "SolveResult(sparse-token: not converged, 50 iterations, residual 0.1; )"
+    four = Solution(RESULTS.successful, 1, 0.0, {k: 1 for k in "abcd"}, "", {})
+    monkeypatch.setattr(S, "problem", lambda name: replace(spec, solve=lambda o, v, d: four))
+    assert repr(S.solve("sparse-token", {}, {}, 20)).endswith("; a=1, b=1, c=1, d=1)")
+    # the caller's spelling and limits, and the cost priced from the problem's own model
+    dashed = lambda n: f"--{n}"  # noqa: E731
+    with pytest.raises(ParameterError, match="^--dps "):
+        S.solve("sparse-token", {}, {}, 3, spell=dashed)
+    with pytest.raises(ParameterError, match="^--model must be one of"):
+        S.solve("sparse-token", {"model": "x"}, {}, 20, spell=dashed)
+    _, _, _, est = S.solve_request("sparse-token", {"model": "attention"}, {})
+    assert est == spec.cost({"model": "attention"}, values | {"lam": spec.param_space.validate({})["lam"]})
+    assert est.what and est.seconds > 0
+    with pytest.raises(resources.ResourceError, match="^solve sparse-token --model attention: would take about"):
+        S.solve("sparse-token", {"model": "attention"}, {}, 20, max_time=1e-3)
+    with pytest.raises(resources.ResourceError, match="needs about .* of memory, above the limit"):
+        S.solve("sparse-token", {"model": "attention"}, {}, 20, max_memory=1000)
+    told = []
+    monkeypatch.setattr(resources, "ANNOUNCE_S", 0.0)
+    S.solve("sparse-token", {"model": "attention"}, {}, 20, announce=told.append)
+    assert told and told[0].startswith("solve sparse-token --model attention: estimated")
