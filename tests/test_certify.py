@@ -229,6 +229,22 @@ def test_the_certifiable_ids_come_from_the_index_without_importing_a_claim():
         theory_certify._INDEX[key] = saved
 
 
+def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_timings():
+    from numerics import request as Q
+
+    with pytest.raises(ParameterError) as err:
+        Q.certify("A.thm2.attention_threshold", {}, 30)
+    assert str(err.value) == ("claim A.thm2.attention_threshold cannot be certified; certifiable claims: "
+                              + ", ".join(theory_certify.certifiable_ids()))
+    with pytest.raises(ParameterError, match="^--dps "):
+        Q.certify("A.cor2.ridgeless_rate", {}, 3, spell=lambda n: f"--{n}")
+    timings = {}
+    values, balls = Q.certify("A.cor2.ridgeless_rate", {"theta": "4"}, 20, timings=timings)
+    assert values == registry.claim("A.cor2.ridgeless_rate").param_space.validate({"theta": "4"})
+    assert set(balls) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
+    assert set(timings) == {"seconds", "guard_bits", "check_seconds"} and timings["seconds"] > 0
+
+
 def test_a_claim_certified_at_its_defaults(monkeypatch):
     """The report's certificate: the claim's id, its default point and 30 digits, with balls or,
     when the certification fails, the reason; nothing for a claim that is not certifiable."""

@@ -137,3 +137,35 @@ def test_a_verdict_in_one_line_and_in_a_notebook(monkeypatch):
     assert judge(exact)._repr_html_() is None
     monkeypatch.setattr(Verdict, "html_renderer", lambda v: f"<p>{v.id}</p>")
     assert judge(exact)._repr_html_() == "<p>T.exact</p>"
+
+
+def test_the_evidence_of_a_claim_that_raised_says_where():
+    """No rows; the side, the claim and the exception in one line; the file, line and function
+    that raised; a claim of the project's own packages or of a plugin."""
+    from numerics import registry
+    from numerics.claims.base import Settings
+    from numerics.claims.runner import built_in, error_evidence
+
+    def boom():
+        raise ZeroDivisionError("at x = 0")
+
+    def calls():
+        boom()
+
+    try:
+        calls()
+    except ZeroDivisionError as e:
+        exc = e
+    assert error_evidence("T.raises", Settings(), exc).details["raised_at"].endswith(" in boom")  # the innermost
+    try:
+        boom()
+    except ZeroDivisionError as e:
+        exc = e
+    settings = Settings(mode="quick", seed=3)
+    ev = error_evidence("T.raises", settings, exc)
+    assert (ev.claim_id, ev.comparisons, ev.settings, ev.elapsed_s) == ("T.raises", [], settings, 0.0)
+    assert ev.details == {"side": "claim", "raised_at": f"{__file__}:{boom.__code__.co_firstlineno + 1} in boom"}
+    assert ev.error == "claim code of T.raises failed: ZeroDivisionError: at x = 0"
+    assert error_evidence("T.raises", settings, ValueError("never raised"), elapsed_s=2.5).details["raised_at"] == ""
+    assert error_evidence("T.raises", settings, exc, elapsed_s=2.5).elapsed_s == 2.5
+    assert built_in(registry.claim("B.kl.bound")) and not built_in(_rows_claim("T.plugin", []))

@@ -22,7 +22,7 @@ from numerics.core import cache
 
 def built_in(claim) -> bool:
     """A claim of the project (not of a plugin or a `--claims` file)."""
-    module = getattr(claim, "module", None) or getattr(getattr(claim, "experiment", None), "__module__", "") or ""
+    module = getattr(claim.experiment, "__module__", None) or ""
     return module.split(".")[0] in cache.PROJECT_PACKAGES
 
 
