@@ -142,6 +142,8 @@ def test_a_verdict_in_one_line_and_in_a_notebook(monkeypatch):
 def test_the_evidence_of_a_claim_that_raised_says_where():
     """No rows; the side, the claim and the exception in one line; the file, line and function
     that raised; a claim of the project's own packages or of a plugin."""
+    import fractions
+
     from numerics import registry
     from numerics.claims.base import Settings
     from numerics.claims.runner import built_in, error_evidence
@@ -152,11 +154,21 @@ def test_the_evidence_of_a_claim_that_raised_says_where():
     def calls():
         boom()
 
+    def divides():
+        return fractions.Fraction(1, 0)
+
     try:
         calls()
     except ZeroDivisionError as e:
         exc = e
-    assert error_evidence("T.raises", Settings(), exc).details["raised_at"].endswith(" in boom")  # the innermost
+    line = boom.__code__.co_firstlineno + 1
+    assert error_evidence("T.raises", Settings(), exc).details["raised_at"] == f"{__file__}:{line} in boom"  # innermost
+    try:
+        divides()
+    except ZeroDivisionError as e:
+        exc = e
+    where = error_evidence("T.raises", Settings(), exc).details["raised_at"]
+    assert where.startswith(f"{fractions.__file__}:") and where.endswith(" in __new__")  # a library's frame
     try:
         boom()
     except ZeroDivisionError as e:
