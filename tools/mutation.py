@@ -62,6 +62,10 @@ SPAWNED = {
     "numerics.core.tasks.x__worker_init": "numerics.core.tasks.xǁ_Poolǁ_spawn_process",
     "numerics.core.tasks.x__serial_in_worker": "numerics.core.tasks.x_map_tasks",
     "numerics.core.cluster.x_dask_setup": "numerics.core.cluster.x_client_for",
+    # a claim collected in a pool's process; the pool's results kept when a run is interrupted
+    "numerics.claims.runner.x__collect_in_worker": "numerics.claims.runner.x_collect_all",
+    "numerics.claims.runner.x_share_memo": "numerics.claims.runner.x_collect_all",
+    "numerics.claims.runner.x__keep_finished": "numerics.claims.runner.x_collect_all",
 }
 
 #: mutmut's exit codes (mutmut.stats.status_by_exit_code) folded into the report's columns
