@@ -368,7 +368,7 @@ def test_an_exploration_is_a_tidy_table_of_its_points():
 
 
 def test_an_exploration_says_what_it_found_in_one_line_and_in_its_json():
-    from numerics.explore import SUMMARY_SCHEMA, Exploration, PointRun
+    from numerics.explore import SCHEMA, SUMMARY_SCHEMA, Exploration, PointRun
 
     ok = PointRun("T.x", "generate", {"a": 1.0}, "passed", {"error": ""})
     bad = PointRun("T.x", "shrink", {"a": 0.5}, "failed", {"error": ""}, {"error": ""})
@@ -380,6 +380,9 @@ def test_an_exploration_says_what_it_found_in_one_line_and_in_its_json():
     assert repr(Exploration("T.d", runs=[ok], design_only="why")) == "Exploration('T.d', design only, passes)"
     assert repr(Exploration("T.d", runs=[bad, err], design_only="why")) == (
         "Exploration('T.d', design only, FAILS, 1 ERRORS)")
+    assert bad.to_json() == {"schema": SCHEMA, "claim": "T.x", "stage": "shrink", "params": {"a": 0.5}, "verdict": "failed",
+                             "error": "", "screen": {"error": ""}, "confirm": {"error": ""}}
+    assert err.to_json()["error"] == "experiment of T.x failed: boom" and err.to_json()["confirm"] is None
     assert e.to_json() == {
         "schema": SUMMARY_SCHEMA, "claim": "T.x", "points": 3, "passed": False, "failed": True,
         "error": "experiment of T.x failed: boom",
