@@ -475,3 +475,21 @@ def test_a_solve_is_validated_priced_solved_and_returned_whole(monkeypatch):
     monkeypatch.setattr(resources, "ANNOUNCE_S", 0.0)
     S.solve("sparse-token", {"model": "attention"}, {}, 20, announce=told.append)
     assert told and told[0].startswith("solve sparse-token --model attention: estimated")
+
+
+def test_a_mutate_request_is_validated_whole_with_its_defaults():
+    """``mutate``'s request: the claims, settings, sample, sample seed, workers and budget, each
+    with its default, at the edges of its range, and refused in the caller's spelling."""
+    claims, *rest = Q.automatic_mutants(["B.kl.bound"])
+    assert [c.id for c in claims] == ["B.kl.bound"] and rest == [Q.settings("quick", None), 100, 0, 1, 30.0]
+    assert Q.automatic_mutants(["B.kl.bound"], "full", 5, sample=1, sample_seed=0, workers_=2, budget=None)[1:] == (
+        Q.settings("full", 5), 1, 0, 2, None)
+    assert Q.automatic_mutants(["B.kl.bound"], budget=1e-3)[5] == 1e-3
+    dashed = {"spell": lambda n: f"--{n}"}
+    for budget in (0, -1.0, True, float("inf"), float("nan"), "3"):
+        with pytest.raises(ParameterError) as err:
+            Q.automatic_mutants(["B.kl.bound"], budget=budget, **dashed)
+        assert str(err.value) == f"--budget must be a number of seconds > 0, got {budget!r}"
+    for kw, name in (({"sample": 0}, "--sample"), ({"sample_seed": -1}, "--sample_seed"), ({"workers_": 0}, "--workers")):
+        with pytest.raises(ParameterError, match=f"^{name} "):
+            Q.automatic_mutants(["B.kl.bound"], **kw, **dashed)
