@@ -237,3 +237,20 @@ def test_mutate_comes_free_from_the_derivation(plugin):
     # the eigenvector's steps do not reach the top eigenvalue: their mutants change nothing
     assert all(o.status != "survived" for o in r.outcomes if o.step.startswith("S.bbp.overlap"))
     assert r.hand_written == {"killed": 3, "total": 3}
+
+
+def test_the_sources_of_an_entry_point_are_read_for_the_index_key(tmp_path, monkeypatch):
+    """The files whose edit renews the claim index: every .py file of a plugin's top-level
+    package, the file of a one-module plugin, nothing for a module without Python source or one
+    that cannot be found."""
+    from numerics import registry
+
+    (tmp_path / "one_file.py").write_text("CLAIMS = []\n")
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for f in ("pkg/__init__.py", "pkg/claims.py", "pkg/sub/__init__.py"):
+        (tmp_path / f).write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert registry._plugin_sources("one_file:CLAIMS") == [tmp_path / "one_file.py"]
+    assert registry._plugin_sources("pkg.claims:CLAIMS") == sorted(
+        tmp_path / f for f in ("pkg/__init__.py", "pkg/claims.py", "pkg/sub/__init__.py"))
+    assert registry._plugin_sources("math:pi") == [] and registry._plugin_sources("no_such_pkg.x:y") == []
