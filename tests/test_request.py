@@ -493,3 +493,69 @@ def test_a_mutate_request_is_validated_whole_with_its_defaults():
     for kw, name in (({"sample": 0}, "--sample"), ({"sample_seed": -1}, "--sample_seed"), ({"workers_": 0}, "--workers")):
         with pytest.raises(ParameterError, match=f"^{name} "):
             Q.automatic_mutants(["B.kl.bound"], **kw, **dashed)
+
+
+def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(monkeypatch):
+    """``request.evaluate`` on a stand-in claim whose numbers are known: the fields of the
+    evaluation, the cost checked in the caller's limits, a numerical failure and a non-finite
+    value refused, the claim's dps cap, and the array requests' refusals word by word."""
+    import importlib
+    from dataclasses import replace
+
+    from numerics import registry
+    from numerics.core import resources
+    from numerics.core import value as V
+
+    E = importlib.import_module("numerics.request.evaluate")
+    outputs = {"a": mpmath.mpf("0.25"), "n": 3, "ok": True}
+
+    def evaluate(values, digits):
+        if values["beta"] == 3.0:
+            raise ZeroDivisionError("a pole at beta = 3")
+        return dict(outputs) if values["beta"] != 4.0 else {**outputs, "b": mpmath.inf, "c": mpmath.nan}
+
+    stand_in = replace(registry.claim("B.rate.exponent"), evaluate=evaluate, max_dps=40,
+                       cost=lambda p: resources.Estimate(bytes=1e6, seconds=100.0 * p["beta"], what="its model"))
+    monkeypatch.setattr(E, "evaluable", lambda claim_id: stand_in)
+    ev = E.evaluate("B.rate.exponent", {"beta": "2"}, 20)
+    values = stand_in.param_space.validate({"beta": "2"})
+    assert (ev.claim_id, ev.params, ev.dps, ev.raw, ev.shape) == ("B.rate.exponent", values, 20, outputs, None)
+    assert ev.values == V.values(outputs, 20)
+    with pytest.raises(E.EvaluationError) as err:
+        E.evaluate("B.rate.exponent", {"beta": "3"}, 20)
+    assert str(err.value) == "B.rate.exponent could not be evaluated at these parameters: a pole at beta = 3"
+    with pytest.raises(E.EvaluationError) as err:
+        E.evaluate("B.rate.exponent", {"beta": "4"}, 20)
+    assert str(err.value) == "B.rate.exponent: non-finite value for b, c at these parameters"
+    dashed = lambda n: f"--{n}"  # noqa: E731
+    with pytest.raises(ParameterError) as err:
+        E.evaluate("B.rate.exponent", {}, 41, spell=dashed)
+    assert str(err.value) == "--dps 41: B.rate.exponent supports --dps 5..40"
+    # the cost: this claim's own, in the caller's limits, announced when long
+    with pytest.raises(resources.ResourceError, match="^its model: would take about"):
+        E.evaluate("B.rate.exponent", {"beta": "2"}, 20, max_time=150)
+    E.evaluate("B.rate.exponent", {"beta": "1"}, 20, max_time=150)
+    with pytest.raises(resources.ResourceError, match="^its model: needs about"):
+        E.evaluate("B.rate.exponent", {"beta": "1"}, 20, max_memory=1e5)
+    told = []
+    monkeypatch.setattr(resources, "ANNOUNCE_S", 0.0)
+    E.evaluate("B.rate.exponent", {"beta": "1"}, 20, announce=told.append)
+    assert told and told[0].startswith("its model: estimated")
+    monkeypatch.setattr(E, "evaluable", lambda claim_id: replace(stand_in, cost=None))  # no cost model
+    with pytest.raises(resources.ResourceError,
+                       match=r"^evaluate of B.rate.exponent \(the Python interpreter alone\): needs about"):
+        E.evaluate("B.rate.exponent", {"beta": "1"}, 20, max_memory=1e5)
+    monkeypatch.setattr(E, "evaluable", lambda claim_id: stand_in)
+    # arrays: shapes that do not broadcast, no points, the point budget at its edge
+    refusals = [({"beta": np.array([1.0, 2.0]), "M": np.array([1e3, 2e3, 3e3])},
+                 "array parameters beta, M do not broadcast together: shapes (2,), (3,)"),
+                ({"beta": np.array([]), "M": np.array([])}, "array parameters beta, M: no points (an empty array)")]
+    for params, message in refusals:
+        with pytest.raises(ParameterError) as err:
+            E.evaluate("B.rate.exponent", params, 20)
+        assert str(err.value) == message
+    monkeypatch.setattr(E, "MAX_POINTS", 4)
+    assert E.evaluate("B.rate.exponent", {"beta": np.array([1.0, 1.5, 2.0, 2.5])}, 20).shape == (4,)
+    with pytest.raises(ParameterError) as err:
+        E.evaluate("B.rate.exponent", {"beta": np.ones((2, 3))}, 20)
+    assert str(err.value) == "array parameters beta: 6 points requested; at most 4 per request"
