@@ -557,5 +557,5 @@ def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(
     monkeypatch.setattr(E, "MAX_POINTS", 4)
     assert E.evaluate("B.rate.exponent", {"beta": np.array([1.0, 1.5, 2.0, 2.5])}, 20).shape == (4,)
     with pytest.raises(ParameterError) as err:
-        E.evaluate("B.rate.exponent", {"beta": np.ones((2, 3))}, 20)
-    assert str(err.value) == "array parameters beta: 6 points requested; at most 4 per request"
+        E.evaluate("B.rate.exponent", {"beta": np.ones((2, 3)), "M": np.full(3, 1e3)}, 20)
+    assert str(err.value) == "array parameters beta, M: 6 points requested; at most 4 per request"
