@@ -220,7 +220,8 @@ def _experiment(model: str, quantity: str):
             allowance = float(fp.quad_change.get(key, 0.0))
             label = f"{key} alpha1={row['alpha1']:g} pi={row['pi']:g} lam={row['lam']:g} d={row['d']}"
             comps.append(Comparison(label, float(fp.metrics[key]), float(vals.mean()),
-                                    math.sqrt(se_sim**2 + se_qmc**2), allowance, len(vals)))
+                                    math.sqrt(se_sim**2 + se_qmc**2), allowance, len(vals),
+                                    at={k: row[k] for k in ("alpha1", "pi", "lam", "d")}))
             details[label] = {"theory": fp.metrics[key], "qmc_se": se_qmc, "se_trials": se_sim,
                               "order_parameters": {k: float(v) for k, v in fp.x.items()},
                               "quadrature": {"step": fp.step, "nodes": fp.nodes, "change": fp.quad_change},
@@ -403,7 +404,7 @@ def _vs_experiment(settings, claim):
         theory = att.metrics["test_error"] - lin.metrics["test_error"]
         se = math.sqrt(float(np.var(diffs, ddof=1) / len(diffs)) + att.qmc_se.get("test_error", 0.0) ** 2)
         comps.append(Comparison(f"E_A - E_pool at s_q={s_q:g} ({tag} s*)", theory, float(diffs.mean()), se, 0.0,
-                                len(diffs)))
+                                len(diffs), at={"s_q": s_q}))
         details[tag] = {"s_q": s_q, "theory_attention": att.metrics["test_error"],
                         "qmc_se": att.qmc_se.get("test_error", 0.0), "sim_mean_diff": float(diffs.mean())}
     s_star, e_lin = crossover_sq(seed=qseed, log2_points=8, n_scrambles=2)

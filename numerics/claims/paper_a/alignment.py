@@ -54,15 +54,18 @@ SHIFT = dict(L=4, R=1, pi=0.5, theta=3.0, eta_w=1.0, eta_b=1.0, eta_q=0.5, beta=
 SMALL_ETA_W = dict(SHIFT, eta_w=0.25)
 SMALL_ETA_W_QUANTITIES = ("w1_cosine", "w1_norm", "q2_norm", "q2_cosine")
 DESIGN = {
-    "quick": (dict(name="L=10", params=QUICK, d=400, alphas=(3.0, 6.0), trials=10, labels="stratified"),
-              dict(name="L=4", params=SHIFT, d=400, alphas=(1.0, 2.0), trials=40, labels="stratified"),
-              dict(name="L=4, eta_w=0.25", params=SMALL_ETA_W, d=400, alphas=(1.0,), trials=40,
-                   labels="stratified", quantities=SMALL_ETA_W_QUANTITIES)),
-    "full": (dict(name="paper", params=PAPER, d=1000, alphas=(0.5, 1.0, 2.0, 4.0, 8.0), trials=10, labels="iid"),
-             dict(name="L=4", params=SHIFT, d=1000, alphas=(1.0, 2.0), trials=40, labels="iid"),
-             dict(name="L=4, eta_w=0.25", params=SMALL_ETA_W, d=1000, alphas=(1.0,), trials=40, labels="iid",
-                  quantities=SMALL_ETA_W_QUANTITIES)),
+    "quick": (dict(name="L=10", named=("L",), params=QUICK, d=400, alphas=(3.0, 6.0), trials=10,
+                   labels="stratified"),
+              dict(name="L=4", named=("L",), params=SHIFT, d=400, alphas=(1.0, 2.0), trials=40, labels="stratified"),
+              dict(name="L=4, eta_w=0.25", named=("L", "eta_w"), params=SMALL_ETA_W, d=400, alphas=(1.0,),
+                   trials=40, labels="stratified", quantities=SMALL_ETA_W_QUANTITIES)),
+    "full": (dict(name="paper", named=(), params=PAPER, d=1000, alphas=(0.5, 1.0, 2.0, 4.0, 8.0), trials=10,
+                  labels="iid"),
+             dict(name="L=4", named=("L",), params=SHIFT, d=1000, alphas=(1.0, 2.0), trials=40, labels="iid"),
+             dict(name="L=4, eta_w=0.25", named=("L", "eta_w"), params=SMALL_ETA_W, d=1000, alphas=(1.0,),
+                  trials=40, labels="iid", quantities=SMALL_ETA_W_QUANTITIES)),
 }
+#: each point's ``name`` writes the parameters ``named`` (name=value): the rows' point
 
 
 def design(settings) -> tuple:
@@ -73,7 +76,7 @@ def design(settings) -> tuple:
         return settings.pick(**DESIGN)
     base = settings.pick(**DESIGN)[0]
     params = {k: v for k, v in point.items() if k != "alpha0"}
-    return (dict(base, name="point", params=params, alphas=(point["alpha0"],)),)
+    return (dict(base, name="point", named=(), params=params, alphas=(point["alpha0"],)),)
 
 
 SIM_KEY = "A.thm3"  # seed path shared by the four claims (one experiment)
@@ -145,7 +148,8 @@ def _rows(settings, pick):
         se2 = float(x2.std(ddof=1) / math.sqrt(len(x2)))
         drift = abs(mean - float(x2.mean()))
         allowance = max(0.0, drift - zc * math.hypot(se, se2))  # the significant part of the drift
-        rows.append(Comparison(f"{qty}[{loss}, {des['name']}, a0={a0:g}]", t, mean, se, allowance, len(x)))
+        at = {**{k: des["params"][k] for k in des["named"]}, "a0": a0}
+        rows.append(Comparison(f"{qty}[{loss}, {des['name']}, a0={a0:g}]", t, mean, se, allowance, len(x), at=at))
         table.append({"point": des["name"], "loss": loss, "alpha0": a0, "quantity": qty, "theory": t,
                       "mean_d": mean, "se_d": se, "mean_d_half": float(x2.mean()), "se_d_half": se2,
                       "drift": drift, "allowance": allowance})

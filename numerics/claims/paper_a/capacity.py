@@ -177,11 +177,12 @@ def attention(settings, claim, setting: dict, s_q: float, gamma: float):
                                    log2_points=m, n_rep=reps, ss=settings.seed_sequence(claim.id, "rqmc"))
 
 
-def row(label, kind, alpha_theory, cross, extra_se=0.0, query=None, theta=None, pi=None, R=None):
-    """Theory vs the corrected estimate; ``extra_se`` (the theory's RQMC se) in quadrature."""
+def row(label, kind, alpha_theory, cross, extra_se=0.0, query=None, theta=None, pi=None, R=None, at=None):
+    """Theory vs the corrected estimate; ``extra_se`` (the theory's RQMC se) in quadrature;
+    ``at``: the parameter point the label writes."""
     mean, se = _estimate(kind, cross, query, theta, pi, R)
     return Comparison(label, float(alpha_theory), mean, math.hypot(se, extra_se),
-                      mean * _relative_allowance(kind, cross.D, query, theta, pi, R), int(cross.n_c.size))
+                      mean * _relative_allowance(kind, cross.D, query, theta, pi, R), int(cross.n_c.size), at=at)
 
 
 def crossing_details(cross, kind, query=None, theta=None, pi=None, R=None) -> dict:
@@ -227,12 +228,13 @@ def _ratio_experiment(settings, claim):
     cr = crossing(settings, "pool", p["L"], SECOND_R, p["pi"], p["theta"],
                   size=settings.pick(PRIOR_SIZES["quick"], PRIOR_SIZES["full"]))
     rows = [
-        row("alpha*_pool (L=10,R=1,pi=.5,theta=5)", "pool", pool.alpha, cp),
+        row("alpha*_pool (L=10,R=1,pi=.5,theta=5)", "pool", pool.alpha, cp,
+            at={k: p[k] for k in ("L", "R", "pi", "theta")}),
         row("alpha*_vec", "vec", vec.alpha, cv),
         Comparison("alpha*_pool / alpha*_vec = 1/L", float(ratio), ratio_sim, ratio_se, ratio_allow,
                    int(cp.n_c.size)),
-        row(f"alpha*_pool (pi={PRIOR_PI})", "pool", pool_pi.alpha, cq, pi=PRIOR_PI),
-        row(f"alpha*_pool (R={SECOND_R})", "pool", pool_R.alpha, cr, R=SECOND_R),
+        row(f"alpha*_pool (pi={PRIOR_PI})", "pool", pool_pi.alpha, cq, pi=PRIOR_PI, at={"pi": PRIOR_PI}),
+        row(f"alpha*_pool (R={SECOND_R})", "pool", pool_R.alpha, cr, R=SECOND_R, at={"R": SECOND_R}),
     ]
     sizes = {"pool": (cp.d, int(cp.n_c.size)), "vec": (cv.d, int(cv.n_c.size)),
              f"pool pi={PRIOR_PI}": (cq.d, int(cq.n_c.size)), f"pool R={SECOND_R}": (cr.d, int(cr.n_c.size))}
@@ -284,7 +286,8 @@ def _ordering_experiment(settings, claim):
         theory_ordered &= a_pool < th.alpha < a_vec
         ca = crossing(settings, "attention", p["L"], p["R"], p["pi"], p["theta"], s_q, gamma)
         # the RQMC standard error of the theory value is added in quadrature to the experiment's
-        rows.append(row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", th.alpha, ca, th.se, (s_q, gamma)))
+        rows.append(row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", th.alpha, ca, th.se, (s_q, gamma),
+                        at={"s_q": s_q, "gamma": gamma}))
         details[f"attention s_q={s_q} gamma={gamma}"] = {
             **crossing_details(ca, "attention", (s_q, gamma)), "theory_alpha": th.alpha, "theory_rqmc_se": th.se,
             "argmax": th.argmax, "newton_residual": th.residual}

@@ -67,11 +67,11 @@ def _sim(settings, kind, setting, size_key):
                         size=settings.pick(SIZES["quick"][size_key], SIZES["full"][size_key]))
 
 
-def _diff_row(label, plus, minus, extra_se=0.0):
+def _diff_row(label, plus, minus, extra_se=0.0, at=None):
     """plus - minus (two rows of independent simulations): se in quadrature, allowances add."""
     return Comparison(label, plus.theory - minus.theory, plus.mean - minus.mean,
                       math.sqrt(plus.se**2 + minus.se**2 + extra_se**2),
-                      plus.allowance + minus.allowance, min(plus.n, minus.n))
+                      plus.allowance + minus.allowance, min(plus.n, minus.n), at=at)
 
 
 def _experiment(settings, claim):
@@ -86,11 +86,11 @@ def _experiment(settings, claim):
     # the attention rows first without the theory's RQMC se (the failure below is measured on
     # them), then with it, in quadrature
     sim_att_u = cap.row(f"upper: alpha*_A(theta=6, s_q={U['s_q']}, gamma={U['gamma']})", "attention",
-                        att_u.alpha, ca, 0.0, qu, U["theta"])
+                        att_u.alpha, ca, 0.0, qu, U["theta"], at={k: U[k] for k in ("theta", "s_q", "gamma")})
     r_att_u = replace(sim_att_u, se=math.hypot(sim_att_u.se, att_u.se))
-    r_vec = cap.row("upper: alpha*_vec(theta=6)", "vec", vec.alpha, cv, theta=U["theta"])
+    r_vec = cap.row("upper: alpha*_vec(theta=6)", "vec", vec.alpha, cv, theta=U["theta"], at={"theta": U["theta"]})
     # the RQMC se of alpha*_A enters the difference once (it is in r_att_u.se already)
-    r_up = _diff_row(DIFF_ROWS[0], r_att_u, r_vec)
+    r_up = _diff_row(DIFF_ROWS[0], r_att_u, r_vec, at={"theta": U["theta"]})
     # ---- lower inequality: alpha*_A < alpha*_pool at theta = 5, misaligned q -----------------
     ql = (W["s_q"], W["gamma"])
     pool = cap.closed_form("pool", W, dps)
@@ -98,10 +98,10 @@ def _experiment(settings, claim):
     cp = cap.crossing(settings, "pool", W["L"], W["R"], W["pi"], W["theta"])
     cl = _sim(settings, "attention", W, "lower attention")
     sim_att_l = cap.row(f"lower: alpha*_A(theta=5, s_q={W['s_q']}, gamma={W['gamma']})", "attention",
-                        att_l.alpha, cl, 0.0, ql)
+                        att_l.alpha, cl, 0.0, ql, at={k: W[k] for k in ("theta", "s_q", "gamma")})
     r_att_l = replace(sim_att_l, se=math.hypot(sim_att_l.se, att_l.se))
-    r_pool = cap.row("lower: alpha*_pool(theta=5)", "pool", pool.alpha, cp)
-    r_low = _diff_row(DIFF_ROWS[1], r_pool, r_att_l)
+    r_pool = cap.row("lower: alpha*_pool(theta=5)", "pool", pool.alpha, cp, at={"theta": W["theta"]})
+    r_low = _diff_row(DIFF_ROWS[1], r_pool, r_att_l, at={"theta": W["theta"]})
     rows = [r_att_u, r_vec, r_up, r_att_l, r_pool, r_low]
 
     # ---- the failure itself, as measured (experiment only: the differences of the simulated
@@ -266,7 +266,8 @@ def _general_experiment(settings, claim):
     cv = cap.crossing(settings, "vec", setting["L"], setting["R"], setting["pi"], setting["theta"])
     ca = cap.crossing(settings, "attention", setting["L"], setting["R"], setting["pi"], setting["theta"], s_q, gamma)
     rows = [cap.row("alpha*_pool", "pool", pool, cp), cap.row("alpha*_vec", "vec", vec, cv),
-            cap.row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", att.alpha, ca, att.se, (s_q, gamma))]
+            cap.row(f"alpha*_A(s_q={s_q}, gamma={gamma})", "attention", att.alpha, ca, att.se, (s_q, gamma),
+                    at={"s_q": s_q, "gamma": gamma})]
     rows += _ordering_rows(vec, att, pool, int(ca.n_c.size))
     sizes = {"pool": (cp.d, int(cp.n_c.size)), "vec": (cv.d, int(cv.n_c.size)),
              "attention": (ca.d, int(ca.n_c.size))}

@@ -113,8 +113,9 @@ def experiment(settings, claim):
             se_qmc = float(fp.qmc_se.get("test_error", 0.0))
             allowance = _drift_allowance(x, x2, zc) + float(fp.quad_change.get("test_error", 0.0))
             name = f"{label.replace('$', '').replace(chr(92), '')} at alpha1={al:g}"
+            at = {"eta_qbeta": eta_q} if model == M.ATTENTION.name else {}  # the curves that write it
             rows.append(Comparison(name, float(fp.metrics["test_error"]), mean, math.hypot(se_sim, se_qmc),
-                                   allowance, len(x)))
+                                   allowance, len(x), at={**at, "alpha1": al}))
             table.append({"row": name, "theory": float(fp.metrics["test_error"]), "mean_d": mean, "se_d": se_sim,
                           "mean_d_half": _stat(x2)[0], "allowance": allowance})
     sizes = {"d": d, "d_half": d2, **{k: v for k, v in cfg.items() if k not in ("d",)}, "steps 1-3": STEPS,

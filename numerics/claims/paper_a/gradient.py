@@ -191,9 +191,9 @@ def experiment(settings, claim):
     fd = memo(settings, ("A.grad.q2", "finite differences"), lambda: finite_differences(pt))
     th = theory(pt)
     rows = []
-    for key, label in (("general", "dyhat/dq_{k} (q random)"), ("at_zero", "dyhat/dq_{k} (q = 0)")):
+    for key, label, at in (("general", "dyhat/dq_{k} (q random)", None), ("at_zero", "dyhat/dq_{k} (q = 0)", {"q": 0})):
         for k, (t, m, e) in enumerate(zip(th[key], *fd[key])):
-            rows.append(Comparison(label.format(k=k), float(t), float(m), 0.0, float(e)))
+            rows.append(Comparison(label.format(k=k), float(t), float(m), 0.0, float(e), at=at))
     for loss in LOSSES:
         for k, (t, m, e) in enumerate(zip(th[loss], *fd[loss])):
             rows.append(Comparison(f"q2_{k}[{loss}]", float(t), float(m), 0.0, float(e)))

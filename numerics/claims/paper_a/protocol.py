@@ -145,6 +145,20 @@ def _label(key, points=POINTS) -> str:
     return f"{key[0]} {key[1]}"
 
 
+#: the parameters a point's name writes ("eta=0.5": the paper's eta, its eta_q)
+NAME_POINTS = {"eta=0.5": {"eta": 0.5}}
+
+
+def _row_point(run: str, key) -> dict:
+    """The parameter point the row label ``qty run _label(key)`` writes: the run's pi, then the
+    point's name, alpha0 and eta_q (attention)."""
+    at = {"pi": RUNS[run][0]} if run else {}
+    if M.model(key[0]).sees_q:
+        name, a0, eq = RUNS[run][1][key[2]]
+        at.update(NAME_POINTS.get(name, {}), alpha0=a0, eta_q=eq)
+    return at
+
+
 def _stat(x) -> tuple[float, float]:
     return float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(len(x)))
 
@@ -190,7 +204,7 @@ def experiment(settings, claim):
                 allowance = _drift_allowance(x, x2, zc) + float(fp.quad_change.get(qty, 0.0))
                 label = f"{qty} {run + ' ' if run else ''}{_label(key, RUNS[run][1])}"
                 comps.append(Comparison(label, float(fp.metrics[qty]), mean, math.hypot(se_sim, se_qmc),
-                                        allowance, len(x)))
+                                        allowance, len(x), at=_row_point(run, key)))
                 row = {"row": label, "theory": float(fp.metrics[qty]), "mean_d": mean, "se_d": se_sim,
                        "qmc_se": se_qmc, "mean_d_half": _stat(x2)[0], "allowance": allowance}
                 table.append(row)
@@ -199,7 +213,7 @@ def experiment(settings, claim):
                 mean, se_sim = _stat(x)
                 label = f"{qty} {run + ' ' if run else ''}{_label(key, RUNS[run][1])}"
                 allowance = _drift_allowance(x, x2, zc)
-                comps.append(Comparison(label, float(value), mean, se_sim, allowance, len(x)))
+                comps.append(Comparison(label, float(value), mean, se_sim, allowance, len(x), at=_row_point(run, key)))
                 table.append({"row": label, "theory": float(value), "mean_d": mean, "se_d": se_sim,
                               "mean_d_half": _stat(x2)[0], "allowance": allowance})
     sims = sims[""]

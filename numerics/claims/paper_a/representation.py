@@ -67,17 +67,18 @@ def _linear_experiment(settings, claim):
         n = _n(settings, nq)
         est = _oracle(settings, claim, ("pool", L), "stat_pooled", n, L, 1, pi, theta)
         rows.append(Comparison(f"pool S=2 L={L}", float(ao.pool_error_at(theta, L, 1, pi, dps)),
-                               est.error, est.se, 0.0, n))
+                               est.error, est.se, 0.0, n, at={"S": S, "L": L}))
         sizes[f"pool L={L}"] = n
     # (2) larger SNR S = 4: smaller error (vanishes only as S -> oo)
     n = _n(settings, 200_000)
     est = _oracle(settings, claim, ("pool-S4",), "stat_pooled", n, 100, 1, pi, 40.0)
-    rows.append(Comparison("pool S=4 L=100", float(ao.pool_error_at(40.0, 100, 1, pi, dps)), est.error, est.se, 0.0, n))
+    rows.append(Comparison("pool S=4 L=100", float(ao.pool_error_at(40.0, 100, 1, pi, dps)), est.error, est.se, 0.0, n,
+                           at={"S": 4.0, "L": 100}))
     # (3) fixed theta = 1, L = 1000: S = 0.0316, error = the trivial min(pi, 1 - pi) to 1e-100
     n = _n(settings, 30_000)
     est = _oracle(settings, claim, ("pool-fixed-theta",), "stat_pooled", n, 1000, 1, pi, 1.0)
     rows.append(Comparison("pool theta=1 L=1000", float(ao.pool_error_at(1.0, 1000, 1, pi, dps)),
-                           est.error, est.se, 0.0, n))
+                           est.error, est.se, 0.0, n, at={"theta": 1.0, "L": 1000}))
     # (4) the projection shortcut is exact: pooled oracle from d-dimensional tokens
     n = _n(settings, 20_000)
     L, d = 10, 16
@@ -85,14 +86,14 @@ def _linear_experiment(settings, claim):
     model = SparseTokenModel(L=L, R=1, pi=pi, theta=theta, d=d)
     est = _full_d(settings, claim, ("full-d",), n, model, "pool")
     rows.append(Comparison(f"pool full-d L={L} d={d}", float(ao.pool_error_at(theta, L, 1, pi, dps)),
-                           est.error, est.se, 0.0, n))
+                           est.error, est.se, 0.0, n, at={"L": L, "d": d}))
     # (5) vectorised, privileged ("fixed") positions: SNR theta ||v0|| = theta sqrt(R), no sqrt(L) loss
     L, R, theta = 100, 2, 1.5
     n = _n(settings, 50_000)
     est = _oracle(settings, claim, ("vec-fixed",), "stat_vec_ksparse", n, L, R, pi, theta, law="fixed",
                   stat=sim.stat_vec_ksparse(R))
     rows.append(Comparison(f"vec fixed-law L={L} R={R}", float(ao.pool_error_mp(ao.snr_fixed(theta, R, dps), pi, dps)),
-                           est.error, est.se, 0.0, n))
+                           est.error, est.se, 0.0, n, at={"L": L, "R": R}))
     details["vec fixed-law: pooled error at the same theta"] = float(ao.pool_error_at(theta, L, R, pi))
     # (5b) block law (uniform on the first m = 25 of L = 100 tokens, C = sqrt(L/m) = 2): the
     #      mean-direction rule a = 1_block/sqrt(m) has SNR theta ||p|| = theta R/sqrt(m) = C S
@@ -101,7 +102,8 @@ def _linear_experiment(settings, claim):
     est = _oracle(settings, claim, ("vec-block",), "stat_vec_ksparse", n, L, R, pi, theta, law=f"block:{m}",
                   stat=sim.stat_vec_ksparse(m))
     rows.append(Comparison(f"vec block-law L={L} m={m}",
-                           float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)), est.error, est.se, 0.0, n))
+                           float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)), est.error, est.se, 0.0, n,
+                           at={"L": L, "m": m}))
     details["vec block-law: pooled error at the same theta (S = 0.75)"] = float(ao.pool_error_at(theta, L, R, pi))
     # (6) vectorised, uniform positions, k-sparse rules a = 1_K/sqrt(k) (k fixed by the design,
     #     not by the theory): the rare-strong regime where k = 1 beats pooling, and k = 10 of
@@ -111,7 +113,8 @@ def _linear_experiment(settings, claim):
         est = _oracle(settings, claim, ("vec-k", L, R, k), "stat_vec_ksparse", n, L, R, pv, theta,
                       stat=sim.stat_vec_ksparse(k))
         rule = ao.vec_ksparse_threshold_error(k, L, R, pv, theta)
-        rows.append(Comparison(f"vec k={k} L={L} R={R} pi={pv}", rule.error, est.error, est.se, 0.0, n))
+        rows.append(Comparison(f"vec k={k} L={L} R={R} pi={pv}", rule.error, est.error, est.se, 0.0, n,
+                               at={"k": k, "L": L, "R": R, "pi": pv}))
         sizes[f"vec k={k} L={L} R={R}"] = n
     best = ao.vec_ksparse_best(20, 1, 0.1, 4.0)
     details["vec uniform L=20 R=1 pi=0.1 theta=4: best k, E_k, E_pool"] = (
@@ -185,7 +188,7 @@ def _attention_experiment(settings, claim):
         h = ao.hardmax_error(L, R, pi, theta, settings.dps)
         n = _n(settings, nq)
         est = _oracle(settings, claim, ("hardmax", L), "stat_hardmax", n, L, R, pi, theta)
-        rows.append(Comparison(f"hardmax L={L}", float(h.error), est.error, est.se, 0.0, n))
+        rows.append(Comparison(f"hardmax L={L}", float(h.error), est.error, est.se, 0.0, n, at={"L": L}))
         sizes[f"hardmax L={L}"] = n
     details["hardmax exact error at theta = 0.5 log L, L = 10^k, k=1..6,8,12"] = {
         k: float(ao.hardmax_error(10**k, R, pi, LOGL_C * k * math.log(10), 15).error)
@@ -205,7 +208,7 @@ def _attention_experiment(settings, claim):
             est = _oracle(settings, claim, ("soft", L), f"stat_softmax({g})", n_sim, L, R, pi, theta,
                           stat=sim.stat_softmax(g))
         se = math.hypot(rb.se, est.se)
-        rows.append(Comparison(f"softmax g={g} L={L} ({how})", rb.error, est.error, se, 0.0, n_sim))
+        rows.append(Comparison(f"softmax g={g} L={L} ({how})", rb.error, est.error, se, 0.0, n_sim, at={"g": g, "L": L}))
         sizes[f"softmax L={L}"] = {"rb": n_rb, "sim": n_sim}
     # an asymmetric setting (pi = 0.3, R = 2): the class weights and, for the Rao-Blackwellised
     # oracle, the counts of the sampled tokens (one of R signal tokens integrated out) show
@@ -214,12 +217,13 @@ def _attention_experiment(settings, claim):
     n = _n(settings, ASYM["n"])
     h = ao.hardmax_error(L, R2, pi2, theta, settings.dps)
     est = _oracle(settings, claim, ("hardmax-asym", L), "stat_hardmax", n, L, R2, pi2, theta)
-    rows.append(Comparison(f"hardmax L={L} R={R2} pi={pi2}", float(h.error), est.error, est.se, 0.0, n))
+    rows.append(Comparison(f"hardmax L={L} R={R2} pi={pi2}", float(h.error), est.error, est.se, 0.0, n,
+                           at={"L": L, "R": R2, "pi": pi2}))
     rb = ao.softmax_error_rb(claim.rng(settings, "rb-asym", L), L, R2, pi2, theta, g, n)
     est = _oracle(settings, claim, ("soft-asym", L), f"stat_softmax({g})", n, L, R2, pi2, theta,
                   stat=sim.stat_softmax(g))
     rows.append(Comparison(f"softmax g={g} L={L} R={R2} pi={pi2} (proj)", rb.error, est.error,
-                           math.hypot(rb.se, est.se), 0.0, n))
+                           math.hypot(rb.se, est.se), 0.0, n, at={"g": g, "L": L, "R": R2, "pi": pi2}))
     sizes[f"asymmetric L={L} R={R2} pi={pi2}"] = n
     sizes["seed"] = settings.seed
     return rows, sizes, details
@@ -304,25 +308,28 @@ def _sharp_experiment(settings, claim):
     for R_, (pi, x) in [(R, row) for row in LIMIT_ROWS] + [(2, row) for row in LIMIT_ROWS_R2]:
         exact = float(ao.hardmax_error(None, R_, pi, b + mpmath.mpf(repr(x)), 15, lnL=lnL).error)
         rows.append(Comparison(f"limit law pi={pi} x={x}{'' if R_ == 1 else f' R={R_}'} L=10^(10^8)",
-                               float(ao.hardmax_limit_law(x, pi, R_)), exact, 0.0, allow))
+                               float(ao.hardmax_limit_law(x, pi, R_)), exact, 0.0, allow,
+                               at={"pi": pi, "x": x, **({} if R_ == 1 else {"R": R_})}))
     details["b_L at L = 10^(10^8)"] = float(b)
     # (2) the exact finite-L error (step 4) against simulation: (label, memo key, L, R, pi,
-    #     theta, quick draws).  The transition curves in r = theta / sqrt(2 log L) at R = 1; two
+    #     theta, quick draws, the point the label writes).  The transition curves in
+    #     r = theta / sqrt(2 log L) at R = 1; two
     #     relevant tokens (R = 2) at L = 100, and at L = 4, where the L - R noise tokens of a
     #     positive sequence differ from L or L + R by a factor the rows resolve (F_0^(L-R) at
     #     L = 100 is within 2 % of F_0^(L+R)); two tokens with a frequent positive class, where
     #     that count (1 here, 2 with L, 3 with L + R) moves the error by 4-14 %
     pi = 0.5
-    finite = [(f"hardmax r={r} L={L}", ("r", L, int(100 * r)), L, R, pi, r * math.sqrt(2 * math.log(L)), nq)
-              for L, nq in ((100, 100_000), (1000, 40_000)) for r in (0.8, 1.25)]
+    finite = [(f"hardmax r={r} L={L}", ("r", L, int(100 * r)), L, R, pi, r * math.sqrt(2 * math.log(L)), nq,
+               {"r": r, "L": L}) for L, nq in ((100, 100_000), (1000, 40_000)) for r in (0.8, 1.25)]
     finite += [(f"hardmax r={r} R=2 L={L}", ("r", L, int(100 * r), 2), L, 2, pi, r * math.sqrt(2 * math.log(L)),
-                100_000) for L, r in ((100, 0.8), (4, 1.25))]
-    finite.append(("hardmax L=2 pi=0.75 theta=2.2", ("L", 2, "pi", 75), 2, 1, 0.75, 2.2, 400_000))
-    for label, key, L, R_, pi_, theta, nq in finite:
+                100_000, {"r": r, "R": 2, "L": L}) for L, r in ((100, 0.8), (4, 1.25))]
+    finite.append(("hardmax L=2 pi=0.75 theta=2.2", ("L", 2, "pi", 75), 2, 1, 0.75, 2.2, 400_000,
+                   {"L": 2, "pi": 0.75, "theta": 2.2}))
+    for label, key, L, R_, pi_, theta, nq, at in finite:
         n = _n(settings, nq)
         h = ao.hardmax_error(L, R_, pi_, theta, settings.dps)
         est = _oracle(settings, claim, key, "stat_hardmax", n, L, R_, pi_, theta)
-        rows.append(Comparison(label, float(h.error), est.error, est.se, 0.0, n))
+        rows.append(Comparison(label, float(h.error), est.error, est.se, 0.0, n, at=at))
         sizes[label] = n
     details["exact hard-max error vs r at L = 10^k (k = 2, 4, 8, 16, 64)"] = {
         r: [float(ao.hardmax_error(None, R, pi, r * math.sqrt(2 * k * LN10), 12, lnL=k * LN10).error)
