@@ -93,18 +93,19 @@ def _forward_experiment(settings, claim):
     rows = [
         Comparison(f"linearity: a<R_g1,v> + b<R_g2,v> (derivation) vs <R_(a g1+b g2), v> (simulator), N={FORWARD_N}",
                    th.linearity_pairing(ex["G1"], ex["G2"], ex["v"], ex["a"], ex["b"]), ex["linearity"], 0.0,
-                   ex["linearity_allowance"], S),
+                   ex["linearity_allowance"], S, at={"N": FORWARD_N}),
         Comparison(f"adjoint per configuration: <g,R*v>_pair (derivation) vs <R_g,v>_tok (simulator), N={FORWARD_N}",
-                   th.adjoint_pairing(ex["G1"], ex["v"]), ex["token_side"], 0.0, ex["adjoint_allowance"], S),
+                   th.adjoint_pairing(ex["G1"], ex["v"]), ex["token_side"], 0.0, ex["adjoint_allowance"], S,
+                   at={"N": FORWARD_N}),
     ]
     for N, (mean, se, m) in ex["expectation"].items():
         rows.append(Comparison(f"E<R_g, R_c>_tok (exact adjoint formula), uniform, N={N}",
-                               th.adjoint_example(N, settings.dps), mean, se, 0.0, m))
+                               th.adjoint_example(N, settings.dps), mean, se, 0.0, m, at={"N": N}))
     for N, (value, allowance) in ex["quadrature"].items():
         nodes = QUADRATURE_NODES[-1]
         rows.append(Comparison(f"E<R_g, R_c>_tok (exact adjoint formula) vs {nodes}^{N}-point Gauss-Legendre rule "
                                f"on the simulator's R, N={N}", th.adjoint_example(N, settings.dps), value, 0.0,
-                               allowance + _precision(settings, value), nodes ** N))
+                               allowance + _precision(settings, value), nodes ** N, at={"N": N}))
     sizes = {"samples": settings.pick(100_000, 400_000), "configurations": S, "d": 1, "a": ex["a"], "b": ex["b"]}
     return rows, sizes, {"g": str(fo.G_EXAMPLE), "c": str(fo.C_EXAMPLE)}
 
@@ -187,18 +188,20 @@ def _identity_experiment(settings, claim):
         if vec is None:
             m2s, cs = _moments(hname, law)
             mean, se, m = _mean_R2(claim, settings, law, hname, N, n, "identity")
-            label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {law}, h={hname}, N={N}"
+            label, at = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {law}, h={hname}, N={N}", {"N": N}
         else:
             m2s, cs = co.pair_moments_vector(getattr(co, hname), vec[1], vec[0])
             mean, se, m = _vector_mean_R2(claim, settings, law, vec[1], hname, N, n // 2)
             label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {vec[0]}, d={vec[1]}, h={hname}, N={N}"
-        rows.append(Comparison(label, th.identity_value(N, m2s, cs, settings.dps), mean, se, 0.0, m))
+            at = {"d": vec[1], "N": N}
+        rows.append(Comparison(label, th.identity_value(N, m2s, cs, settings.dps), mean, se, 0.0, m, at=at))
         moments[label] = {"m2": str(m2s), "c": str(cs)}
     law, hname, N, sigma = RISK_CASE
     m2s, cs = _moments(hname, law)
     mean, se, m = _excess_risk_mc(claim, settings, n)
     rows.append(Comparison(f"E_inf(g) - E_inf(g*) = E|R_h|^2 (per-token loss, correlated noise): {law}, "
-                           f"h={hname}, N={N}", th.excess_risk(N, m2s, cs, settings.dps), mean, se, 0.0, m))
+                           f"h={hname}, N={N}", th.excess_risk(N, m2s, cs, settings.dps), mean, se, 0.0, m,
+                           at={"N": N}))
     details = {"coefficients": [str(v) for v in co.coefficients()], "shift_c": SHIFT,
                "permutation_values": list(PERM_VALUES), "exact_moments": moments,
                "risk_case": {"law": law, "h": hname, "N": N, "sigma": sigma, "g*": "x y"}}
@@ -246,18 +249,18 @@ def _ciid_experiment(settings, claim):
     th = _th()
     n = settings.pick(100_000, 400_000)
     rows = []
-    for shift in ("1/2", "1"):
+    for shift, at in (("1/2", {}), ("1", {"shift": 1})):  # a fraction is written as text, not as a point
         for hname in ("H_CROSS", "H_MIXED"):
             mean, se, m = _ciid_cross_mc(claim, settings, shift, hname, n)
             rows.append(Comparison(f"cross = E[m_h(X1,Z)^2] >= 0: shift={shift}, h={hname}",
-                                   th.cross_ciid(getattr(co, hname), shift, settings.dps), mean, se, 0.0, m))
+                                   th.cross_ciid(getattr(co, hname), shift, settings.dps), mean, se, 0.0, m, at=at))
     # equality case: m_h = 0, so c = E[m_h²] = 0 and E|R_h|^2 = (1/(N-1)) ||h||^2
     for law, shift, N in (("uniform", "0", 5), ("conditional", SHIFT, 5)):
         m2s = co.pair_moments(co.H_NULL, law, sp.Rational(SHIFT))[0]
         theory = th.identity_value(N, m2s, co.cross_term_ciid(co.H_NULL, sp.Rational(shift)), settings.dps)
         mean, se, m = _mean_R2(claim, settings, law, "H_NULL", N, n, "equality")
         rows.append(Comparison(f"equality case m_h = 0: E|R_h|^2 = ||h||^2/(N-1), {law}, h=x sin(pi y), N={N}",
-                               theory, mean, se, 0.0, m))
+                               theory, mean, se, 0.0, m, at={"m_h": 0, "N": N}))
     return rows, {"samples_per_row": n, "d": 1, "triples_per_sample": 24}, {
         "law": "X_j = c Z + W_j, Z, W_j ~ U[-1,1] (simulator Conditional(base='uniform'))"}
 
@@ -328,16 +331,17 @@ def _counterexample_experiment(settings, claim):
                        ("lemma_rhs", "N=3 example: lemma's lower bound ||h||^2/(N-1) = 1/3 > 1/6"),
                        ("cross", "N=3 example: cross moment = -1/3 < 0")):
         mean, se, m = ex[key]
-        rows.append(Comparison(label, exact[key], mean, se, 0.0, m))
+        rows.append(Comparison(label, exact[key], mean, se, 0.0, m, at={"N": 3}))
     # worst ratio over urn laws: exact closed form vs float64 generalised eigenvalues
     for (N, labels), low in ex["urns"].items():
         k = len(labels)
         rows.append(Comparison(f"min ratio (k-N)/(k-2): N={N}, k={k}, labels={list(labels)}",
-                               th.ratio_min(N, k, settings.dps), low, 0.0, 1e-9 + _precision(settings, low), None))
+                               th.ratio_min(N, k, settings.dps), low, 0.0, 1e-9 + _precision(settings, low), None,
+                               at={"N": N, "k": k}))
     # k = N: non-identifiable, null space of dimension N(N-2)
     for N, (low, nullity) in ex["null"].items():
         rows.append(Comparison(f"k=N={N}: dim{{h: R_h = 0 a.s.}} = N(N-2)", th.null_dimension(N, settings.dps),
-                               float(nullity), 0.0, 0.0, None))
+                               float(nullity), 0.0, 0.0, None, at={"N": N, "R_h": 0}))
     eigen = {f"N={N}, labels={list(lab)}": v for (N, lab), v in ex["urns"].items()}
     eigen.update({f"N={N}, k=N": v[0] for N, v in ex["null"].items()})
     return rows, {"example_samples": settings.pick(50_000, 200_000)}, {

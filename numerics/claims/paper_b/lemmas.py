@@ -127,7 +127,7 @@ def _kl_experiment(settings, claim):
         theory, bound = th.kl_values(KL_N, KL_M, KL_SIGMA, m2, c, settings.dps)
         mean, se, m = ex[name]
         rows.append(Comparison(f"KL = (M/(2s^2)) sum_i E|R_h|^2: h={name}, N={KL_N}, M={KL_M}", theory, mean, se,
-                               0.0, m))
+                               0.0, m, at={"N": KL_N, "M": KL_M}))
         ratios[name] = {"KL": theory, "bound": bound, "KL/bound": theory / bound}
         if name == "H_CROSS":
             mean, se, m = ex["normalisation"]
@@ -187,17 +187,18 @@ def _rate_experiment(settings, claim):
     for beta, num in ex["by_beta"].items():
         rows.append(Comparison(f"slope of min_K bound vs log(M/log M) = -2b/(2b+1), beta={beta}",
                                rt.exponent(beta, settings.dps), num["slope"], 0.0,
-                               1e-6 + _precision(settings, num["slope"]), len(Ms)))
+                               1e-6 + _precision(settings, num["slope"]), len(Ms), at={"beta": beta}))
         K_num, B_num = num["argmin"]
         Kt = rt.k_star(beta, M_CHECK, settings.dps)
+        at = {"M": M_CHECK, "beta": beta}
         rows.append(Comparison(f"argmin K* = (2b M/log M)^(1/(2b+1)) at M=1e6, beta={beta}", Kt, K_num,
-                               0.0, 1e-6 * K_num + _precision(settings, K_num), None))
+                               0.0, 1e-6 * K_num + _precision(settings, K_num), None, at=at))
         rows.append(Comparison(f"min_K bound = B(K*) = (1+2b)(2b M/log M)^(-2b/(2b+1)) at M=1e6, beta={beta}",
                                rt.b_star(beta, M_CHECK, settings.dps), B_num,
-                               0.0, 1e-10 * B_num + _precision(settings, B_num), None))
+                               0.0, 1e-10 * B_num + _precision(settings, B_num), None, at=at))
         rows.append(Comparison(f"threshold r d = (M/log M)^(1/(2b+1)) at M=1e6, beta={beta}",
                                rt.threshold(beta, M_CHECK, settings.dps), num["rd_root"], 0.0,
-                               1e-10 * num["rd_root"] + _precision(settings, num["rd_root"]), None))
+                               1e-10 * num["rd_root"] + _precision(settings, num["rd_root"]), None, at=at))
         naive[beta] = num["naive_slope"]
     details = {"naive_slope_vs_log_M": naive,
                "note": "against log M (not log(M/log M)) the fitted slope is shallower: the log factor"}

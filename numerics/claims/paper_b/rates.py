@@ -101,8 +101,8 @@ def _oracle(settings, P: int, d: int):
     return memo(settings, ("B.rate", "oracle", P, d), lambda: _oracle_run(settings, P, d))
 
 
-def _rows(settings, P, d, label):
-    """One row: the derived exponent θ against the measured slope minus the pre-asymptotic
+def _rows(settings, P, d, label, at):
+    """One row (``label``, writing the point ``at``): the derived exponent θ against the measured slope minus the pre-asymptotic
     correction s2 - s_lead (theory-free); allowance |s2 - s1|; se combines the bootstrap se of
     the slope (with the shared-G error) and the Monte Carlo se of s2."""
     setup, res, fit, ss, pred = _oracle(settings, P, d)
@@ -112,7 +112,7 @@ def _rows(settings, P, d, label):
     se = float(np.hypot(fit.se, pred.se))
     allowance = abs(pred.slope - pred.slope_first_order)
     rows = [Comparison(f"{label} slope - pre-asymptotic correction", theory, fit.slope - correction, se, allowance,
-                       setup.seeds)]
+                       setup.seeds, at=at)]
     med = res.medians()
     info = {
         "M": res.Ms, "n_M": list(setup.n_values), "K_M": setup.pieces(), "N": setup.N,
@@ -198,9 +198,10 @@ def _excess_rows(settings, d):
     halves = 4
     pooled, per_pop = pred.excess_pooled[0], pred.excess[0]
     pop_bias = abs(per_pop - pooled) / (halves - 1)
-    rows = [Comparison(f"d={d} excess x MN/sigma^2 (paired ERM)", theory, float(exc.mean()), se, 0.0, setup.seeds),
+    rows = [Comparison(f"d={d} excess x MN/sigma^2 (paired ERM)", theory, float(exc.mean()), se, 0.0, setup.seeds,
+                       at={"d": d}),
             Comparison(f"d={d} excess trace tr(G Sigma^-1) (Monte Carlo, tangent basis)", theory, pooled,
-                       pred.excess_se[0], pop_bias, halves)]
+                       pred.excess_se[0], pop_bias, halves, at={"d": d})]
     info = {"M": M, "N": setup.N, "sigma": setup.sigma, "K": setup.pieces()[0], "seeds": setup.seeds,
             "V_A_closed_form": theory, "g": g, "c": c, "tangent_dimension_p": pred.p,
             "V_A_monte_carlo_trace_pooled": pooled, "V_A_monte_carlo_trace_mean": per_pop,
@@ -220,7 +221,7 @@ D_VALUES = (1, 5, 30)
 def _d_experiment(settings, claim):
     rows, details = [], {}
     for d in D_VALUES:
-        pair, info = _rows(settings, 3, d, f"d={d} phi-rate (A = A*)")
+        pair, info = _rows(settings, 3, d, f"d={d} phi-rate (A = A*)", {"d": d})
         rows.extend(pair)
         details[f"d={d}"] = info
     slopes = [details[f"d={d}"]["slope"] for d in D_VALUES]
@@ -241,10 +242,10 @@ def _p_experiment(settings, claim):
     rows, details = [], {}
     if settings.point:  # one slope at the point's degree and token dimension, as at the design
         P, d = settings.point["P"], settings.point["d"]
-        pair, info = _rows(settings, P, d, f"P={P}, d={d}")
+        pair, info = _rows(settings, P, d, f"P={P}, d={d}", {"P": P, "d": d})
         return pair, {"seeds": info["seeds"], "N": 4, "d": d}, {f"P={P}, d={d}": info}
     for P in (3, 8):
-        pair, info = _rows(settings, P, 5, f"P={P}")
+        pair, info = _rows(settings, P, 5, f"P={P}", {"P": P})
         rows.extend(pair)
         info["paper_measured"] = PAPER_MEASURED[P]
         info["z_vs_paper_measured"] = (info["slope"] - PAPER_MEASURED[P]) / pair[0].se

@@ -79,7 +79,7 @@ def experiment(settings, claim):
     des = settings.pick(**LINEAR_DESIGN)
     sims = simulate_linear(settings)
     lin_row, lin_entry = paper_c_branches.row(f"linear mse d={des['d']}", lin, sims[des["d"]], sims[des["d"] // 2],
-                                              lin_err)
+                                              lin_err, {"d": des["d"]})
     rows.append(lin_row)
     table.append(lin_entry)
     diffs = [e for e in table if e["row"].startswith("attention - linear")]

@@ -118,16 +118,16 @@ def sizes(settings) -> dict:
             "nodes per axis": f"{des['nodes']} (error estimate from {des['nodes'] + 4})", **SETTING}
 
 
-def row(label, th, x, x2, extra=0.0):
+def row(label, th, x, x2, extra=0.0, at=None):
     """A Comparison of ``th`` with the Richardson extrapolant of the instances ``x`` at d and
-    ``x2`` at d/2 (module docstring) with the theory's error ``extra`` as allowance; and its
-    table entry."""
+    ``x2`` at d/2 (module docstring) with the theory's error ``extra`` as allowance, at the point
+    ``at`` its label writes; and its table entry."""
     m1, m2 = float(x.mean()), float(x2.mean())
     se1, se2 = (float(v.std(ddof=1) / math.sqrt(len(v))) for v in (x, x2))
     mean, se = 2 * m1 - m2, math.hypot(2 * se1, se2)
     entry = {"row": label, "theory": th, "mean_d": m1, "se_d": se1, "mean_d_half": m2, "se_d_half": se2,
              "bias_at_d": m1 - mean, "extrapolated": mean, "se": se, "theory_error": extra}
-    return Comparison(label, th, mean, se, extra, len(x) + len(x2)), entry
+    return Comparison(label, th, mean, se, extra, len(x) + len(x2), at=at), entry
 
 
 def _cells(settings, cells):
@@ -137,7 +137,8 @@ def _cells(settings, cells):
     d, d2 = des["d"], des["d"] // 2
     rows, table = [], []
     for a, key, th, err in cells:
-        c, entry = row(f"{key} alpha={a:g} d={d}", th, sims[(d, a)][key], sims[(d2, a)][key], err)
+        c, entry = row(f"{key} alpha={a:g} d={d}", th, sims[(d, a)][key], sims[(d2, a)][key], err,
+                       {"alpha": a, "d": d})
         entry["converged"] = float(sims[(d, a)]["converged"].mean())
         rows.append(c)
         table.append(entry)

@@ -107,7 +107,7 @@ def _rows(settings, branch: str) -> list:
             if key == "m":  # m -> -m is a symmetry: compare |m|
                 th, ref_value = abs(th), abs(ref_value)
             out.append(Comparison(f"{branch} alpha={a:.4g} {key}", th, ref_value, 0.0,
-                                  allowance=err[key] + table_accuracy(key, gradient_sum)))
+                                  allowance=err[key] + table_accuracy(key, gradient_sum), at={"alpha": a}))
     return out
 
 

@@ -152,7 +152,8 @@ def experiment(settings, claim):
         se2 = float(x2.std(ddof=1) / math.sqrt(len(x2)))
         drift = abs(mean - float(x2.mean()))
         finite = max(0.0, drift - zc * math.hypot(se, se2))
-        rows.append(Comparison(f"{key} alpha={a:g} d={d}", th, mean, se, finite + err[key], len(x)))
+        rows.append(Comparison(f"{key} alpha={a:g} d={d}", th, mean, se, finite + err[key], len(x),
+                               at={"alpha": a, "d": d}))
         table.append({"alpha": a, "quantity": key, "mean_d": mean, "se_d": se, "mean_d_half": float(x2.mean()),
                       "se_d_half": se2, "drift": drift, "finite_size": finite, "quadrature": err[key],
                       "converged": float(sims[(d, a)]["converged"].mean())})
