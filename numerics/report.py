@@ -56,18 +56,18 @@ document.body.setAttribute('data-math-total',m.length);document.body.setAttribut
 """
 
 
-def _label_html(label: str) -> str:
-    """A row label as HTML, its parameter point in the papers' notation (``labels``)."""
+def _label_html(label: str, at: dict | None = None) -> str:
+    """A row label as HTML, its parameter point ``at`` in the papers' notation (``labels``)."""
     from numerics.report_labels import render_label
 
-    return render_label(label, "html")
+    return render_label(label, "html", at)
 
 
-def _label_tex(label: str) -> str:
-    """A row label in the LaTeX report, its parameter point in the papers' notation."""
+def _label_tex(label: str, at: dict | None = None) -> str:
+    """A row label in the LaTeX report, its parameter point ``at`` in the papers' notation."""
     from numerics.report_labels import render_label
 
-    return render_label(label, "tex")
+    return render_label(label, "tex", at)
 
 
 def _verdict_table(v) -> str:

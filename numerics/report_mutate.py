@@ -100,7 +100,8 @@ def survivor_parts(o, fmt) -> list:
            text("changed: ") + _spans(o.change, text, code)]
     seen = f" (the rows see {_change(o.resolution)})" if o.resolution is not None else ""
     if row:
-        out.append(f"{text('moves row ')}{label(row)}{text(f' most, by {_change(row_change)}{seen}')}")
+        out.append(f"{text('moves row ')}{label(row, getattr(o, 'row_at', None))}"
+                   f"{text(f' most, by {_change(row_change)}{seen}')}")
     elif o.largest is not None and o.where.startswith("row"):  # recorded before rows and points were apart
         out.append(_spans(f"moves {o.where} by {_change(o.largest)}{seen}", text, code))
     if point:

@@ -65,14 +65,15 @@ class Mark:
 
 @dataclass(frozen=True)
 class Label:
-    """A row's label (a verdict row, or the label itself) with its parameter point in the
-    papers' notation."""
+    """A row's label (a verdict row, or the label itself with its point ``at``) with its
+    parameter point in the papers' notation."""
     row: object
+    at: dict | None = None
 
     def render(self, fmt: str) -> str:
         from numerics.report_labels import render, render_label
 
-        return render_label(self.row, fmt) if isinstance(self.row, str) else render(self.row, fmt)
+        return render_label(self.row, fmt, self.at) if isinstance(self.row, str) else render(self.row, fmt)
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ def detectable_table(p) -> Table:
     change of its theory it rejects, relative to its outputs (or absolute, where the theory is
     0), the sensitivity of its value to the output steps, its allowance, and how many structural
     mutants it rejects on its own."""
-    rows = tuple((Label(d["label"]),
+    rows = tuple((Label(d["label"], d.get("at")),
                   Number(d["absolute"] if d["relative"] is None else d["through_outputs"], 2),
                   Text("absolute" if d["relative"] is None else "of its outputs"),
                   Number(d["sensitivity"], 3), Number(d["allowance"], 2), Count(len(d["rejects"])))

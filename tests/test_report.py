@@ -350,7 +350,7 @@ def test_the_report_shows_the_recorded_automatic_mutants(planted):
     assert len(divs) == len(r.survivors)
     for div, o in zip(divs, r.survivors):
         assert f"step <code>{o.step}</code>, operator <code>{o.operator}</code>" in div
-        assert f"moves row {render_label(o.row, 'html')} most" in div  # its point in the papers' notation
+        assert f"moves row {render_label(o.row, 'html', o.row_at)} most" in div  # its point in the papers' notation
         assert "moves the theory most at <code>f</code> at x=" in div and "eps=" in div
         assert "<math display=\"block\">" in div
     dropped = next(d for d, o in zip(divs, r.survivors) if o.latex == "x^{2}")

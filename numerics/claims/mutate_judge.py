@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
+from numerics.claims.labels import point as row_point
 from numerics.core.tasks import OverBudget
 from numerics.core.tasks import time_budget as _budget
 
@@ -45,6 +46,8 @@ class AutoOutcome:
     #: the row whose theory value it moves most (its label), and by how much (relative)
     row: str = ""
     row_change: float | None = None
+    #: that row's parameter point (``numerics.claims.labels.point``)
+    row_at: dict = field(default_factory=dict)
     #: the point of the domain where it moves a theory value most (`` `KEY` at a=1, b=2 ``), and by how much
     point: str = ""
     point_change: float | None = None
@@ -119,6 +122,7 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
         return
     (o.largest, o.where, seen), row, point = _largest(base, ev, rows, domain, m, resolution)
     o.row_change, o.row = row
+    o.row_at = next((row_point(c) for c in base.comparisons if c.label == o.row), {})
     o.point_change, o.point = point
     if seen is not None:
         o.resolution = seen
