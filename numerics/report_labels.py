@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from numerics.claims.labels import ASSIGNMENT, design_point, label_point, point
+from numerics.claims.labels import ASSIGNMENT, design_point, point
 
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
           "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
@@ -75,14 +75,14 @@ def render(row, fmt: str = "text") -> str:
 
 def render_label(label: str, fmt: str = "text", at: dict | None = None) -> str:
     """A label with its parameter point in the papers' notation: ``text`` Unicode (terminal),
-    ``tex`` LaTeX for the PDF, ``html`` HTML with MathML for the report.  ``at`` (default: the
-    label's own ``name=value``) names what is rendered; names of ``at`` that the label does not
-    write are added after it (``at α₀ = 3``).  A label already in LaTeX prose (``$...$``) keeps
-    its math, rendered, never shown as source."""
+    ``tex`` LaTeX for the PDF, ``html`` HTML with MathML for the report.  Where the label writes
+    ``name=value`` of a name of ``at``, the point's value is typeset there (the value is the
+    point's, never read from the label); names of ``at`` that the label does not write are added
+    after it (``at α₀ = 3``); without a point (None) the label is text.  A label already in LaTeX
+    prose (``$...$``) keeps its math, rendered, never shown as source."""
     if fmt not in _FORMATS:
         raise ValueError(f"format must be one of {_FORMATS}, got {fmt!r}")
-    if at is None:
-        at = label_point(label)
+    at = at or {}
     if "$" in label:
         return _prose(label, fmt)
     out, end, seen = [], 0, set()

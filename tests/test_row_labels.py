@@ -1,7 +1,9 @@
 """Verdict rows in the papers' notation: each row carries its parameter point (``at``), and the
 terminal (Unicode), the HTML report (MathML) and the PDF (LaTeX) print it through the one
 renderer, ``numerics.report_labels``, each name through the one printer; the design point is
-one line in each format; ``verify --json`` has the structured point."""
+one line in each format; ``verify --json`` has the structured point.  Every built-in claim gives
+each row the point its label writes (``name=value``), as numbers: no number is read back from a
+label."""
 import json
 
 import pytest
@@ -11,18 +13,41 @@ from numerics import registry
 from numerics import report_labels
 from numerics.claims import labels
 from numerics.claims.base import SCHEMA, Claim, Comparison, Evidence, Settings, judge
+from numerics.claims.runner import built_in
 
 LABEL = "q2_cosine[logistic, L=10, a0=3]"
+AT = {"L": 10, "a0": 3.0}
+CLAIMS = [c for c in registry.claims().values() if built_in(c)]
 
 
-def test_a_label_point_is_read_from_its_assignments():
-    row = Comparison(LABEL, 1.0, 1.0)
-    assert labels.point(row) == {"L": 10, "a0": 3}
-    assert labels.point(Comparison("alpha*_pool (L=10,R=1,pi=.5,theta=5)", 1.0, 1.0)) == \
-        {"L": 10, "R": 1, "pi": 0.5, "theta": 5}
-    # not a plain number: not a point (the label stays text)
-    assert labels.point(Comparison("limit law pi=0.5 x=0.0 L=10^(10^8)", 1.0, 1.0)) == {"pi": 0.5, "x": 0.0}
+def test_a_row_point_is_its_at_never_its_label():
+    assert labels.point(Comparison(LABEL, 1.0, 1.0, at=AT)) == AT
+    assert labels.point(Comparison(LABEL, 1.0, 1.0)) == {}  # no point given: none read from the label
     assert labels.point(Comparison("alpha*_vec", 1.0, 1.0)) == {}
+    # a point's value is typeset where the label writes its name; without a point the label is text
+    assert report_labels.render_label(LABEL, "text", {"L": 10, "a0": 3.0}) == "q2_cosine[logistic, L = 10, α₀ = 3]"
+    assert report_labels.render_label(LABEL, "text") == LABEL
+    assert report_labels.render_label(LABEL, "text", {"L": 10}) == "q2_cosine[logistic, L = 10, a0=3]"
+    # a fraction or a power is not a plain number: not where a point is written
+    assert [m.group(1) for m in labels.ASSIGNMENT.finditer("shift=1/2, x=0.0 L=10^(10^8), M=1e6")] == ["x", "M"]
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
+def test_every_row_gives_the_point_its_label_writes(claim, quick_evidence):
+    """The names a built-in claim's row label writes as ``name=value`` are the keys of its ``at``,
+    and each value written is the point's (as numbers): a claim that forgets ``at`` fails here."""
+    ev = quick_evidence(claim)
+    assert not ev.error, f"{claim.id}: {ev.error}"
+    for c in ev.comparisons:
+        if c.certified:  # a certified row has no point (``judge``)
+            continue
+        written = [(m.group(1), m.group(2)) for m in labels.ASSIGNMENT.finditer(c.label)]
+        at = c.at or {}
+        assert sorted(n for n, _ in written) == sorted(at), \
+            f"{claim.id}: row {c.label!r} writes {[n for n, _ in written]}, its at is {c.at!r}"
+        for name, text in written:
+            assert isinstance(at[name], (int, float)) and not isinstance(at[name], bool), (claim.id, c.label, at)
+            assert float(text) == at[name], f"{claim.id}: row {c.label!r} writes {name}={text}, its at {at[name]!r}"
 
 
 def test_names_print_through_the_one_printer():
@@ -38,7 +63,7 @@ def test_names_print_through_the_one_printer():
 
 
 def test_a_label_renders_in_each_format():
-    row = Comparison(LABEL, 1.0, 1.0)
+    row = Comparison(LABEL, 1.0, 1.0, at=AT)
     assert report_labels.render(row, "text") == "q2_cosine[logistic, L = 10, α₀ = 3]"
     assert report_labels.render(row, "tex") == r"q2\_cosine[logistic, $L = 10$, $\alpha_{0} = 3$]"
     page = report_labels.render(row, "html")
@@ -55,17 +80,17 @@ def test_a_structured_point_is_rendered_even_when_the_label_does_not_write_it():
 
 
 def _verdict(details=None, params=()):
-    ev = Evidence("T.row", [Comparison(LABEL, 1.0, 1.0, 0.1), Comparison("sqrt2", 1.0, 1.0)],
+    ev = Evidence("T.row", [Comparison(LABEL, 1.0, 1.0, 0.1, at=AT), Comparison("sqrt2", 1.0, 1.0)],
                   Settings(params=params), details=details or {})
     return judge(ev)
 
 
 def test_the_verdict_rows_carry_their_point_and_the_json_has_it():
     v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
-    assert [r.at for r in v.rows] == [{"L": 10, "a0": 3}, {}]
+    assert [r.at for r in v.rows] == [AT, {}]
     rec = v.to_json()
     assert SCHEMA == "attncheck.verdict/2" and rec["schema"] == SCHEMA
-    assert rec["rows"][0]["at"] == {"L": 10, "a0": 3} and rec["rows"][0]["label"] == LABEL
+    assert rec["rows"][0]["at"] == AT and rec["rows"][0]["label"] == LABEL
     assert rec["design"] == {"pi": 0.3, "theta": 5.0} and rec["point"] == {}
 
 
@@ -94,7 +119,8 @@ def test_the_notebook_and_the_report_show_the_notation_and_the_design():
 
 
 def _design(settings, claim):
-    return ([Comparison("E at a0=3", 1.0, 1.0, 0.1), Comparison("E at lam=2", 1.0, 1.0, 0.1)], {},
+    return ([Comparison("E at a0=3", 1.0, 1.0, 0.1, at={"a0": 3}),
+             Comparison("E at lam=2", 1.0, 1.0, 0.1, at={"lam": 2})], {},
             {"setting": {"pi": 0.3, "theta": 5.0}})
 
 

@@ -2,36 +2,26 @@
 
 A row's label (``Comparison.label``) is its stable key: the verdict cache, the power ratchet
 (``numerics/claims/power_ratchet.json``) and ``explore`` key on it.  Its parameter point is
-structured: ``Comparison.at`` (parameter name -> value), or, when a claim gives none, the
-assignments ``name=value`` written in the label (``q2_cosine[logistic, L=10, a0=3]``):
-:func:`point`.  A claim's design point is :func:`design_point`.  How both are printed (Unicode,
-LaTeX, HTML) is the presentation's job: ``numerics.report_labels``."""
+structured: ``Comparison.at`` (parameter name -> value), given by the claim with the values it
+wrote into the label (``q2_cosine[logistic, L=10, a0=3]`` has ``at={"L": 10, "a0": 3}``):
+:func:`point`.  No number is read back from a label.  A claim's design point is
+:func:`design_point`.  How both are printed (Unicode, LaTeX, HTML) is the presentation's job:
+``numerics.report_labels``."""
 from __future__ import annotations
 
 import re
 
-#: ``name=value`` in a label: an identifier, then a plain number (not ``L=10^(10^8)``)
+#: ``name=value`` in a label: an identifier, then a plain number (not ``L=10^(10^8)``, not a
+#: fraction ``shift=1/2``).  It locates where a label writes a name of its point (the printers
+#: typeset the point's value there); the values are the point's, never the label's text
 ASSIGNMENT = re.compile(r"(?<![\w.*])([A-Za-z][A-Za-z0-9_]*)\s*=\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
-                        r"(?![\w.^(])")
+                        r"(?![\w.^(/])")
 
 
 def point(row) -> dict:
-    """The row's parameter point: its ``at`` if the claim gave one, else the numeric
-    assignments of its label (name -> int or float)."""
+    """The row's parameter point: its ``at`` (name -> value), empty when it has none."""
     at = getattr(row, "at", None)
-    if at is not None:
-        return dict(at)
-    return label_point(row.label)
-
-
-def label_point(label: str) -> dict:
-    """The numeric assignments ``name=value`` written in a label (name -> int or float)."""
-    return {m.group(1): _number(m.group(2)) for m in ASSIGNMENT.finditer(label)}
-
-
-def _number(text: str):
-    v = float(text)
-    return int(v) if v.is_integer() and not re.search(r"[.eE]", text) else v
+    return dict(at) if at else {}
 
 
 def _flat(d) -> bool:
