@@ -17,7 +17,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _verdict():
-    ev = Evidence("T.table", [Comparison("q[L=10, a0=3]", 0.123456789, 0.1239, 0.00041, allowance=2.5e-5),
+    ev = Evidence("T.table", [Comparison("q[L=10, a0=3]", 0.123456789, 0.1239, 0.00041, allowance=2.5e-5,
+                                         at={"L": 10, "a0": 3}),
                               Comparison("negative", -1.5, -1.5)], Settings())
     return judge(ev)
 
