@@ -26,6 +26,7 @@ continuation, n = 10 (and 14).
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import sympy as sp
@@ -85,6 +86,11 @@ def table_accuracy(key: str, gradient_sum: float) -> float:
     return X_ACCURACY * gradient_sum if key in ("mse", "Phi") else X_ACCURACY
 
 
+def _four_digits(x: float) -> float:
+    """``x`` to the 4 significant digits a row's label writes (``alpha=1.016``): its point."""
+    return round(x, 3 - math.floor(math.log10(abs(x)))) if x else x
+
+
 def _rows(settings, branch: str) -> list:
     rows_table = memo(settings, ("C.reference", branch), lambda: table(branch))
     alphas = settings.pick((QUICK_ALPHA,), tuple(r["alpha"] for r in rows_table if r["alpha"] >= FULL_MIN_ALPHA))
@@ -106,8 +112,9 @@ def _rows(settings, branch: str) -> list:
             th, ref_value = val[key], ref[key]
             if key == "m":  # m -> -m is a symmetry: compare |m|
                 th, ref_value = abs(th), abs(ref_value)
-            out.append(Comparison(f"{branch} alpha={a:.4g} {key}", th, ref_value, 0.0,
-                                  allowance=err[key] + table_accuracy(key, gradient_sum), at={"alpha": a}))
+            shown = _four_digits(a)
+            out.append(Comparison(f"{branch} alpha={shown:.4g} {key}", th, ref_value, 0.0,
+                                  allowance=err[key] + table_accuracy(key, gradient_sum), at={"alpha": shown}))
     return out
 
 
