@@ -28,8 +28,9 @@ def test_a_row_point_is_its_at_never_its_label():
     assert report_labels.render_label(LABEL, "text", {"L": 10, "a0": 3.0}) == "q2_cosine[logistic, L = 10, α₀ = 3]"
     assert report_labels.render_label(LABEL, "text") == LABEL
     assert report_labels.render_label(LABEL, "text", {"L": 10}) == "q2_cosine[logistic, L = 10, a0=3]"
-    # a fraction or a power is not a plain number: not where a point is written
-    assert [m.group(1) for m in labels.ASSIGNMENT.finditer("shift=1/2, x=0.0 L=10^(10^8), M=1e6")] == ["x", "M"]
+    # a fraction, a power or a list is not a plain number: not where a point is written
+    text = "shift=1/2, x=0.0 L=10^(10^8), M=1e6, K = 16, 32, 64 (L=10,R=1,pi=.5)"
+    assert [m.group(1) for m in labels.ASSIGNMENT.finditer(text)] == ["x", "M", "L", "R", "pi"]
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
