@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 #: ``name=value`` in a label: an identifier, then a plain number (not ``L=10^(10^8)``, not a
-#: fraction ``shift=1/2``, not the first of a list ``K = 16, 32, 64``).  It locates where a label writes a name of its point (the printers
-#: typeset the point's value there); the values are the point's, never the label's text
+#: fraction ``shift=1/2``, not the first of a list ``K = 16, 32, 64``).  It locates where a label
+#: writes a name of its point (the printers typeset the point's value there); the values are the
+#: point's, never the label's text
 ASSIGNMENT = re.compile(r"(?<![\w.*])([A-Za-z][A-Za-z0-9_]*)\s*=\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
                         r"(?![\w.^(/])(?!\s*,\s*\d)")
 
