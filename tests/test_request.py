@@ -546,6 +546,14 @@ def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(
                        match=r"^evaluate of B.rate.exponent \(the Python interpreter alone\): needs about"):
         E.evaluate("B.rate.exponent", {"beta": "1"}, 20, max_memory=1e5)
     monkeypatch.setattr(E, "evaluable", lambda claim_id: stand_in)
+    two = {"beta": np.array([1.0, 2.0])}  # 100 s and 200 s on one core: the points priced together
+    with pytest.raises(resources.ResourceError, match="^evaluation at 2 points: would take about 5 min"):
+        E.evaluate("B.rate.exponent", two, 20, max_time=250)
+    with pytest.raises(resources.ResourceError, match="^evaluation at 2 points: needs about"):
+        E.evaluate("B.rate.exponent", two, 20, max_memory=1e5)
+    told.clear()
+    assert E.evaluate("B.rate.exponent", two, 20, announce=told.append).shape == (2,)
+    assert told and told[0].startswith("evaluation at 2 points: estimated 5 min")
     # arrays: shapes that do not broadcast, no points, the point budget at its edge
     refusals = [({"beta": np.array([1.0, 2.0]), "M": np.array([1e3, 2e3, 3e3])},
                  "array parameters beta, M do not broadcast together: shapes (2,), (3,)"),
