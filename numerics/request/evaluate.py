@@ -85,7 +85,7 @@ def evaluate(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = p
         point = {**params, **{k: g[idx].item() for k, g in grids.items()}}
         points.append(c.param_space.validate(point))
     if c.cost is not None:
-        resources.check_cost(resources.many([c.cost(p) for p in points], 1, what=f"evaluation at {len(points)} points"),
+        resources.check_cost(resources.many([c.cost(p) for p in points], what=f"evaluation at {len(points)} points"),
                    announce=announce, max_memory=max_memory, max_time=max_time)
     results = [V.values(_one(c, p, digits), digits) for p in points]
     out = {}
