@@ -493,6 +493,9 @@ def test_a_mutate_request_is_validated_whole_with_its_defaults():
     for kw, name in (({"sample": 0}, "--sample"), ({"sample_seed": -1}, "--sample_seed"), ({"workers_": 0}, "--workers")):
         with pytest.raises(ParameterError, match=f"^{name} "):
             Q.automatic_mutants(["B.kl.bound"], **kw, **dashed)
+    for examples, shrinks, name in ((0, 8, "--examples"), (3, -1, "--shrinks")):  # explore's budget
+        with pytest.raises(ParameterError, match=f"^{name} "):
+            Q.explore_request(["B.kl.bound"], examples, shrinks, **dashed)
 
 
 def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(monkeypatch):

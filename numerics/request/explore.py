@@ -22,7 +22,7 @@ def explore_request(ids, examples, max_shrinks, spell: Callable = python_name, w
         return chosen
     pinned = {}
     for c in chosen:
-        space = getattr(c, "point_space", None)
+        space = c.point_space
         if space is None:
             raise ParameterError(f"claim {c.id} runs at its built-in design only and takes no {spell('param')}")
         unknown = sorted(set(within) - set(space.names))
