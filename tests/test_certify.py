@@ -245,6 +245,32 @@ def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_tim
     assert set(timings) == {"seconds", "guard_bits", "check_seconds"} and timings["seconds"] > 0
 
 
+def test_a_certificate_is_refused_until_its_balls_are_as_narrow_as_promised():
+    """A ball 2r wide with 10^-(N-3) < 2r is refused at that guard and asked again with more
+    bits; a certification that never gets one names the last reason."""
+
+    class StandIn:
+        def __init__(self, widths, fails=""):
+            self.widths, self.fails, self.calls = list(widths), fails, 0
+
+        def under(self, ctx, params):
+            self.calls += 1
+            if self.fails:
+                raise core_arb.CertifyError(self.fails)
+            return {"x": arb(1, self.widths.pop(0) / 2)}
+
+    digits = 30
+    ev = StandIn([5e-27, 1e-40])  # the first 5e-27 wide: too wide for 10^-(30-3)
+    timings = {}
+    theory_certify._balls(ev, {}, digits, timings)
+    assert ev.calls == 2 and timings["guard_bits"] == theory_certify.GUARD_BITS[1]
+    ev = StandIn([5e-27] * 4)  # too wide at every guard
+    with pytest.raises(core_arb.CertifyError, match=r"^no certificate at 30 digits \(balls too wide for x\)$"):
+        theory_certify._balls(ev, {}, digits, None)
+    with pytest.raises(core_arb.CertifyError, match=r"^no certificate at 30 digits \(an enclosure too wide\)$"):
+        theory_certify._balls(StandIn([], fails="an enclosure too wide"), {}, digits, None)
+
+
 def test_a_claim_certified_at_its_defaults(monkeypatch):
     """The report's certificate: the claim's id, its default point and 30 digits, with balls or,
     when the certification fails, the reason; nothing for a claim that is not certifiable."""
