@@ -236,6 +236,10 @@ def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_tim
         Q.certify("A.thm2.attention_threshold", {}, 30)
     assert str(err.value) == ("claim A.thm2.attention_threshold cannot be certified; certifiable claims: "
                               + ", ".join(theory_certify.certifiable_ids()))
+    with pytest.raises(ParameterError) as err:  # asked of the theory itself
+        theory_certify.certify("A.thm2.attention_threshold", {}, 30)
+    assert str(err.value) == ("claim A.thm2.attention_threshold cannot be certified; certifiable: "
+                              + ", ".join(theory_certify.certifiable_ids()))
     with pytest.raises(ParameterError, match="^--dps "):
         Q.certify("A.cor2.ridgeless_rate", {}, 3, spell=lambda n: f"--{n}")
     timings = {}
