@@ -569,6 +569,7 @@ def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(
     arr = E.evaluate("B.rate.exponent", {"beta": np.array([1.0, 1.5, 2.0, 2.5])}, 20)
     assert arr.shape == (4,) and arr.params["beta"].tolist() == [1.0, 1.5, 2.0, 2.5] and arr.params["M"] == 1e4
     assert arr.raw is None and arr.values["a"].shape == (4,) and arr.values["a"][3] == V.values(outputs, 20)["a"]
+    assert (arr.claim_id, arr.dps, arr.values["a"][3].dps) == ("B.rate.exponent", 20, 20)
     with pytest.raises(ParameterError) as err:
         E.evaluate("B.rate.exponent", {"beta": np.ones((2, 3)), "M": np.full(3, 1e3)}, 20)
     assert str(err.value) == "array parameters beta, M: 6 points requested; at most 4 per request"
