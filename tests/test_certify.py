@@ -275,6 +275,31 @@ def test_a_certificate_is_refused_until_its_balls_are_as_narrow_as_promised():
         theory_certify._balls(StandIn([], fails="an enclosure too wide"), {}, digits, None)
 
 
+def test_the_cross_check_places_the_independent_value_in_each_ball():
+    """A ball's offset (independent value - midpoint) / radius at twice the digits, a zero-radius
+    ball off the value (infinitely far), a key the independent evaluator does not give, and the
+    distance by which a ball misses the value."""
+    from numerics.core.arb import Ball
+
+    cid, digits, k = "A.cor2.ridgeless_rate", 30, "pool.E_inf"
+    params = registry.claim(cid).param_space.validate({})
+    r = theory_certify.evaluator(registry.claim(cid)).reference(params, 2 * digits)[k]
+    with mpmath.workdps(2 * digits + 20):
+        half_below = mpmath.nstr(mpmath.mpf(r) - mpmath.mpf("0.5e-35"), 2 * digits + 10)
+        far_below = mpmath.nstr(mpmath.mpf(r) - mpmath.mpf("3e-35"), 2 * digits + 10)
+    checks = theory_certify.cross_check(cid, params, {
+        k: Ball(half_below, "1e-35", "", None), "nope": Ball("1", "0", "", None)}, digits)
+    assert checks[0].key == k and checks[0].contained and checks[0].offset == pytest.approx(0.5, abs=1e-6)
+    assert (checks[1].key, checks[1].contained, checks[1].offset, checks[1].width, checks[1].why, checks[1].ball) == (
+        "nope", False, float("inf"), 0.0, "nope: no independent value", "[1 ± 0]")
+    off, = theory_certify.cross_check(cid, params, {k: Ball(half_below, "0", "", None)}, digits)
+    assert not off.contained and off.offset == float("inf")
+    miss, = theory_certify.cross_check(cid, params, {k: Ball(far_below, "1e-35", "", None)}, digits)
+    assert not miss.contained and miss.offset == pytest.approx(3.0, abs=1e-6)
+    assert miss.why.startswith(f"{k}: the ball [{far_below} ± 1e-35] excludes the independent value ")
+    assert miss.why.endswith(" by 2.0e-35"), miss.why
+
+
 def test_a_claim_certified_at_its_defaults(monkeypatch):
     """The report's certificate: the claim's id, its default point and 30 digits, with balls or,
     when the certification fails, the reason; nothing for a claim that is not certifiable."""
