@@ -62,7 +62,7 @@ def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, e
     """Evaluate ``expr`` in mpmath at ``dps`` digits.  Parameters are converted from their
     decimal string so that e.g. 0.2 means exactly 1/5, as it does for ``evalf``."""
     args = tuple(values)
-    f = MpContext(dps).compile(expr, args, extra=extra, raw=True)
+    f = MPMATH.compile(expr, args, extra=extra, raw=True)
     with mpmath.workdps(dps + 10):
         out = f(*[to_mpf(values[a]) for a in args])
         return +mpmath.mpf(out) if not isinstance(out, mpmath.mpc) else out
@@ -70,7 +70,7 @@ def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, e
 
 def np_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], extra: Mapping | None = None):
     args = tuple(values)
-    f = NumpyContext().compile(expr, args, extra=extra, raw=True)
+    f = NUMPY.compile(expr, args, extra=extra, raw=True)
     return f(*[np.asarray(values[a], dtype=float) for a in args])
 
 
@@ -320,6 +320,9 @@ class ArbContext(Context):
 _RUNS: dict = {}
 
 CONTEXTS = {"numpy": NumpyContext, "mpmath": MpContext, "arb": ArbContext}
+#: the compilers of the two float contexts with their defaults (compiling depends on the number
+#: system alone, not on the precision: an mpmath caller sets its own working precision)
+NUMPY, MPMATH = NumpyContext(), MpContext()
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,13 @@ from derivations.paper_a import gradient as G
 from dataclasses import replace
 
 from numerics.claims.base import Claim, Comparison, memo
-from numerics.core.backends import MpContext, to_mpf
+from numerics.core.backends import MPMATH, to_mpf
 from numerics.core.params import ParamSpace
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.papers.paper_a import vocabulary
 
 FD_DPS = 40
 FD_STEP = mpmath.mpf("1e-10")
-MPMATH = MpContext(FD_DPS)  # the compiler (the callers set their working precision)
 SIZES = {"quick": dict(L=4, d=3, n0=5), "full": dict(L=6, d=4, n0=8)}
 LOSSES = tuple(G.LOSSES)
 

@@ -24,7 +24,7 @@ from numerics.claims.base import Claim, Comparison, memo
 
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
-from numerics.core.backends import Evaluator, NumpyContext, chain_evaluator
+from numerics.core.backends import NUMPY, Evaluator, chain_evaluator
 from numerics.core.params import Dep, Param, ParamSpace
 from numerics.claims.paper_b._laws import LAWS, PERM_VALUES, SHIFT, VECTOR_LAWS
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
@@ -150,7 +150,7 @@ def _vector_mean_R2(claim, settings, simlaw: str, d: int, hname: str, N: int, n:
 
         co = _deriv("coercivity")
         xs, ys = sp.symbols(f"x1:{d + 1}", real=True), sp.symbols(f"y1:{d + 1}", real=True)
-        f = NumpyContext().compile(getattr(co, hname)(xs, ys), (*xs, *ys), raw=True)  # the test function (input)
+        f = NUMPY.compile(getattr(co, hname)(xs, ys), (*xs, *ys), raw=True)  # the test function (input)
         g = lambda x, y: f(*np.moveaxis(x, -1, 0), *np.moveaxis(y, -1, 0))
         law = VECTOR_LAWS[simlaw]()
         X = law.sample(claim.rng(settings, "identity-vector", simlaw, d, hname, N), n, N, d)

@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from derivations.paper_a import capacity as dcap
-from numerics.core.backends import MpContext, NumpyContext, to_mpf
+from numerics.core.backends import MPMATH, NUMPY, to_mpf
 from numerics.theory.paper_a.laws import LatentLaw, attention_law
 from numerics.core.optimize import maximize, polish_mp, sample_average
 from numerics.core.params import ParamSpace
@@ -52,8 +52,6 @@ ATTENTION_SPACE = ParamSpace(
     BASE_SPACE.params + (S_Q.with_default(0.9), GAMMA.with_default(1.0)),
 )
 
-#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
-NUMPY, MPMATH = NumpyContext(), MpContext()
 #: L-BFGS-B starts: (rho, b) for the two-atom laws, (rho, w1, b) for attention
 STARTS_NO_A = ((0.0, 0.0), (0.46, -0.2), (0.76, -0.5), (0.9, 0.3))
 STARTS = ((0.0, 0.0, 0.0), (0.46, 0.5, -0.5), (0.76, 1.0, -1.0))

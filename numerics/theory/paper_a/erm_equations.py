@@ -32,7 +32,7 @@ import sympy as sp
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import erm_equations as EQ
-from numerics.core.backends import CONTEXTS, Context, NumpyContext
+from numerics.core.backends import CONTEXTS, NUMPY, Context
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
 from numerics.core.results import RESULTS, Solution, SolveError
@@ -47,7 +47,6 @@ LOSSES = M.LOSS_NAMES
 MODELS = M.MODEL_NAMES
 OUTPUT_NAMES = ("test_error", "train_loss", "train_error")
 DEFAULT_STEP = 0.5  # first trapezoidal step in zeta
-NUMPY = NumpyContext()
 
 
 def unknown_name(sym) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
-from numerics.core.backends import MpContext, NumpyContext, to_mpf
+from numerics.core.backends import MPMATH, NUMPY, to_mpf
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gaussian_sobol
 from numerics.core.seeding import child, children
@@ -32,8 +32,6 @@ from numerics.core.tasks import track
 from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.costs import attention_law_cost, check_L  # noqa: F401 (re-exported)
 
-#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
-NUMPY, MPMATH = NumpyContext(), MpContext()
 
 LATENT_NAMES = ("a", "c", "s2", "y")
 

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from derivations.paper_a import protocol as DP
 from derivations.paper_a.attention_reduction import qn, s_q as s_q_sym
-from numerics.core.backends import MpContext
+from numerics.core.backends import MPMATH
 from numerics.core.params import ParameterError
 from numerics.core.results import Solution
 from numerics.theory.paper_a import erm_equations as erm_theory
 from numerics.theory.paper_a import models as M
 
 MODELS = M.MODEL_NAMES
-MPMATH = MpContext()  # the compiler (at the caller's working precision)
 
 
 def step4_query(limits: dict) -> tuple[float, float]:

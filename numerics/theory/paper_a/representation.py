@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
-from numerics.core.backends import MpContext, NumpyContext, to_mpf
+from numerics.core.backends import MPMATH, NUMPY, to_mpf
 from numerics.core.params import ParamSpace, ParameterError
 from numerics.papers.paper_a.vocabulary import L as L_P, PI, R as R_P, THETA
 from numerics.core.results import RESULTS, Solution, SolveError
@@ -56,8 +56,6 @@ def _att():
     return representation_attention
 
 
-#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
-NUMPY, MPMATH = NumpyContext(), MpContext()
 
 
 def _np(expr, args):

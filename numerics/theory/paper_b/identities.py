@@ -16,11 +16,9 @@ from derivations.paper_b import counterexample as CE
 from derivations.paper_b import forward_operator as FO
 from derivations.paper_b import kl_divergence as KL
 from derivations.paper_b import projection_lemma as PL
-from numerics.core.backends import MpContext, NumpyContext, mp_eval
+from numerics.core.backends import MPMATH, NUMPY, mp_eval
 
 DPS = 30
-#: the compilers (compiling does not depend on precision: the mpmath callers set their own)
-NUMPY, MPMATH = NumpyContext(), MpContext()
 
 
 def value(expr, values=None, dps: int = DPS) -> float:

@@ -15,9 +15,8 @@ import sympy as sp
 from derivations.paper_b import parametric_excess as PE
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
-from numerics.core.backends import NumpyContext, mp_eval
+from numerics.core.backends import NUMPY, mp_eval
 
-NUMPY = NumpyContext()
 
 
 def smoothness(P: int) -> int:

@@ -11,9 +11,8 @@ import sympy as sp
 from derivations.paper_b import holder_edge as H
 from derivations.paper_b import rate_exponent as RE
 from derivations.paper_b import rate_schedule as RS
-from numerics.core.backends import NumpyContext, mp_eval
+from numerics.core.backends import NUMPY, mp_eval
 
-NUMPY = NumpyContext()
 
 
 def lacunary_link(J: int, beta: float):

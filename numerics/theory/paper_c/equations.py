@@ -31,7 +31,7 @@ import sympy as sp
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import NumpyContext
+from numerics.core.backends import NUMPY
 from numerics.core.quadrature import gauss_hermite, gaussian_sobol
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
@@ -50,7 +50,6 @@ DAMPING = 0.8
 #: the sweeps stop early once a damped step changes every overlap by less than this: the
 #: iterate is then well inside Newton's reach (|F| < 5e-3), and Newton does the rest
 SWEEP_STOP = 1e-3
-NUMPY = NumpyContext()
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,9 @@ import numpy as np
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import NumpyContext
+from numerics.core.backends import NUMPY
 from numerics.core.quadrature import gauss_hermite
 
-NUMPY = NumpyContext()
 
 
 @replaying_cache(maxsize=16)

@@ -24,12 +24,11 @@ import numpy as np
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
-from numerics.core.backends import MpContext
+from numerics.core.backends import MPMATH
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
 from numerics.theory.paper_c import equations as E
 
-MPMATH = MpContext()  # the compiler (at the caller's working precision)
 
 
 @replaying_cache(maxsize=8)
