@@ -1,6 +1,7 @@
 """Verdict cache and process pool: the same records whatever the route."""
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from numerics.cli import main
@@ -181,3 +182,23 @@ def test_the_evidence_of_a_claim_that_raised_says_where():
     assert error_evidence("T.raises", settings, ValueError("never raised"), elapsed_s=2.5).details["raised_at"] == ""
     assert error_evidence("T.raises", settings, exc, elapsed_s=2.5).elapsed_s == 2.5
     assert built_in(registry.claim("B.kl.bound")) and not built_in(_rows_claim("T.plugin", []))
+
+
+def test_the_memo_names_the_side_of_what_raised_inside_it():
+    """An experiment computed through the memo that raises is the experiment's, unless theory
+    code inside it raised: the memo names the side on the exception it re-raises."""
+    from numerics.claims.base import Settings, memo, raised_in
+    from numerics.core import backends
+
+    settings = Settings(mode="quick", seed=5)
+
+    def theory_fails():
+        return backends.to_mpf(object())  # raises in theory code (numerics.core.backends)
+
+    def experiment_fails():
+        raise FloatingPointError("the simulation overflowed")
+
+    for compute, side in ((theory_fails, "theory"), (experiment_fails, "experiment")):
+        with pytest.raises((TypeError, ValueError, FloatingPointError)) as err:
+            memo(settings, ("T.memo_side", side), compute)
+        assert err.value.side == side and raised_in(err.value) == side
