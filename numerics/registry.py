@@ -1,35 +1,25 @@
-"""Discovery of claims, figures and solvable problems.
+"""Discovery of papers, and through them of claims, figures, solvable problems and benchmarks.
 
-Modules in :mod:`numerics.claims` (and its subpackages) export ``CLAIMS`` (a list of Claim), modules in
-:mod:`numerics.figures` export ``FIGURES`` (a dict id -> callable(path, settings, progress)),
-and modules in :mod:`numerics.problems` export ``PROBLEMS`` (a dict name -> ProblemSpec).
-Nothing is registered by editing a central list.
+Every paper, attncheck's own included, is one :class:`numerics.paper.Paper` named by an entry
+point of the group ``attncheck.papers`` (attncheck's ``pyproject.toml`` declares A, B and C
+there, a plugin its own paper in its own).  The registry reads that group, the older group
+``attncheck.claims`` of plugins that export a module with a ``CLAIMS`` list (wrapped in a paper
+without a prefix), and the files given with ``--claims`` (a ``PAPER`` or a bare ``CLAIMS``
+list).  No package is walked and no list of papers is kept here: an install whose metadata
+predates the group is refused with the command that renews it.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-import pkgutil
 from functools import lru_cache
-
-
-def _discover(package: str, attribute: str):
-    pkg = importlib.import_module(package)
-    found = []
-    walk = pkgutil.walk_packages(pkg.__path__, prefix=f"{package}.")
-    for info in sorted(walk, key=lambda i: i.name):
-        leaf = info.name.rsplit(".", 1)[-1]
-        if leaf.startswith("_") or leaf == "base" or info.ispkg:
-            continue
-        module = importlib.import_module(info.name)
-        if hasattr(module, attribute):
-            found.append(getattr(module, attribute))
-    return found
-
 
 #: claim files loaded with ``attncheck verify --claims FILE.py`` (or :func:`add_claims_file`)
 EXTRA_FILES: list[str] = []
-ENTRY_POINT_GROUP = "attncheck.claims"
+#: the entry-point group of papers: each entry names a ``numerics.paper.Paper``
+ENTRY_POINT_GROUP = "attncheck.papers"
+#: the group of plugins written before papers were objects: a module with a ``CLAIMS`` list (and
+#: optionally ``FIGURES``, ``PROBLEMS``, ``BENCHMARKS`` dicts), or the list itself; still read
+LEGACY_GROUP = "attncheck.claims"
 
 
 class RegistryError(ValueError):
@@ -76,50 +66,78 @@ def check(claim, built: bool = False) -> None:
         claim.get_statement_eq()
 
 
-def _plugin_objects():
-    """What each claim plugin registers: the loaded object of each entry point, then each file
-    added with :func:`add_claims_file` (a module, or for an entry point a CLAIMS list itself)."""
+def _entry_points(group: str) -> list:
     from importlib.metadata import entry_points
 
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-        except Exception as e:  # a broken plugin names itself, it does not break attncheck
-            raise RegistryError(f"claim plugin {ep.name!r} ({ep.value}) failed to load: {e}") from e
-        yield obj
-    for path in EXTRA_FILES:
-        yield _load_file(path)
+    return sorted(entry_points(group=group), key=lambda ep: (ep.name, ep.value))
 
 
-def _plugin_groups():
-    for obj in _plugin_objects():
-        yield getattr(obj, "CLAIMS", obj)
+def _own(value: str) -> bool:
+    """An entry point (``module:attribute``) of attncheck itself."""
+    from numerics.core.cache import PROJECT_PACKAGES
+
+    return value.split(":")[0].split(".")[0] in PROJECT_PACKAGES
+
+
+def _registered() -> list:
+    """``(paper, own)`` for every registered paper, in the order they are read: the entry points
+    of both groups, then the ``--claims`` files; ``own``: one of attncheck's papers."""
+    from numerics.paper import wrap
+
+    found = []
+    for group in (ENTRY_POINT_GROUP, LEGACY_GROUP):
+        for ep in _entry_points(group):
+            try:
+                obj = ep.load()
+            except Exception as e:  # a broken plugin names itself, it does not break attncheck
+                raise RegistryError(f"paper plugin {ep.name!r} ({ep.value}) failed to load: {type(e).__name__}: "
+                                    f"{e}") from e
+            own = group == ENTRY_POINT_GROUP and _own(ep.value)
+            found.append((wrap(obj, f"entry point {ep.name!r} ({ep.value})"), own))
+    if not any(own for _, own in found):
+        raise RegistryError(f"no paper of attncheck is registered (the entry-point group {ENTRY_POINT_GROUP} of "
+                            "the installed metadata names none): the install predates the sources; run "
+                            "`pip install -e .` in the checkout")
+    found += [(wrap(_load_file(path), f"--claims {path!r}"), False) for path in EXTRA_FILES]
+    owner = {}
+    for paper, _ in found:
+        if paper.prefix and paper.prefix in owner:
+            raise RegistryError(f"paper {paper.prefix}: the prefix is registered twice ({owner[paper.prefix]!r} and "
+                                f"{paper.title!r}); give one of them another prefix")
+        owner[paper.prefix] = paper.title
+    return found
+
+
+def papers() -> tuple:
+    """Every registered paper (``numerics.paper.Paper``), attncheck's own first."""
+    return tuple(paper for paper, _ in sorted(_registered(), key=lambda r: not r[1]))
 
 
 @lru_cache(maxsize=None)
 def _load_file(path: str):
     import importlib.util
     import os
+    import sys
+
+    from numerics.paper import wrap
 
     if not os.path.isfile(path) or not path.endswith(".py"):
         raise RegistryError(f"--claims {path!r}: expected an existing .py file")
     name = "attncheck_user_claims_" + str(abs(hash(os.path.abspath(path))))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    import sys
-
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as e:
         raise RegistryError(f"--claims {path!r} failed to load: {type(e).__name__}: {e}") from e
-    if not isinstance(getattr(module, "CLAIMS", None), (list, tuple)):
-        raise RegistryError(f"--claims {path!r}: the file defines no CLAIMS list")
+    wrap(module, f"--claims {path!r}")  # a PAPER, or a CLAIMS list
     return module
 
 
 def add_claims_file(path: str) -> None:
-    """Register the CLAIMS of a user's file (``attncheck verify --claims FILE.py``)."""
+    """Register the paper (``PAPER``) or the bare ``CLAIMS`` of a user's file (``attncheck verify
+    --claims FILE.py``)."""
     import os
 
     path = os.path.abspath(path)
@@ -134,57 +152,59 @@ def add_claims_file(path: str) -> None:
 
 @lru_cache(maxsize=1)
 def claims() -> dict:
-    """Every claim: the built-in ones, those of installed plugins (entry-point group
-    ``attncheck.claims``: a module with a CLAIMS list, or the list itself) and those of the
-    files added with :func:`add_claims_file`."""
+    """Every claim of every registered paper (:func:`papers`), checked (:func:`check`); an id is
+    registered once, and every figure a claim names is registered by some paper."""
     out = {}
-    built_in = list(_discover("numerics.claims", "CLAIMS"))
-    plugins = list(_plugin_groups())
-    for group, plugin in [(g, False) for g in built_in] + [(g, True) for g in plugins]:
-        for claim in group:
-            # a plugin's equations are built at once (small, once per process); the built-in
-            # claims' when first used (all of them would cost seconds on every command), and
-            # the default suite builds every one (tests/test_claims_catalogue.py)
-            check(claim, built=plugin)
+    for paper, own in _registered():
+        for claim in paper.get_claims():
+            # a plugin's equations are built at once (small, once per process); attncheck's own
+            # claims' when first used (all of them would cost seconds on every command), and the
+            # default suite builds every one (tests/test_claims_catalogue.py)
+            check(claim, built=not own)
             if claim.id in out:
-                raise RegistryError(f"duplicate claim id {claim.id}")
-            out[claim.id] = claim
-    return dict(sorted(out.items()))
+                raise RegistryError(f"claim {claim.id}: registered twice (paper {out[claim.id][1]} and paper "
+                                    f"{paper.name}); give one of them another id")
+            out[claim.id] = (claim, paper.name)
+    known = figures()
+    for claim, paper in out.values():
+        missing = [f for f in claim.figures if f not in known]
+        if missing:
+            raise RegistryError(f"claim {claim.id}: figure {missing[0]!r} is registered by no paper; add it to the "
+                                f"figures of paper {paper} or drop it from the claim's figures")
+    return {cid: claim for cid, (claim, _) in sorted(out.items())}
 
 
-def _merged(package: str, attribute: str) -> dict:
-    """The ``attribute`` dicts of the modules of ``package`` and those the claim plugins export
-    next to their CLAIMS, merged (the same attribute: a plugin registers its figures, problems
-    and benchmarks as the built-in papers do).  An id registered twice is refused."""
-    out = {}
-    groups = list(_discover(package, attribute))
-    groups += [getattr(obj, attribute) for obj in _plugin_objects() if isinstance(getattr(obj, attribute, None), dict)]
-    for group in groups:
-        twice = sorted(set(out) & set(group))
-        if twice:
-            raise RegistryError(f"{attribute}: {twice[0]!r} is registered twice; give it another id")
-        out.update(group)
-    return dict(sorted(out.items()))
+def _merged(part: str) -> dict:
+    """The ``part`` tables (``figures``, ``problems``, ``benchmarks``) of every registered paper
+    (and, for the benchmarks, those of attncheck's machinery), merged: an id registered twice is
+    refused, naming it."""
+    from numerics.paper import merge
+
+    tables = [(f"paper {paper.name}", getattr(paper, f"get_{part}")()) for paper in papers()]
+    if part == "benchmarks":
+        from numerics.benchmarks import machinery
+
+        tables = [(f"module {name}", table) for name, table in machinery()] + tables
+    return merge(part, tables)
 
 
 @lru_cache(maxsize=1)
 def figures() -> dict:
-    """Every figure, id -> ``callable(path, settings, progress)``: the ``FIGURES`` of the modules
-    of :mod:`numerics.figures` and of the claim plugins (a claim names its own in
-    ``Claim.figures``)."""
-    return _merged("numerics.figures", "FIGURES")
+    """Every figure, id -> ``callable(path, settings, progress)``: the figures of every paper (a
+    claim names its own in ``Claim.figures``)."""
+    return _merged("figures")
 
 
 @lru_cache(maxsize=1)
 def problems() -> dict:
-    """Every solvable problem: the ``PROBLEMS`` of :mod:`numerics.problems` and of the plugins."""
-    return _merged("numerics.problems", "PROBLEMS")
+    """Every solvable problem, name -> ``ProblemSpec``: the problems of every paper."""
+    return _merged("problems")
 
 
 @lru_cache(maxsize=1)
 def benchmarks() -> dict:
-    """Every benchmark: the ``BENCHMARKS`` of :mod:`numerics.benchmarks` and of the plugins."""
-    return _merged("numerics.benchmarks", "BENCHMARKS")
+    """Every benchmark: attncheck's own (``numerics.benchmarks.machinery``) and every paper's."""
+    return _merged("benchmarks")
 
 
 def claim(claim_id: str):
@@ -260,11 +280,10 @@ def check_ids(ids) -> None:
 
 # --- the claim index: what ``attncheck list`` shows, without importing any claim ---------------
 def plugin_entry_points() -> tuple:
-    """The installed claim plugins, as ``(name, value)`` of their entry points: part of the key
+    """The registered papers' entry points (both groups), as ``(name, value)``: part of the key
     of anything remembered about the registered claims."""
-    from importlib.metadata import entry_points
-
-    return tuple(sorted((ep.name, ep.value) for ep in entry_points(group=ENTRY_POINT_GROUP)))
+    return tuple(sorted((ep.name, ep.value) for group in (ENTRY_POINT_GROUP, LEGACY_GROUP)
+                        for ep in _entry_points(group)))
 
 
 def _index_key() -> str:
@@ -273,13 +292,13 @@ def _index_key() -> str:
 
     root = Path(__file__).resolve().parents[1]  # the repository (numerics/registry.py)
     h = hashlib.sha256()
-    for folder in ("numerics/claims", "numerics/core", "numerics/theory", "derivations"):
+    for folder in ("numerics/claims", "numerics/registration", "numerics/core", "numerics/theory", "derivations"):
         for f in sorted((root / folder).rglob("*.py")):
             h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
     for name, value in plugin_entry_points():
         h.update(f"{name}={value}".encode())
-        for f in _plugin_sources(value):  # an edited plugin is listed afresh
+        for f in [] if _own(value) else _plugin_sources(value):  # an edited plugin is listed afresh
             h.update(f.read_bytes())
     return h.hexdigest()
 

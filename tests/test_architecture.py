@@ -123,19 +123,22 @@ FORBIDDEN = {
     "numerics/experiments": ("derivations", "numerics.theory", "numerics.claims"),
     "numerics/core": ("derivations", "numerics.theory", "numerics.experiments", "numerics.claims",
                       "numerics.figures", "numerics.problems", "numerics.benchmarks", "numerics.registry",
-                      "numerics.cli", "numerics.request", "numerics.report", "numerics.latex", "numerics.sweep"),
+                      "numerics.paper", "numerics.registration", "numerics.cli", "numerics.request",
+                      "numerics.report", "numerics.latex", "numerics.sweep"),
     "derivations": ("numpy", "scipy", "numerics"),
     # a paper's vocabulary is the ground floor: names and domains, no formula and no other role
     "numerics/papers": ("derivations", "sympy", "numerics.theory", "numerics.experiments", "numerics.claims",
                         *PRESENTATION, "numerics.figures", "numerics.problems", "numerics.benchmarks",
-                        "numerics.registry"),
+                        "numerics.registry", "numerics.paper", "numerics.registration"),
     # the theory and the problems solve; they never run an experiment or read a claim
     "numerics/theory": ("numerics.experiments", "numerics.claims", *PRESENTATION, "numerics.figures",
                         "numerics.problems", "numerics.benchmarks"),
     "numerics/problems": ("numerics.experiments", "numerics.claims", *PRESENTATION, "numerics.figures",
                           "numerics.benchmarks"),
     # a claim computes a verdict; how it is shown, and how a user asked for it, sit above it
-    "numerics/claims": PRESENTATION,
+    "numerics/claims": (*PRESENTATION, "numerics.registration"),
+    # a paper's registration names the objects of its roles; it sits below what shows them
+    "numerics/registration": PRESENTATION,
 }
 
 
@@ -233,6 +236,16 @@ def test_every_role_has_a_folder_per_paper(role):
     others = sorted(p.name for p in folder.iterdir()
                     if p.is_dir() and (p / "__init__.py").exists() and not p.name.startswith("paper_"))
     assert not others, f"{role}: subpackages that are not a paper's folder: {others}"
+
+
+@pytest.mark.parametrize("module", _modules("numerics/registration"))
+def test_a_papers_registration_imports_none_of_its_parts_when_loaded(module):
+    """Loading a paper's ``PAPER`` (as the registry does for every command) imports none of its
+    claims, figures, problems or benchmarks: each part is imported when first asked for, so
+    listing the problems imports no claim."""
+    bad = _under(_imported_after(module), "derivations", "numerics.theory", "numerics.experiments",
+                 "numerics.claims", "numerics.figures", "numerics.problems", "numerics.benchmarks")
+    assert not bad, f"{module} imports {bad}"
 
 
 def test_discovery_lives_outside_core():

@@ -54,7 +54,9 @@ def test_bad_claim_files_are_one_line_errors(tmp_path):
         assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
 
 
-def test_entry_point_plugins_are_discovered(monkeypatch):
+def test_a_plugin_of_the_older_claims_group_is_still_discovered(monkeypatch):
+    """A plugin installed before papers were objects (group ``attncheck.claims``: a module with a
+    CLAIMS list and a FIGURES dict) registers as a paper without a prefix, beside the papers."""
     class EP:
         name, value = "ridge", "examples.ridge_claim"
 
@@ -63,13 +65,20 @@ def test_entry_point_plugins_are_discovered(monkeypatch):
 
     import importlib.metadata as md
 
-    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == registry.ENTRY_POINT_GROUP else [])
+    installed = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [EP()] if group == registry.LEGACY_GROUP
+                        else installed(group=group))
     registry.claims.cache_clear()
+    registry.figures.cache_clear()
     try:
-        assert "X.ridge.test_error" in registry.claims()
+        assert "X.ridge.test_error" in registry.claims() and "A.thm3.q2_cosine" in registry.claims()
+        assert "X.ridge.curve" in registry.figures()
+        wrapped, = [p for p in registry.papers() if not p.prefix]
+        assert wrapped.title == "entry point 'ridge' (examples.ridge_claim)"
     finally:
         monkeypatch.undo()
         registry.claims.cache_clear()
+        registry.figures.cache_clear()
 
 
 def test_the_worked_example_is_explored_from_its_point_space(with_example):
