@@ -3,6 +3,7 @@ sample covariance (the BBP transition of the top eigenvalue, the overlap of the 
 eigenvector, the Marchenko-Pastur bulk edge).
 
 ``derivation`` (SymPy, named steps and structural mutants), ``simulator`` (numpy only),
-``theory`` (the derivation compiled by attncheck's public compilers), ``claims`` (the CLAIMS
-list named by the ``attncheck.claims`` entry point).  docs/adding-a-paper.md walks through it.
+``theory`` (the derivation compiled by attncheck's public compilers), ``claims`` (the claims)
+and ``paper`` (the ``PAPER`` named by the ``attncheck.papers`` entry point).
+docs/adding-a-paper.md walks through it.
 """

@@ -1,5 +1,4 @@
-"""The claims of the spiked-covariance paper (registered through the ``attncheck.claims``
-entry point of this package's pyproject.toml).
+"""The claims of the spiked-covariance paper (registered by its ``PAPER``, ``paper.py``).
 
 * ``S.bbp.outlier``  above the threshold (ell > sqrt gamma) the top eigenvalue of the sample
   covariance converges to (1 + ell)(1 + gamma/ell), outside the bulk;
