@@ -63,7 +63,13 @@ def _attncheck(installed, *args):
                           timeout=240)
 
 
-def test_installed_package_passes_and_every_mutant_is_killed(installed):
+def test_installed_package_passes_and_every_mutant_is_killed(installed, tmp_path):
+    # its PAPER, through the installed entry point beside attncheck's own: claims and figure
+    r = _attncheck(installed, "list")
+    assert r.returncode == 0 and {ln.split()[0] for ln in r.stdout.splitlines() if ln.startswith("S.")} == set(IDS)
+    assert any(ln.startswith("A.") for ln in r.stdout.splitlines()), r.stdout
+    r = _attncheck(installed, "figure", "S.bbp.curve", "-o", str(tmp_path / "curve.png"))
+    assert r.returncode == 0 and (tmp_path / "curve.png").stat().st_size > 0, r.stdout + r.stderr
     r = _attncheck(installed, "verify", "S", "--power", "--quick", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     recs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
@@ -100,12 +106,27 @@ def plugin(monkeypatch):
                 *[md.EntryPoint(name, value, group) for name, value in groups.get(group, {}).items()]]
 
     monkeypatch.setattr(md, "entry_points", entry_points)
-    registry.claims.cache_clear()
+    memos = (registry.claims, registry.figures, registry.problems, registry.benchmarks)
+    for memo in memos:
+        memo.cache_clear()
     try:
         yield registry, certify
     finally:
         monkeypatch.undo()
-        registry.claims.cache_clear()
+        for memo in memos:
+            memo.cache_clear()
+
+
+def test_the_paper_registers_its_claims_and_figure_through_the_entry_point(plugin):
+    """The package's one PAPER (prefix S), read from the entry-point group attncheck's own papers
+    are read from: its claims, and the figure two of them name."""
+    registry, _ = plugin
+    paper, = [p for p in registry.papers() if p.prefix == "S"]
+    assert {"A", "B", "C", "S"} <= {p.prefix for p in registry.papers()}
+    assert [c.id for c in paper.get_claims()] == list(IDS) and set(paper.get_figures()) == {"S.bbp.curve"}
+    claims, figures = registry.claims(), registry.figures()
+    assert set(IDS) <= set(claims) and "S.bbp.curve" in figures and "A.fig1" in figures
+    assert [cid for cid in IDS if "S.bbp.curve" in claims[cid].figures] == ["S.bbp.outlier", "S.mp.edge"]
 
 
 def test_claims_certifiers_and_latex_through_the_entry_points(plugin):

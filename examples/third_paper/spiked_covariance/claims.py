@@ -138,7 +138,7 @@ CLAIMS = [
         evaluate=theory.evaluator("S.bbp.outlier"), param_space=SPIKED,
         point_space=SPIKED, allowance_note=NOTE.format(a="1"),
         mutants=("S.mp.cauchy:companion", "S.mp.cauchy:quadratic-x2", "S.bbp.secular:first-order"),
-        outputs=("S.bbp.outlier",),
+        outputs=("S.bbp.outlier",), figures=("S.bbp.curve",),
     ),
     Claim(
         id="S.bbp.overlap", paper="S", reference=D.REFERENCE, status="paper",
@@ -170,6 +170,43 @@ CLAIMS = [
         point_space=BULK, allowance_note=NOTE.format(a="2/3"),
         mutants=("S.mp.cauchy:companion", "S.mp.edge:exponent", "S.mp.edge:lower-root",
                  "S.mp.cauchy:quadratic-x2"),
-        outputs=("S.mp.edge",),
+        outputs=("S.mp.edge",), figures=("S.bbp.curve",),
     ),
 ]
+
+
+#: the aspect ratio gamma = p/n of the figure (it has a design point on each side of the threshold)
+CURVE_GAMMA = 0.5
+
+
+def curve(path, settings, progress):
+    """The top sample eigenvalue against the spike ell at gamma = 1/2: its limit (the bulk edge
+    below the threshold sqrt(gamma), the outlier above it) and the claims' own finite-d runs at
+    the design points of that gamma (markers, +- 2 se; the memo: the runs verify made)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    threshold = float(theory.value("S.bbp.outlier", "threshold", {"gamma": CURVE_GAMMA, "ell": 1.0}))
+    edge = float(theory.value("S.mp.edge", "edge", {"gamma": CURVE_GAMMA, "ell": 0.0}))
+    ells = np.linspace(0.02, 3.0, 80)
+    limit = [edge if ell <= threshold else
+             float(theory.value("S.bbp.outlier", "top_eigenvalue", {"gamma": CURVE_GAMMA, "ell": ell})) for ell in ells]
+    fig, ax = plt.subplots(figsize=(5.0, 3.2))
+    ax.plot(ells, limit, color="C0", label="limit")
+    ax.axvline(threshold, color="0.6", ls=":", label=r"threshold $\sqrt{\gamma}$")
+    for k, point in enumerate(p for p in SPIKED_POINTS + BULK_POINTS if p["gamma"] == CURVE_GAMMA):
+        mean, se = mean_se(_runs(settings, point)[0]["top"])
+        ax.errorbar(point["ell"], float(mean), yerr=2 * float(se), fmt="o", color="C1",
+                    label="simulation, ± 2 se" if k == 0 else None)
+    d, trials = sizes(settings)
+    ax.set_xlabel(r"spike $\ell$")
+    ax.set_ylabel("top eigenvalue")
+    ax.set_title(rf"$\gamma = {CURVE_GAMMA:g}$, d = {d}, {trials} trials per point", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+FIGURES = {"S.bbp.curve": curve}
