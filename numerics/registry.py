@@ -23,9 +23,11 @@ LEGACY_GROUP = "attncheck.claims"
 
 
 class RegistryError(ValueError):
-    """A claim that cannot be registered: a plugin that could not be loaded (bad file, duplicate
-    id, no CLAIMS), or a claim, equation or step that is inconsistent (:func:`check`).  One line
-    naming the claim, the object and the fix; the command line exits 2."""
+    """A paper or a claim that cannot be registered: a plugin that could not be loaded (bad file,
+    duplicate id or prefix, neither PAPER nor CLAIMS), a paper that is inconsistent
+    (:class:`numerics.paper.Paper`), or a claim, equation or step that is inconsistent
+    (:func:`check`).  One line naming the paper or the claim, the object and the fix; the command
+    line exits 2."""
 
 
 def check(claim, built: bool = False) -> None:
