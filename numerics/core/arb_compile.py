@@ -163,7 +163,7 @@ class ArbPrinter(Printer):
         if k not in (0, -1):
             self._refuse(expr, "(LambertW branch other than 0, -1)")
         if self.kind == "acb":
-            return f"({x}).lambertw({int(k)}, analytic=_an)"
+            return f"_lambertw({x}, {int(k)}, _an)"
         return f"({x}).lambertw({int(k)})"
 
     def _print_binomial(self, expr):
@@ -266,11 +266,25 @@ def _binomial(n, k):
     kk = k.real if isinstance(k, acb) else k
     if not (kk.is_exact() and kk.is_integer() and kk >= 0) or (isinstance(k, acb) and not k.imag.is_zero()):
         raise CertifyError(f"binomial({n}, {k}): the lower argument must be an exact non-negative integer")
-    return n.bin(int(kk.unique_fmpz()))
+    m = int(kk.unique_fmpz())
+    if isinstance(n, acb):  # FLINT's complex balls have no binomial: n (n-1) ... (n-m+1) / m!
+        return (n - m + 1).rising(m) / arb.fac_ui(m)
+    return n.bin(m)
+
+
+def _lambertw(z, branch: int, analytic: bool):
+    """W_branch(z) over complex balls.  With ``analytic`` (``acb.integral``'s flag) a ball that
+    meets a branch cut is indeterminate: the cuts of Corless et al., which FLINT follows, lie on
+    the real axis up to -1/e for the principal branch and up to 0 for the branch -1."""
+    if analytic:
+        end = -1 / arb.const_e() if branch == 0 else arb(0)
+        if z.imag.contains(0) and not z.real > end:
+            return acb(arb.nan(), arb.nan())
+    return z.lambertw(branch)
 
 
 _RUNTIME = {"_arb": arb, "_acb": acb, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-            "_piecewise": _piecewise, "_binomial": _binomial, "_ipow": _ipow}
+            "_piecewise": _piecewise, "_binomial": _binomial, "_ipow": _ipow, "_lambertw": _lambertw}
 
 
 def _source(exprs, args, kind: str, cse: bool) -> str:
@@ -322,5 +336,6 @@ def compile_arb(expr, args: Sequence[sp.Symbol], *, cse: bool = True) -> Callabl
 def compile_acb(expr, args: Sequence[sp.Symbol], *, cse: bool = True) -> Callable:
     """As :func:`compile_arb` over complex balls; the function takes ``_an`` (the
     ``acb.integral`` analytic flag) as keyword or last positional argument and forwards it to
-    the functions with branch cuts (sqrt, log, powers, Abs, LambertW)."""
+    the functions with branch cuts (sqrt, log, powers, Abs, LambertW: a ball on a cut is then
+    indeterminate, and ``acb.integral`` subdivides)."""
     return _compile(_key(expr), tuple(args), "acb", cse)
