@@ -37,6 +37,11 @@ def test_an_undecided_comparison_names_both_balls():
     for fn in (arb_compile._gt, arb_compile._ge):  # a > b is b < a
         with pytest.raises(CertifyError, match=_exactly(f"cannot decide the comparison of {b} and {a}: the balls overlap")):
             fn(a, b)
+    # a ball whose lower end is b: it may equal b, so a <= b is undecided (and a < b is False)
+    edge = arb(2.5, 0.5)
+    with pytest.raises(CertifyError, match="the balls overlap"):
+        arb_compile._le(edge, edge.lower())
+    assert arb_compile._lt(edge, edge.lower()) is False
     assert arb_compile._gt(arb(3), arb(2)) and not arb_compile._gt(arb(2), arb(3))
     assert arb_compile._ge(arb(2), arb(2)) and not arb_compile._ge(arb(1), arb(2))
 
@@ -131,6 +136,9 @@ def test_powers_and_the_imaginary_unit_in_complex_balls():
         assert compile_arb(x ** sp.pi, (x,))(arb(2)).overlaps(arb(2) ** arb.pi())
         assert compile_acb(x ** sp.pi, (x,))(acb(2)).real.overlaps(arb(2) ** arb.pi())
         assert compile_acb(sp.I * x, (x,))(acb(2)) == acb(0, 2)
+        # under acb.integral's analytic flag a power is indeterminate on its branch cut
+        assert compile_acb(x ** sp.pi, (x,))(acb(-1)).is_finite()
+        assert not compile_acb(x ** sp.pi, (x,))(acb(-1), _an=True).is_finite()
 
 
 def test_max_and_min_fold_every_argument():
