@@ -120,3 +120,70 @@ def test_compile_options_are_part_of_the_cache_key():
         assert float(ctx.compile([sp.erfc(x)], (x,), extra={"g": abs})(0)[0]) == 1
     with pytest.raises(ValueError, match="no extra implementations"):
         backends.ArbContext().compile([x], (x,), extra={"g": abs})
+
+
+def test_numpy_expectations_on_the_contexts_grid_with_the_step_halving_error():
+    """``NumpyContext.expect``: each group's integrands on the context's own grid (step h and
+    width), the error estimate the largest difference between the sums at 2h and h."""
+    import mpmath
+
+    from numerics.core.quadrature import gaussian_trapezoid
+
+    t = sp.Symbol("t", real=True)
+    mu, s = np.array([0.5, -1.0]), np.array([2.0, 0.5])
+    (m1, m2, m4), err = backends.NumpyContext().expect([((t, t**2), mu, s), ((t**4,), mu, s)], t)
+    assert m1 == pytest.approx(mu, rel=1e-13) and m2 == pytest.approx(mu**2 + s**2, rel=1e-13)
+    assert m4 == pytest.approx(mu**4 + 6 * mu**2 * s**2 + 3 * s**4, rel=1e-13) and 0 <= err < 1e-12
+
+    def rule(h, width=9.0):
+        z, w = gaussian_trapezoid(h, width)
+        return np.sum(w * (mu[:, None] + s[:, None] * z) ** 4, axis=-1)
+
+    (coarse,), err = backends.NumpyContext(step=0.5).expect([((t**4,), mu, s)], t)
+    assert coarse == pytest.approx(rule(0.5), rel=1e-14)
+    assert err == pytest.approx(np.max(np.abs(rule(1.0) - rule(0.5))), rel=1e-9) and err > 1e-10
+    (narrow,), _ = backends.NumpyContext(width=3.0).expect([((t**2,), 0.0, 1.0)], t)
+    assert narrow < 0.98  # the rule truncated at the context's width (its weights renormalised)
+    (third,), _ = backends.NumpyContext().expect([((t**2,), mpmath.mpf(1) / 3, 1)], t)
+    assert third.dtype == np.float64 and backends.NUMPY.number(mpmath.mpf(1) / 3).dtype == np.float64
+
+
+def test_an_evaluator_takes_its_name_and_doc_from_its_run():
+    import functools
+
+    def run(ctx, params):
+        """The doubled input."""
+        return {"y": ctx.number(2) * params["x"], "_kept_out": 0}
+
+    ev = backends.Evaluator(run, contexts=iter(["numpy", "mpmath"]))
+    assert (ev.__name__, ev.__doc__, ev.contexts) == ("run", "The doubled input.", ("numpy", "mpmath"))
+    assert repr(ev) == "Evaluator(run, contexts=('numpy', 'mpmath'))"
+    assert ev({"x": 3}, 20) == {"y": 6} and ev.under(backends.NumpyContext(), {"x": np.array([1.0, 2.0])})["y"].tolist() == [2, 4]
+    assert backends.Evaluator(run, name="double").__name__ == "double"
+    assert backends.Evaluator(functools.partial(run)).__name__ == "evaluate"
+    with pytest.raises(ValueError, match=r"^double does not run under the arb context \(it runs under numpy, mpmath\)$"):
+        backends.Evaluator(run, contexts=("numpy", "mpmath"), name="double").under(backends.ArbContext(20), {"x": 1})
+
+    x, y = sp.symbols("x y", real=True)
+    chain = backends.Chain((x,), (backends.Closed(y, x**2),), (("out", y + 1),))
+
+    def square_chain():
+        return chain
+
+    ce = backends.chain_evaluator(square_chain, iter(["a"]))
+    assert ce.__name__ == "square_chain" and ce({"a": 2}, 30) == {"out": 5} and ce({"a": 3}, 30) == {"out": 10}
+    assert backends.chain_evaluator(functools.partial(square_chain), ["a"]).__name__ == "chain"
+    assert backends.chain_evaluator(square_chain, ["a"], name="named").__name__ == "named"
+
+
+def test_the_evalf_reference_takes_decimals_as_written_at_twenty_more_digits():
+    import mpmath
+
+    x = sp.Symbol("x", real=True)
+    with mpmath.workdps(80):
+        fifteenth = mpmath.mpf(1) / 15
+        for given in (0.2, "0.2", sp.Rational(1, 5)):  # a float is its shortest decimal, 1/5
+            assert backends.agree_digits(backends.evalf_reference(x / 3, {x: given}, 50), fifteenth) >= 50
+        long = "0.12345678901234567890123456789"  # more digits than a float holds: kept
+        assert backends.agree_digits(backends.evalf_reference(x, {x: long}, 40), mpmath.mpf(long)) >= 40
+        assert backends.evalf_reference(x**2, {x: np.int64(3)}, 30) == 9

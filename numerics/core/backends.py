@@ -68,12 +68,6 @@ def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, e
         return +mpmath.mpf(out) if not isinstance(out, mpmath.mpc) else out
 
 
-def np_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], extra: Mapping | None = None):
-    args = tuple(values)
-    f = NUMPY.compile(expr, args, extra=extra, raw=True)
-    return f(*[np.asarray(values[a], dtype=float) for a in args])
-
-
 def to_mpf(x) -> mpmath.mpf:
     """Exact-ish conversion: ints and decimal strings are exact, floats via repr."""
     if isinstance(x, mpmath.mpf):
@@ -83,15 +77,6 @@ def to_mpf(x) -> mpmath.mpf:
     if isinstance(x, sp.Basic):
         return mpmath.mpf(sp.N(x, mpmath.mp.dps + 5))
     return mpmath.mpf(repr(float(x))) if not isinstance(x, str) else mpmath.mpf(x)
-
-
-def to_exact(x) -> sp.Expr:
-    """A user number as an exact SymPy rational (0.2 -> 1/5)."""
-    if isinstance(x, sp.Basic):
-        return x
-    if isinstance(x, (int, np.integer)):
-        return sp.Integer(int(x))
-    return sp.Rational(repr(float(x)) if not isinstance(x, str) else x)
 
 
 def evalf_reference(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int) -> mpmath.mpf:
@@ -122,10 +107,6 @@ def agree_digits(a, b) -> float:
             return float("inf")
         scale = max(abs(a), abs(b))
         return float(-mpmath.log10(abs(a - b) / scale)) if scale else float("inf")
-
-
-def format_mp(x, digits: int) -> str:
-    return mpmath.nstr(x, digits, strip_zeros=False, min_fixed=-3, max_fixed=4)
 
 
 # ---- number systems: one compiled chain, three contexts ---------------------------------------
