@@ -378,3 +378,24 @@ def test_text_is_read_as_the_kind_of_the_parameter():
         n.parse("2.5")
     with pytest.raises(ParameterError, match=r"^parameter x: expected a real number in \[0, 1\], got 'half'$"):
         x.parse("half")
+
+
+def test_the_span_a_parameter_is_sampled_from():
+    """``ParamSpace.sample`` draws each parameter from :func:`_span`: its domain, cut to a few
+    times the default on an unbounded side (near the default: up to four times it, or four
+    above the lower end), integers inside an open end."""
+    from numerics.core.params import Param, _span
+
+    free = Param("a", float, default=2.0)
+    assert _span(free, {}) == (-6.0, 8.0) and _span(free, {}, near=True) == (-6.0, 8.0)
+    big = Param("b", float, default=-10.0)
+    assert _span(big, {}) == (-50.0, 40.0) and _span(big, {}, near=True) == (-50.0, 40.0)
+    assert _span(Param("c", float, lo=0.0), {}) == (0.0, 4.0) == _span(Param("c", float, lo=0.0), {}, near=True)
+    assert _span(Param("d", float, lo=1.0, default=3.0), {}) == (1.0, 12.0)
+    assert _span(Param("d", float, lo=1.0, default=3.0), {}, near=True) == (1.0, 12.0)
+    assert _span(Param("e", float, lo=-9.0, default=0.5), {}, near=True) == (-9.0, 2.0)
+    assert _span(Param("e", float, lo=-9.0, default=0.5), {}) == (-9.0, 2.0)
+    assert _span(Param("f", float, lo=-9.0, default=0.5, typical=(-1.0, 1.0)), {}) == (-1.0, 1.0)
+    assert _span(Param("k", int, lo=0, hi=5, lo_open=True, hi_open=True), {}) == (1, 4)
+    assert _span(Param("k", int, lo=0, hi=5), {}) == (0, 5)
+    assert _span(Param("x", float, lo=0.0, hi=5.0, lo_open=True, hi_open=True), {}) == (0.0, 5.0)

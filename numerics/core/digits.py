@@ -122,9 +122,9 @@ def _shows(out: str, x) -> bool:
     m = re.search(r"\d[\d,_]*(\.\d*)?([eE][-+]?\d+)?%?", out)
     if m is None:
         return False  # inf or nan printed for a finite value
-    number = m.group(0).replace(",", "").replace("_", "")
+    number = m.group(0).replace(",", "")  # Decimal reads "1_234" and "12." itself
     percent = number.endswith("%")
-    d = decimal.Decimal(number.rstrip("%").rstrip("."))
+    d = decimal.Decimal(number[:-1] if percent else number)
     unit = decimal.Decimal(1).scaleb(d.as_tuple().exponent)
     if percent:
         d, unit = d / 100, unit / 100
