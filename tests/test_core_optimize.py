@@ -536,3 +536,30 @@ def test_golden_section_on_a_bracket_away_from_zero():
     assert down.ok and 3.0 - down.value < 1e-8
     nan = solve("golden", lambda z: math.nan if z > 0 else z * z, -1.0, 3.0, 1e-9, throw=False)
     assert nan.result is RESULTS.nonfinite and nan.iterations == 0
+
+
+def test_bracket_solvers_far_from_zero_and_where_f_is_not_finite():
+    """The tolerance scales as 1 + |x| (a root near 1e6 is found to 1e-12 relative, not to
+    1e-12 absolute, which float64 cannot hold); a value that is not finite stops rtsafe and
+    golden section with the status that says so; golden section that runs out of steps fails."""
+    from numerics.core.solve import solve
+
+    far = solve("rtsafe", lambda z: z * z - 1e12, lambda z: 2 * z, 0.0, 3e6, 1e-12, max_steps=200, throw=False)
+    assert far.ok and abs(far.value - 1e6) <= 1e-5 and far.iterations < 60
+    # Newton's steps towards sqrt(2) 1e6 from 1.5e6: 8.6e4, 2.5e3, 2.2, 1.7e-6, 0: with tol 1e-6
+    # the solver stops after the first step below tol (1 + |x|) = 1.4, the fourth
+    loose = solve("rtsafe", lambda z: z * z - 2e12, lambda z: 2 * z, 0.0, 3e6, 1e-6, throw=False)
+    assert loose.ok and loose.iterations == 4 and abs(loose.value - math.sqrt(2e12)) < 1e-6
+    low = solve("golden", lambda z: (z - 1e6) ** 2, 0.0, 3e6, 1e-12, max_steps=400, throw=False)
+    assert low.ok and abs(low.value - 1e6) < 1.0
+
+    def nan_inside(z):  # a sign change on [-1, 3], and no number at the midpoint 1
+        return math.nan if z == 1.0 else z - 2.0
+
+    bad = solve("rtsafe", nan_inside, lambda z: 1.0, -1.0, 3.0, 1e-12, throw=False)
+    assert bad.result == RESULTS.nonfinite
+    # golden section's first inner points are 0.53 and 1.47: no number at the second
+    ugly = solve("golden", lambda z: math.nan if 1.4 < z < 1.5 else (z - 0.3) ** 2, -1.0, 3.0, 1e-12, throw=False)
+    assert ugly.result == RESULTS.nonfinite
+    short = solve("golden", lambda z: (z - 0.3) ** 2, -1.0, 3.0, 1e-12, max_steps=3, throw=False)
+    assert short.result == RESULTS.max_steps_reached
