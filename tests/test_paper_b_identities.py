@@ -77,15 +77,15 @@ def test_identity_exact_for_a_permutation_law_by_enumeration():
 
 def test_cross_term_is_conditional_second_moment():
     for h in (co.H_CROSS, co.H_MIXED):
-        assert sp.simplify(co.cross_term_ciid(h) - co.pair_moments(h, "conditional")[1]) == 0
+        assert sp.simplify(co.cross_term_ciid(h) - co.pair_moments(h, co.CONDITIONAL)[1]) == 0
     assert co.conditional_mean(co.H_NULL) == 0
 
 
 def test_cross_moment_form_is_psd_for_ciid_laws_and_indefinite_for_a_permutation():
     """c(h) >= 0 for *every* h in span{x1^a x2^b : a, b <= 2}: the exact Gram matrix is PSD."""
-    for law in ("uniform", "gaussian"):
+    for law in (co.UNIFORM, co.GAUSSIAN):
         assert co.cross_gram(co.MONOMIALS_2, law).is_positive_semidefinite
-    assert co.cross_gram(co.MONOMIALS_2, "conditional", sp.Rational(1, 2)).is_positive_semidefinite
+    assert co.cross_gram(co.MONOMIALS_2, co.CONDITIONAL, sp.Rational(1, 2)).is_positive_semidefinite
     C = co.cross_gram(co.MONOMIALS_2, values=[sp.Rational(v) for v in claims_mod.PERM_VALUES])
     assert C.is_indefinite
 
@@ -185,7 +185,7 @@ def test_kl_steps():
     slack = kl.bound_slack()
     assert sp.simplify(slack - kl.M * kl.N * (kl.N - 2) * (co.m2 - co.c) / (2 * kl.sigma**2 * (kl.N - 1))) == 0
     # tight case h = x1: c = m2
-    m2, c = co.pair_moments(co.x1, "uniform")
+    m2, c = co.pair_moments(co.x1, co.UNIFORM)
     assert m2 == c == sp.Rational(1, 3)
 
 
@@ -253,7 +253,7 @@ def test_null_directions_lie_in_the_linear_link_class():
 
 def test_vector_moments_against_hand_wick_formulas():
     # d = 3, N(0, I/3): m2 = tr(AᵀA)/9 + E|y|^4 + E x1^2 = tr(AᵀA)/9 + 15/9 + 1/3, c = (E|y|^2)^2 + E x1^2
-    m2, c = co.pair_moments_vector(co.H_VEC3, 3, "gaussian_dim")
+    m2, c = co.pair_moments_vector(co.H_VEC3, 3, co.GAUSSIAN_DIM)
     assert m2 == (co.A_VEC3.T * co.A_VEC3).trace() / 9 + sp.Rational(15, 9) + sp.Rational(1, 3)
     assert c == 1 + sp.Rational(1, 3)
 

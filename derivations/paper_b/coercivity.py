@@ -35,11 +35,12 @@ Pure SymPy; docs: docs/paper_b.md, "B.coercivity.*".
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import sympy as sp
 from sympy.simplify.fu import TR8
 
-from derivations.core import Equation, derivation, drop, mutant, step, times
+from derivations.core import Equation, Named, derivation, drop, mutant, step, times
 from derivations.paper_b import forward_operator as FO
 
 N = FO.N
@@ -128,22 +129,54 @@ def excess_risk_value(n, m2_value, c_value):
 
 
 # --- step 4: moments under concrete laws (exact) --------------------------------------------
+@dataclass(frozen=True)
+class ExactLaw:
+    """A token law whose pair moments are exact: ``name`` (the simulator's,
+    numerics.experiments.paper_b.interacting_particles), the kind of its i.i.d. base variables
+    (``"U"``: U[-1, 1], ``"G"``: N(0, 1)), whether a component Z ~ U[-1, 1] is shared by the
+    sample (X_k = s Z + W_k), and whether a token in R^d is scaled by 1/sqrt(d)."""
+
+    name: str
+    kind: str
+    shared: bool = False
+    per_dimension: bool = False
+    aliases: tuple = ()
+
+    def tokens(self, shift):
+        """Three tokens (X_1, X_2, X_3) in the base variables, and each base variable's kind."""
+        if self.shared:
+            return tuple(shift * _Z + wk for wk in _W), {**{wk: self.kind for wk in _W}, _Z: "U"}
+        return tuple(_W), {wk: self.kind for wk in _W}
+
+    def vector_tokens(self, X, d: int):
+        """The tokens in R^d written in the coordinates ``X`` (three tuples of d symbols)."""
+        return [tuple(v / sp.sqrt(d) for v in Xk) for Xk in X] if self.per_dimension else X
+
+    def __str__(self):
+        return self.name
+
+
 #: token laws for the exact moments, matching numerics.experiments.paper_b.interacting_particles (d = 1):
-#:   "uniform"      X_k = W_k,            W_k i.i.d. U[-1, 1]
-#:   "gaussian"     X_k = G_k,            G_k i.i.d. N(0, 1)
-#:   "conditional"  X_k = s Z + W_k,      Z, W_k i.i.d. U[-1, 1]   (Z shared by the sample)
-EXACT_LAWS = ("uniform", "gaussian", "conditional")
+#:   uniform      X_k = W_k,            W_k i.i.d. U[-1, 1]
+#:   gaussian     X_k = G_k,            G_k i.i.d. N(0, 1)
+#:   conditional  X_k = s Z + W_k,      Z, W_k i.i.d. U[-1, 1]   (Z shared by the sample)
+#: and in R^d (``pair_moments_vector``): uniform on U[-1, 1]^d, or gaussian_dim N(0, I_d/d)
+UNIFORM = ExactLaw("uniform", "U")
+GAUSSIAN = ExactLaw("gaussian", "G")
+CONDITIONAL = ExactLaw("conditional", "U", shared=True)
+GAUSSIAN_DIM = ExactLaw("gaussian_dim", "G", per_dimension=True)
+EXACT_LAWS = (UNIFORM, GAUSSIAN, CONDITIONAL)
+VECTOR_LAWS = (UNIFORM, GAUSSIAN_DIM)
+#: the law called ``name`` (an ExactLaw is returned as is); ValueError naming the choices
+law_by_name = Named("law", ExactLaw, (*EXACT_LAWS, GAUSSIAN_DIM))
 _W = sp.symbols("w1:4", real=True)
 _Z = sp.Symbol("zeta", real=True)
 
 
-def _tokens(law, shift):
+def _tokens(law: ExactLaw, shift):
     if law not in EXACT_LAWS:
-        raise ValueError(f"law must be one of {EXACT_LAWS}, got {law!r}")
-    if law == "conditional":
-        return tuple(shift * _Z + wk for wk in _W), {**{wk: "U" for wk in _W}, _Z: "U"}
-    kind = "G" if law == "gaussian" else "U"
-    return tuple(_W), {wk: kind for wk in _W}
+        raise ValueError(f"law must be one of {', '.join(map(str, EXACT_LAWS))}, got {law!r}")
+    return law.tokens(shift)
 
 
 def _moment(kind, k):
@@ -176,7 +209,7 @@ def _expect_base(expr, dists):
 
 
 @derivation
-def pair_moments(h, law="uniform", shift=s):
+def pair_moments(h, law: ExactLaw = UNIFORM, shift=s):
     """(m2, c) = (E h(X1,X2)², E h(X1,X2)h(X1,X3)) exactly, h a SymPy expression in x1, x2."""
     (t1, t2, t3), dists = _tokens(law, shift)
     hm = h.subs({x1: t1, x2: t2}, simultaneous=True)
@@ -214,18 +247,15 @@ mutant("B.coercivity.cross_ciid:given_Z_only", "B.coercivity.cross_ciid",
 
 
 @derivation
-def pair_moments_vector(h, d: int, law="uniform"):
-    """(m2, c) for tokens in R^d with i.i.d. coordinates: ``law`` "uniform" (U[-1, 1]^d) or
-    "gaussian_dim" (N(0, I_d/d), the simulator's default Gaussian).  ``h(x, y)`` is a Python
+def pair_moments_vector(h, d: int, law: ExactLaw = UNIFORM):
+    """(m2, c) for tokens in R^d with i.i.d. coordinates: ``law`` UNIFORM (U[-1, 1]^d) or
+    GAUSSIAN_DIM (N(0, I_d/d), the simulator's default Gaussian).  ``h(x, y)`` is a Python
     callable on two length-d tuples of SymPy symbols returning a polynomial."""
+    if law not in VECTOR_LAWS:
+        raise ValueError(f"law must be one of {', '.join(map(str, VECTOR_LAWS))}, got {law!r}")
     X = [sp.symbols(f"t{k}_1:{d + 1}", real=True) for k in (1, 2, 3)]
-    if law == "uniform":
-        toks, kind = X, "U"
-    elif law == "gaussian_dim":
-        toks, kind = [tuple(v / sp.sqrt(d) for v in Xk) for Xk in X], "G"
-    else:
-        raise ValueError(f"law must be 'uniform' or 'gaussian_dim', got {law!r}")
-    dists = {v: kind for Xk in X for v in Xk}
+    toks = law.vector_tokens(X, d)
+    dists = {v: law.kind for Xk in X for v in Xk}
     h12, h13 = h(toks[0], toks[1]), h(toks[0], toks[2])
     return _expect_base(h12**2, dists), _expect_base(h12 * h13, dists)
 
@@ -243,7 +273,7 @@ def pair_moments_finite(h, values):
     return sp.simplify(m2_), sp.simplify(c_)
 
 
-def cross_gram(basis, law="uniform", shift=s, values=None):
+def cross_gram(basis, law: ExactLaw = UNIFORM, shift=s, values=None):
     """Gram matrix C[k, l] = E[b_k(X1,X2) b_l(X1,X3)]: c(Σ θ_k b_k) = θᵀ C θ.
 
     Under an i.i.d. or conditionally i.i.d. law C is a Gram matrix of the conditional means

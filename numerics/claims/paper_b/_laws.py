@@ -30,11 +30,18 @@ class TokenLaw:
     #: Monte Carlo uses the first token, to keep a genuine standard error
     first_token: bool = False
 
+    def __str__(self):
+        return self.name
 
-def _pair_moments(law: str):
+
+def _pair_moments(name: str):
+    """h -> exact (m2, c) under the derivation's law called ``name``."""
     import sympy as sp
 
-    return lambda h: _deriv("coercivity").pair_moments(h, law, sp.Rational(SHIFT))
+    def moments(h):
+        co = _deriv("coercivity")
+        return co.pair_moments(h, co.law_by_name(name), sp.Rational(SHIFT))
+    return moments
 
 
 def _permutation(N: int):
@@ -51,12 +58,11 @@ def _permutation_moments(h):
 
 
 #: the token laws of the identity claims (the simulator's laws, ``TOKEN_LAWS`` of Paper B's vocabulary)
-LAWS = {law.name: law for law in (
-    TokenLaw("uniform", lambda N: _sim().UniformCube(), _pair_moments("uniform")),
-    TokenLaw("gaussian", lambda N: _sim().Gaussian(variance="unit"), _pair_moments("gaussian")),
-    TokenLaw("conditional", lambda N: _sim().Conditional(c=float(Fraction(SHIFT)), base="uniform"),
-              _pair_moments("conditional")),
-    TokenLaw("permutation", _permutation, _permutation_moments, first_token=True),
-)}
+UNIFORM = TokenLaw("uniform", lambda N: _sim().UniformCube(), _pair_moments("uniform"))
+GAUSSIAN = TokenLaw("gaussian", lambda N: _sim().Gaussian(variance="unit"), _pair_moments("gaussian"))
+CONDITIONAL = TokenLaw("conditional", lambda N: _sim().Conditional(c=float(Fraction(SHIFT)), base="uniform"),
+                       _pair_moments("conditional"))
+PERMUTATION = TokenLaw("permutation", _permutation, _permutation_moments, first_token=True)
+LAWS = {law.name: law for law in (UNIFORM, GAUSSIAN, CONDITIONAL, PERMUTATION)}
 #: the simulator's laws of the d > 1 cases
 VECTOR_LAWS = {"gaussian": lambda: _sim().Gaussian(), "uniform": lambda: _sim().UniformCube()}

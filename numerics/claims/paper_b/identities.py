@@ -26,7 +26,8 @@ from numerics.claims.base import Claim, Comparison, memo
 DESIGN_ONLY = "an identity checked on the design's token laws and kernels; its inputs are those laws, not a point of a declared space"
 from numerics.core.backends import NUMPY, Evaluator, chain_evaluator
 from numerics.core.params import Dep, Param, ParamSpace
-from numerics.claims.paper_b._laws import LAWS, PERM_VALUES, SHIFT, VECTOR_LAWS
+from numerics.claims.paper_b._laws import (CONDITIONAL, GAUSSIAN, PERM_VALUES, PERMUTATION, SHIFT, UNIFORM, VECTOR_LAWS,
+                                           TokenLaw)
 from numerics.claims.paper_b._common import (PAPER, _deriv, _equations, _h, _mean_se, _precision,
                                           _rounding_allowance, _sim, _th)
 
@@ -111,37 +112,37 @@ def _forward_experiment(settings, claim):
 
 
 # ============================================================================== coercivity
-def _moments(hname: str, law: str) -> tuple:
+def _moments(hname: str, law: TokenLaw) -> tuple:
     """Exact (m2, c) as SymPy numbers (derivation)."""
-    return LAWS[law].moments(getattr(_deriv("coercivity"), hname))
+    return law.moments(getattr(_deriv("coercivity"), hname))
 
 
-def _mean_R2(claim, settings, law: str, hname: str, N: int, n: int, tag: str):
+def _mean_R2(claim, settings, law: TokenLaw, hname: str, N: int, n: int, tag: str):
     """MC of E|R_h[X]_1|² as the per-sample token average (1/N) Σ_i R_h[X]_i² (exchangeable).
 
     For a permutation law that average is the same for every sample (R_h[X]_i depends on X_i
     only, and the token average visits every value once), so there the first token R_h[X]_1²
     is used, to keep a genuine Monte Carlo standard error."""
     def run():
-        rng = claim.rng(settings, tag, law, hname, N)
-        X = LAWS[law].simulator(N).sample(rng, n, N, 1)
+        rng = claim.rng(settings, tag, law.name, hname, N)
+        X = law.simulator(N).sample(rng, n, N, 1)
         R = _sim().forward(_h(hname), X)
-        return _mean_se(R[:, 0] ** 2 if LAWS[law].first_token else np.mean(R**2, axis=1))
-    return memo(settings, (claim.id, tag, law, hname, N, n), run)
+        return _mean_se(R[:, 0] ** 2 if law.first_token else np.mean(R**2, axis=1))
+    return memo(settings, (claim.id, tag, law.name, hname, N, n), run)
 
 
 IDENTITY_CASES = (
-    ("uniform", "H_CROSS", 3), ("uniform", "H_CROSS", 6), ("uniform", "H_MIXED", 3),
-    ("gaussian", "H_CROSS", 4), ("gaussian", "H_MIXED", 5),
-    ("conditional", "H_CROSS", 4), ("conditional", "H_MIXED", 6),
-    ("permutation", "H_CROSS", 4), ("permutation", "H_MIXED", 4),
+    (UNIFORM, "H_CROSS", 3), (UNIFORM, "H_CROSS", 6), (UNIFORM, "H_MIXED", 3),
+    (GAUSSIAN, "H_CROSS", 4), (GAUSSIAN, "H_MIXED", 5),
+    (CONDITIONAL, "H_CROSS", 4), (CONDITIONAL, "H_MIXED", 6),
+    (PERMUTATION, "H_CROSS", 4), (PERMUTATION, "H_MIXED", 4),
 )
 
 #: d > 1: (law as in the derivation, simulator law, d, h name, N)
 VECTOR_CASES = (("gaussian_dim", "gaussian", 3, "H_VEC3", 5), ("uniform", "uniform", 2, "H_VEC2", 4))
 
 #: the excess-risk row: tokens, N, h, g*, noise level (noise correlated across tokens)
-RISK_CASE = ("uniform", "H_CROSS", 4, 0.5)
+RISK_CASE = (UNIFORM, "H_CROSS", 4, 0.5)
 
 
 def _vector_mean_R2(claim, settings, simlaw: str, d: int, hname: str, N: int, n: int):
@@ -165,8 +166,8 @@ def _excess_risk_mc(claim, settings, n: int):
 
     def run():
         sim = _sim()
-        rng = claim.rng(settings, "risk", law, hname, N)
-        X = LAWS[law].simulator(N).sample(rng, n, N, 1)
+        rng = claim.rng(settings, "risk", law.name, hname, N)
+        X = law.simulator(N).sample(rng, n, N, 1)
         g_star = lambda x, y: x[..., 0] * y[..., 0]
         h = _h(hname)
         R_star = sim.forward(g_star, X)
@@ -190,7 +191,7 @@ def _identity_experiment(settings, claim):
             mean, se, m = _mean_R2(claim, settings, law, hname, N, n, "identity")
             label, at = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {law}, h={hname}, N={N}", {"N": N}
         else:
-            m2s, cs = co.pair_moments_vector(getattr(co, hname), vec[1], vec[0])
+            m2s, cs = co.pair_moments_vector(getattr(co, hname), vec[1], co.law_by_name(vec[0]))
             mean, se, m = _vector_mean_R2(claim, settings, law, vec[1], hname, N, n // 2)
             label = f"E|R_h|^2 = m2/(N-1) + (N-2)c/(N-1): {vec[0]}, d={vec[1]}, h={hname}, N={N}"
             at = {"d": vec[1], "N": N}
@@ -204,7 +205,7 @@ def _identity_experiment(settings, claim):
                            at={"N": N}))
     details = {"coefficients": [str(v) for v in co.coefficients()], "shift_c": SHIFT,
                "permutation_values": list(PERM_VALUES), "exact_moments": moments,
-               "risk_case": {"law": law, "h": hname, "N": N, "sigma": sigma, "g*": "x y"}}
+               "risk_case": {"law": law.name, "h": hname, "N": N, "sigma": sigma, "g*": "x y"}}
     return rows, {"samples_per_row": n, "d": 1}, details
 
 
@@ -255,8 +256,8 @@ def _ciid_experiment(settings, claim):
             rows.append(Comparison(f"cross = E[m_h(X1,Z)^2] >= 0: shift={shift}, h={hname}",
                                    th.cross_ciid(getattr(co, hname), shift, settings.dps), mean, se, 0.0, m, at=at))
     # equality case: m_h = 0, so c = E[m_h²] = 0 and E|R_h|^2 = (1/(N-1)) ||h||^2
-    for law, shift, N in (("uniform", "0", 5), ("conditional", SHIFT, 5)):
-        m2s = co.pair_moments(co.H_NULL, law, sp.Rational(SHIFT))[0]
+    for law, shift, N in ((UNIFORM, "0", 5), (CONDITIONAL, SHIFT, 5)):
+        m2s = law.moments(co.H_NULL)[0]
         theory = th.identity_value(N, m2s, co.cross_term_ciid(co.H_NULL, sp.Rational(shift)), settings.dps)
         mean, se, m = _mean_R2(claim, settings, law, "H_NULL", N, n, "equality")
         rows.append(Comparison(f"equality case m_h = 0: E|R_h|^2 = ||h||^2/(N-1), {law}, h=x sin(pi y), N={N}",

@@ -123,7 +123,7 @@ def _kl_experiment(settings, claim):
     ex = memo(settings, (claim.id, "mc"), lambda: _kl_mc(settings, claim))
     rows, ratios = [], {}
     for name, hexpr in _kl_cases().items():
-        m2, c = co.pair_moments(hexpr, "uniform")
+        m2, c = co.pair_moments(hexpr, co.UNIFORM)
         theory, bound = th.kl_values(KL_N, KL_M, KL_SIGMA, m2, c, settings.dps)
         mean, se, m = ex[name]
         rows.append(Comparison(f"KL = (M/(2s^2)) sum_i E|R_h|^2: h={name}, N={KL_N}, M={KL_M}", theory, mean, se,
