@@ -19,7 +19,7 @@ from numerics.core.backends import agree_digits, evalf_reference
 from numerics.claims.paper_a import representation as cl
 from numerics.core.params import ParameterError
 from numerics.experiments.paper_a import representation as sim
-from numerics.papers.paper_a.vocabulary import PI
+from numerics.papers.paper_a.vocabulary import FIXED_POSITIONS, PI
 
 
 # --- linear baselines: symbolic -------------------------------------------------------------
@@ -329,7 +329,7 @@ def test_sample_projections_structure():
     y, u = sim.sample_projections(rng, 2000, 12, 3, 0.5, 50.0)
     big = (u > 25).sum(axis=1)
     assert np.all(big[y > 0] == 3) and np.all(big[y < 0] == 0)
-    y, u = sim.sample_projections(rng, 200, 12, 3, 1 - 1e-12, 50.0, law="fixed")
+    y, u = sim.sample_projections(rng, 200, 12, 3, 1 - 1e-12, 50.0, law=FIXED_POSITIONS)
     assert np.all(u[:, :3] > 25) and np.all(u[:, 3:] < 25)
 
 

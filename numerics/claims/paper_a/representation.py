@@ -22,6 +22,7 @@ DESIGN_ONLY = "the thresholds are checked as scalings along the design's grids i
 from numerics.core.backends import MpContext, to_mpf
 from numerics.experiments.paper_a import representation as sim
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
+from numerics.papers.paper_a.vocabulary import FIXED_POSITIONS, UNIFORM_POSITIONS, PositionLaw
 from numerics.theory.paper_a import representation as ao
 from numerics.theory.paper_a.certify import thm1_evaluator
 
@@ -43,10 +44,10 @@ def _n(settings, quick: int) -> int:
     return settings.pick(quick, 5 * quick)
 
 
-def _oracle(settings, claim, key, stat_name, n, L, R, pi, theta, law="uniform", stat=None):
+def _oracle(settings, claim, key, stat_name, n, L, R, pi, theta, law: PositionLaw = UNIFORM_POSITIONS, stat=None):
     """A memoised oracle simulation (fitted threshold, test-sample error)."""
     stat = stat if stat is not None else getattr(sim, stat_name)
-    return memo(settings, (claim.id, key, stat_name, n, L, R, pi, theta, law),
+    return memo(settings, (claim.id, key, stat_name, n, L, R, pi, theta, law.name),
                 lambda: sim.oracle_error(claim.rng(settings, *key), stat, n, L, R, pi, theta, law=law))
 
 
@@ -90,7 +91,7 @@ def _linear_experiment(settings, claim):
     # (5) vectorised, privileged ("fixed") positions: SNR theta ||v0|| = theta sqrt(R), no sqrt(L) loss
     L, R, theta = 100, 2, 1.5
     n = _n(settings, 50_000)
-    est = _oracle(settings, claim, ("vec-fixed",), "stat_vec_ksparse", n, L, R, pi, theta, law="fixed",
+    est = _oracle(settings, claim, ("vec-fixed",), "stat_vec_ksparse", n, L, R, pi, theta, law=FIXED_POSITIONS,
                   stat=sim.stat_vec_ksparse(R))
     rows.append(Comparison(f"vec fixed-law L={L} R={R}", float(ao.pool_error_mp(ao.snr_fixed(theta, R, dps), pi, dps)),
                            est.error, est.se, 0.0, n, at={"L": L, "R": R}))
@@ -99,7 +100,7 @@ def _linear_experiment(settings, claim):
     #      mean-direction rule a = 1_block/sqrt(m) has SNR theta ||p|| = theta R/sqrt(m) = C S
     L, R, m, theta = 100, 1, 25, 7.5
     n = _n(settings, 100_000)
-    est = _oracle(settings, claim, ("vec-block",), "stat_vec_ksparse", n, L, R, pi, theta, law=f"block:{m}",
+    est = _oracle(settings, claim, ("vec-block",), "stat_vec_ksparse", n, L, R, pi, theta, law=PositionLaw.of_block(m),
                   stat=sim.stat_vec_ksparse(m))
     rows.append(Comparison(f"vec block-law L={L} m={m}",
                            float(ao.pool_error_mp(ao.snr_block(theta, R, m, dps), pi, dps)), est.error, est.se, 0.0, n,

@@ -26,33 +26,22 @@ from scipy.special import logsumexp, softmax
 
 from numerics.experiments.paper_a.models import Model
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel, attention_features, pooled_features
+from numerics.papers.paper_a.vocabulary import UNIFORM_POSITIONS, PositionLaw
 
 CHUNK_ELEMENTS = 4_000_000   # floats per sampled block (32 MB)
 
 
 def sample_projections(rng: np.random.Generator, n: int, L: int, R: int, pi: float, theta: float,
-                       law: str = "uniform"):
+                       law: PositionLaw = UNIFORM_POSITIONS):
     """(y, u): y in {-1, +1}^n with P(+1) = pi; u of shape (n, L), u = theta v 1{y=+1} + g.
 
-    ``law``: "uniform" (random R-subset per sample), "fixed" (tokens 0..R-1), or "block:m"
-    (a uniform R-subset of the first m tokens: marginal p = R/m on the block, ||p|| = R/sqrt(m),
-    i.e. the paper's constant C = sqrt(L/m))."""
+    ``law``: where the signal tokens sit (``PositionLaw``: a random R-subset of all tokens or
+    of a block of the first m, or tokens 0..R-1)."""
     y = np.where(rng.random(n) < pi, 1.0, -1.0)
     u = rng.standard_normal((n, L))
     pos = np.flatnonzero(y > 0)
     if pos.size:
-        if law == "fixed":
-            idx = np.broadcast_to(np.arange(R), (pos.size, R))
-        elif law == "uniform" or law.startswith("block:"):
-            m = L if law == "uniform" else int(law.split(":", 1)[1])
-            if not R <= m <= L:
-                raise ValueError(f"block size must be in [R, L] = [{R}, {L}], got {m}")
-            if R == 1:
-                idx = rng.integers(0, m, size=(pos.size, 1))
-            else:
-                idx = np.argsort(rng.random((pos.size, m)), axis=1)[:, :R]
-        else:
-            raise ValueError(f"law must be uniform|fixed|block:m, got {law!r}")
+        idx = law.indices(rng, pos.size, L, R, one_by_integer=True)
         rows = np.repeat(pos, R)
         u[rows, idx.reshape(-1)] += theta
     return y, u
@@ -127,7 +116,7 @@ class OracleEstimate:
 
 
 def oracle_error(rng: np.random.Generator, stat: Callable, n: int, L: int, R: int, pi: float,
-                 theta: float, law: str = "uniform", n_train: int | None = None) -> OracleEstimate:
+                 theta: float, law: PositionLaw = UNIFORM_POSITIONS, n_train: int | None = None) -> OracleEstimate:
     """Fit the threshold of ``stat`` on n_train samples, estimate its error on n fresh ones.
 
     Sampling is done in blocks of at most CHUNK_ELEMENTS floats, so L = 10^4 is cheap in

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import softmax
 
 from numerics.experiments.paper_a.models import Model
-from numerics.papers.paper_a.vocabulary import MODEL_SPACE, POSITION_LAWS
+from numerics.papers.paper_a.vocabulary import MODEL_SPACE, UNIFORM_POSITIONS, PositionLaw
 
 DEFAULT_BATCH_BYTES = 256 * 2**20
 
@@ -38,14 +38,12 @@ class SparseTokenModel:
     pi: float
     theta: float
     d: int
-    position_law: str = "uniform"
+    position_law: PositionLaw = UNIFORM_POSITIONS
 
     def __post_init__(self):
         MODEL_SPACE.validate(
             {"L": self.L, "R": self.R, "pi": self.pi, "theta": self.theta, "d": self.d}
         )
-        if self.position_law not in POSITION_LAWS:
-            raise ValueError(f"position_law must be one of {POSITION_LAWS}, got {self.position_law!r}")
 
     def signal_direction(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random unit vector xi (drawn once per experiment)."""
@@ -55,11 +53,7 @@ class SparseTokenModel:
     def positions(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """v of shape (n, L), R ones per row."""
         v = np.zeros((n, self.L))
-        if self.position_law == "fixed":
-            v[:, : self.R] = 1.0
-        else:
-            idx = np.argsort(rng.random((n, self.L)), axis=1)[:, : self.R]
-            np.put_along_axis(v, idx, 1.0, axis=1)
+        np.put_along_axis(v, self.position_law.indices(rng, n, self.L, self.R), 1.0, axis=1)
         return v
 
     def sample(self, rng: np.random.Generator, n: int, xi: np.ndarray):

@@ -10,6 +10,7 @@ names here, so the two vocabularies cannot drift apart.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 from numerics.core.params import Param, ParamSpace
 
@@ -21,9 +22,67 @@ THETA = Param("theta", float, 0.0, None, doc="signal strength theta >= 0", typic
 D = Param("d", int, 1, None, doc="token dimension")
 MODEL_SPACE = ParamSpace((L, R, PI, THETA, D))
 
-#: where the R signal tokens sit: a uniformly random R-subset per sample (the paper's default),
-#: or always the first R tokens (a privileged law outside the paper's ||p|| <= C R / sqrt(L))
-POSITION_LAWS = ("uniform", "fixed")
+
+@dataclass(frozen=True)
+class PositionLaw:
+    """Where the R signal tokens of a positive sample sit: a uniformly random R-subset of the
+    first ``block`` tokens (None: of all L, the paper's default), or, ``fixed``, always the
+    first R tokens (a privileged law outside the paper's ||p|| <= C R / sqrt(L)).  A block of
+    m tokens has marginal p = R/m on the block, ||p|| = R/sqrt(m): the paper's C = sqrt(L/m)."""
+
+    name: str
+    fixed: bool = False
+    block: int | None = None
+
+    @classmethod
+    def of(cls, x) -> "PositionLaw":
+        """The law for ``x``: a law, ``"uniform"``, ``"fixed"`` or ``"block:m"``."""
+        if isinstance(x, cls):
+            return x
+        named = {law.name: law for law in POSITION_LAWS}
+        if x in named:
+            return named[x]
+        head, _, m = str(x).partition(":")
+        if head == "block" and m.isdigit():
+            return cls.of_block(int(m))
+        raise ValueError(f"law must be uniform|fixed|block:m, got {x!r}")
+
+    @classmethod
+    def of_block(cls, m: int) -> "PositionLaw":
+        return cls(f"block:{m}", block=int(m))
+
+    def span(self, L: int, R: int) -> int:
+        """m: the R signal tokens are a subset of the first m tokens (fixed: m = R)."""
+        if self.fixed:
+            return R
+        m = L if self.block is None else self.block
+        if not R <= m <= L:
+            raise ValueError(f"block size must be in [R, L] = [{R}, {L}], got {m}")
+        return m
+
+    def indices(self, rng, n: int, L: int, R: int, *, one_by_integer: bool = False):
+        """(n, R) token indices of the signal tokens of n samples.  A random subset is the first
+        R of a random order of the m tokens (m uniforms per sample); ``one_by_integer``: one
+        signal token (R = 1) is one uniform integer per sample instead (the same law, fewer
+        draws)."""
+        import numpy as np
+
+        m = self.span(L, R)
+        if self.fixed:
+            return np.broadcast_to(np.arange(R), (n, R))
+        if one_by_integer and R == 1:
+            return rng.integers(0, m, size=(n, 1))
+        return np.argsort(rng.random((n, m)), axis=1)[:, :R]
+
+    def __str__(self):
+        return self.name
+
+
+#: the laws of the signal positions a simulator takes by name
+UNIFORM_POSITIONS = PositionLaw("uniform")
+FIXED_POSITIONS = PositionLaw("fixed", fixed=True)
+POSITION_LAWS = (UNIFORM_POSITIONS, FIXED_POSITIONS)
+
 
 # --- the training protocol --------------------------------------------------------------------
 ALPHA0 = Param("alpha0", float, 0.0, None, lo_open=True, doc="sample ratio n0/d of D0, > 0", typical=(0.5, 8.0))
