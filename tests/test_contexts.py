@@ -11,6 +11,7 @@ from numerics.core import arb
 from numerics.core import backends
 from numerics import registry
 from numerics.theory.paper_a import alignment as AL
+from derivations.paper_a.losses import LOGISTIC, SQUARE
 
 P = AL.ALIGNMENT_SPACE.validate({})
 OTHER = AL.ALIGNMENT_SPACE.validate(dict(L=6, R=2, pi=0.3, theta=3.0, alpha0=5.0, eta_w=1.0, eta_b=0.0,
@@ -43,29 +44,29 @@ def test_the_ball_contains_the_mpmath_value(loss, params):
 
 
 def test_two_gaussian_rules_agree():
-    a = AL.limits_under(backends.MpContext(40), "logistic", P)
-    b = AL.limits_under(backends.MpContext(40, "tanh-sinh"), "logistic", P)
+    a = AL.limits_under(backends.MpContext(40), LOGISTIC, P)
+    b = AL.limits_under(backends.MpContext(40, "tanh-sinh"), LOGISTIC, P)
     for k in AL.OUTPUTS:
         assert backends.agree_digits(a[k], b[k]) >= 38
 
 
 def test_the_rate_chain_in_three_systems():
     rp = {k: v for k, v in P.items() if k != "alpha0"}
-    mp = AL.rates_under(backends.MpContext(60), "logistic", rp)
-    npv = AL.rates_under(backends.NumpyContext(), "logistic", rp)
+    mp = AL.rates_under(backends.MpContext(60), LOGISTIC, rp)
+    npv = AL.rates_under(backends.NumpyContext(), LOGISTIC, rp)
     with arb.precision(arb.bits(30) + 24):
-        ball = AL.rates_under(backends.ArbContext(30), "logistic", rp)
+        ball = AL.rates_under(backends.ArbContext(30), LOGISTIC, rp)
     for k in ("C", "C_w"):
         assert float(npv[k]) == pytest.approx(float(mp[k]), rel=1e-12)
         assert arb.ball(ball[k], 30).contains(mp[k])
 
 
 def test_a_memoised_run_never_masks_a_mutant():
-    true = AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"]
+    true = AL.limits_under(backends.MpContext(20), SQUARE, P)["q2_cosine"]
     with mutated(MUTANTS["A.thm3.self_shift:dropped"]):
-        mutated_value = AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"]
+        mutated_value = AL.limits_under(backends.MpContext(20), SQUARE, P)["q2_cosine"]
     assert mutated_value != true
-    assert AL.limits_under(backends.MpContext(20), "square", P)["q2_cosine"] == true
+    assert AL.limits_under(backends.MpContext(20), SQUARE, P)["q2_cosine"] == true
 
 
 def test_a_chain_is_generic():

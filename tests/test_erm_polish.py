@@ -7,16 +7,17 @@ import sympy as sp
 
 from derivations.paper_a import erm_equations as derived_erm
 from numerics.theory.paper_a import erm_equations as erm_theory
+from numerics.theory.paper_a import models as M
 from numerics.theory.paper_a.erm_polish import polish
 
 
 def test_square_loss_polish_matches_the_closed_form():
-    law = erm_theory.linear_law("pool", 10, 1, 0.5, 5.0)
-    r = erm_theory.solve(law, 3.0, 1e-3, "square")
-    p = polish(law, 3.0, 1e-3, "square", r.value, 30)
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 3.0, 1e-3, M.SQUARE)
+    p = polish(law, 3.0, 1e-3, M.SQUARE, r.value, 30)
     assert p.ok and p.residual < 1e-31
     sol = derived_erm.two_point_solution()
-    sub = {derived_erm.mu_s: derived_erm.linear_law("pool")["mu"], derived_erm.s2: derived_erm.linear_law("pool")["sigma2"]}
+    sub = {derived_erm.mu_s: derived_erm.linear_law(M.POOLED)["mu"], derived_erm.s2: derived_erm.linear_law(M.POOLED)["sigma2"]}
     vals = {derived_erm.theta: 5, derived_erm.R: 1, derived_erm.L: 10, derived_erm.pi_: sp.Rational(1, 2), derived_erm.alpha: 3, derived_erm.lam: sp.Rational(1, 1000)}
     with mpmath.workdps(40):
         for name in ("m", "b", "V", "Q"):
@@ -27,9 +28,9 @@ def test_square_loss_polish_matches_the_closed_form():
 
 
 def test_logistic_polish_digits_and_float64_agreement():
-    law = erm_theory.linear_law("vec", 10, 1, 0.5, 5.0)
-    r = erm_theory.solve(law, 30.0, 1e-2, "logistic")
-    p16, p24 = (polish(law, 30.0, 1e-2, "logistic", r.value, d) for d in (12, 20))
+    law = erm_theory.linear_law(M.VECTORISED, 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 30.0, 1e-2, M.LOGISTIC)
+    p16, p24 = (polish(law, 30.0, 1e-2, M.LOGISTIC, r.value, d) for d in (12, 20))
     assert p16.ok and p24.ok
     with mpmath.workdps(40):
         for k in p24.value.x:
@@ -42,8 +43,8 @@ def test_logistic_polish_digits_and_float64_agreement():
 
 
 def test_polish_reports_non_convergence():
-    law = erm_theory.linear_law("vec", 10, 1, 0.5, 5.0)
-    r = erm_theory.solve(law, 30.0, 1e-2, "logistic")
+    law = erm_theory.linear_law(M.VECTORISED, 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 30.0, 1e-2, M.LOGISTIC)
     x0 = {k: v * 1.01 for k, v in r.value.x.items()}
-    p = polish(law, 30.0, 1e-2, "logistic", x0, 16, max_steps=0)
+    p = polish(law, 30.0, 1e-2, M.LOGISTIC, x0, 16, max_steps=0)
     assert not p.ok and p.raw is None and "mpmath Newton" in p.message

@@ -12,6 +12,7 @@ from hypothesis import given
 from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly, gaussian_moment
+from derivations.paper_a.losses import LOGISTIC, SQUARE
 from numerics import registry
 from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, alignment_limits, rate_constants
 from numerics.core.backends import NumpyContext, agree_digits, evalf_reference, mp_eval
@@ -64,7 +65,7 @@ def test_projector_forms_monte_carlo():
 
 
 # --- the derivation vs its grouped form --------------------------------------------------------
-@pytest.mark.parametrize("loss", ["logistic", "square"])
+@pytest.mark.parametrize("loss", [LOGISTIC, SQUARE])
 def test_derivation_matches_grouped_form(loss):
     """The Wick-calculus derivation equals the grouped forms printed by `attncheck latex`
     (written separately, with K = theta^2 r pi h_+ + m E[h])."""
@@ -78,7 +79,7 @@ def test_derivation_matches_grouped_form(loss):
 
 
 def test_norm_minus_overlap_is_the_fluctuation_part():
-    lim = A.limits("square")
+    lim = A.limits(SQUARE)
     s34 = lim["step3_4"]
     pref2 = (A.eta_q * A.beta / A.L) ** 2
     gap = lim["q2_norm_sq"] - lim["q2_overlap"] ** 2 - pref2 * (s34["mean_wn"] ** 2 + s34["diag"] / A.alpha0)
@@ -86,14 +87,14 @@ def test_norm_minus_overlap_is_the_fluctuation_part():
 
 
 def test_self_interaction_shift_is_present():
-    s2 = A.step2("logistic")
-    shift = s2["mu_m"] - A.step1("logistic")["b1"]
+    s2 = A.step2(LOGISTIC)
+    shift = s2["mu_m"] - A.step1(LOGISTIC)["b1"]
     assert sp.simplify(shift - A.eta_w * sp.Rational(-1, 2) / (A.alpha0 * A.L)) == 0
 
 
 # --- evaluators -----------------------------------------------------------------------------
 def test_square_h_moments_closed_form_vs_quadrature():
-    lim = A.limits("square")
+    lim = A.limits(SQUARE)
     vals = {A.theta: 3, A.L: 5, A.R: 2, A.pi_: sp.Rational(3, 10), A.alpha0: sp.Rational(3, 2),
             A.eta_w: sp.Rational(7, 10), A.eta_b: sp.Rational(1, 5), A.eta_q: 1, A.beta: 1}
     mu = float(lim["step2"]["mu_p"].subs(vals))
@@ -105,7 +106,7 @@ def test_square_h_moments_closed_form_vs_quadrature():
 
 
 def test_logistic_h_moment_mpmath_vs_sympy_integral_evalf():
-    lim = A.limits("logistic")
+    lim = A.limits(LOGISTIC)
     vals = {A.theta: 6, A.L: 10, A.R: 3, A.pi_: sp.Rational(1, 5), A.alpha0: 2, A.eta_w: sp.Rational(1, 2),
             A.eta_b: sp.Rational(1, 2), A.eta_q: sp.Rational(1, 2), A.beta: 1}
     integral = lim["h"]["h1p"].subs(vals)
@@ -120,20 +121,20 @@ def test_logistic_h_moment_mpmath_vs_sympy_integral_evalf():
 
 
 def test_square_limits_mpmath_vs_evalf_vs_numpy():
-    lim = A.limits("square")
+    lim = A.limits(SQUARE)
     expr = A.with_h(lim["q2_cosine"], lim)
     values = {A.theta: 6, A.L: 10, A.R: 3, A.pi_: 0.2, A.alpha0: 2, A.eta_w: 0.5, A.eta_b: 0.5, A.eta_q: 0.5, A.beta: 1}
     with mpmath.workdps(40):  # evalf_reference builds its mpf at the ambient precision
         a = mp_eval(expr, values, dps=30)
         b = evalf_reference(expr, values, dps=30)
     assert digits(a, b) >= 30
-    c = alignment_limits("square", **PAPER, dps=30)["q2_cosine"]
+    c = alignment_limits(SQUARE, **PAPER, dps=30)["q2_cosine"]
     assert digits(a, c) >= 29
     f = NumpyContext().compile(expr, tuple(values), raw=True)
     assert float(f(*[float(v) for v in values.values()])) == pytest.approx(float(a), rel=1e-12)
 
 
-@pytest.mark.parametrize("loss", ["square"])  # logistic: the independent 60-digit test below
+@pytest.mark.parametrize("loss", [SQUARE])  # logistic: the independent 60-digit test below
 def test_eval_50_digits_agree_with_60(loss):
     claim = registry.claims()["A.thm3.q2_cosine"]
     params = ALIGNMENT_SPACE.validate({"alpha0": "3", "pi": "0.3"})
@@ -147,9 +148,9 @@ def test_eval_50_digits_agree_with_60(loss):
 
 def test_rate_constant_matches_large_alpha_limit():
     P = {k: v for k, v in PAPER.items() if k != "alpha0"}
-    C = rate_constants("square", **P, dps=30)["C"]
+    C = rate_constants(SQUARE, **P, dps=30)["C"]
     alphas = [1e3, 2e3, 4e3]
-    f = [a * (1 - abs(alignment_limits("square", **P, alpha0=a, dps=40)["q2_cosine"])) for a in alphas]
+    f = [a * (1 - abs(alignment_limits(SQUARE, **P, alpha0=a, dps=40)["q2_cosine"])) for a in alphas]
     est, err = _richardson(alphas, f)
     assert abs(est - C) < 1e-8 and err < 1e-7
 
@@ -170,30 +171,30 @@ params_st = ALIGNMENT_SPACE.draw().filter(lambda p: p["theta"] >= 0.5)
 
 @given(params_st)
 def test_cosines_are_cosines_square(p):
-    res = alignment_limits("square", **p, dps=15)
+    res = alignment_limits(SQUARE, **p, dps=15)
     assert -1 <= res["q2_cosine"] <= 1 and 0 < res["w1_cosine"] <= 1
     assert res["q2_norm"] >= abs(res["q2_overlap"]) and res["w1_norm"] > 0
 
 
 @given(params_st, ALIGNMENT_SPACE["eta_q"].strategy({}), ALIGNMENT_SPACE["beta"].strategy({}))
 def test_cosine_independent_of_eta_q_and_beta(p, eq2, b2):
-    a = alignment_limits("square", **p, dps=20)
-    b = alignment_limits("square", **dict(p, eta_q=eq2, beta=b2), dps=20)
+    a = alignment_limits(SQUARE, **p, dps=20)
+    b = alignment_limits(SQUARE, **dict(p, eta_q=eq2, beta=b2), dps=20)
     assert digits(a["q2_cosine"], b["q2_cosine"]) > 15
     ratio = (eq2 * b2) / (p["eta_q"] * p["beta"])
     assert float(b["q2_overlap"]) == pytest.approx(float(a["q2_overlap"]) * ratio, rel=1e-12, abs=1e-300)
 
 
 def test_logistic_cosine_independent_of_eta_q_and_beta():
-    a = alignment_limits("logistic", **PAPER, dps=20)
-    b = alignment_limits("logistic", **dict(PAPER, eta_q=1.7, beta=0.3), dps=20)
+    a = alignment_limits(LOGISTIC, **PAPER, dps=20)
+    b = alignment_limits(LOGISTIC, **dict(PAPER, eta_q=1.7, beta=0.3), dps=20)
     assert digits(a["q2_cosine"], b["q2_cosine"]) > 18
     assert -1 <= a["q2_cosine"] <= 1
 
 
 def test_alignment_improves_with_alpha0():
     """Cor. 1: |s_q| -> 1 as alpha0 grows (paper setting, logistic)."""
-    s = [abs(alignment_limits("logistic", **dict(PAPER, alpha0=a), dps=15)["q2_cosine"]) for a in (1, 4, 16)]
+    s = [abs(alignment_limits(LOGISTIC, **dict(PAPER, alpha0=a), dps=15)["q2_cosine"]) for a in (1, 4, 16)]
     assert s[0] < s[1] < s[2] < 1
 
 
@@ -205,13 +206,16 @@ def test_alignment_improves_with_alpha0():
 def test_bad_parameters(bad):
     params = dict(PAPER, **bad)
     with pytest.raises(ParameterError) as info:
-        alignment_limits("square", **params)
+        alignment_limits(SQUARE, **params)
     assert str(next(iter(bad))) in str(info.value) and "\n" not in str(info.value)
 
 
 def test_bad_loss():
+    """A loss is named once, where a user's name becomes the object (``models.loss``)."""
+    from numerics.theory.paper_a import models as M
+
     with pytest.raises(ParameterError, match="loss"):
-        alignment_limits("hinge", **PAPER)
+        alignment_limits(M.loss("hinge"), **PAPER)
 
 
 def test_cli_eval_bad_param_exit_code():
@@ -227,7 +231,7 @@ def test_logistic_eval_50_digits_vs_independent_60_digit_reference():
     the Theorem-3 algebra by SymPy evalf on exact rationals."""
     params = ALIGNMENT_SPACE.validate({"alpha0": "3", "pi": "0.3"})
     v50 = registry.claims()["A.thm3.q2_cosine"].evaluate(params, 50)["logistic.q2_cosine"]
-    lim = A.limits("logistic")
+    lim = A.limits(LOGISTIC)
     names = {"theta": A.theta, "L": A.L, "R": A.R, "pi": A.pi_, "alpha0": A.alpha0, "eta_w": A.eta_w,
              "eta_b": A.eta_b, "eta_q": A.eta_q, "beta": A.beta}
     exact = {names[k]: sp.Rational(str(v)) for k, v in params.items()}
@@ -281,7 +285,7 @@ def test_self_interaction_shift_by_monte_carlo():
         fresh = (Xf.mean(axis=1) @ w1)[yf < 0].mean()
         diffs.append(own - fresh)
     diffs = np.array(diffs)
-    predicted = float(A.step2("square")["mu_m"].subs({A.eta_b: 0, A.eta_w: eta_w, A.alpha0: sp.Rational(n0, d), A.L: L_}))
+    predicted = float(A.step2(SQUARE)["mu_m"].subs({A.eta_b: 0, A.eta_w: eta_w, A.alpha0: sp.Rational(n0, d), A.L: L_}))
     se = diffs.std(ddof=1) / math.sqrt(len(diffs))
     assert abs(diffs.mean() - predicted) < 4 * se
     assert abs(diffs.mean()) > 8 * se  # dropping the shift would be rejected
@@ -297,7 +301,7 @@ def _population(P, loss, alphas, n=4000, batches=8, seed=5):
                             seed=np.random.SeedSequence(seed))
 
 
-@pytest.mark.parametrize("loss", ["logistic", "square"])
+@pytest.mark.parametrize("loss", [LOGISTIC, SQUARE])
 def test_population_cosine_agrees_with_theorem3_at_finite_alpha0(loss):
     """Two independent routes to the d -> inf cosine at alpha0 = 1, 4 (L = 4, where the
     self-interaction shift matters): per-sample Monte Carlo vs the Wick-calculus derivation."""
@@ -317,7 +321,7 @@ def test_population_curve_is_smooth_in_one_over_alpha0():
     1/alpha0: Richardson elimination settles to ~1e-12 (an odd power of nu would stall it)."""
     alphas = (50.0, 100.0, 200.0, 400.0, 800.0)
     P = {k: v for k, v in PAPER.items() if k != "alpha0"}
-    curves = _population(P, "logistic", alphas, n=500, batches=2)
+    curves = _population(P, LOGISTIC, alphas, n=500, batches=2)
     _, err = _richardson(alphas, [a * v for a, v in zip(alphas, curves["q"])])
     assert err < 1e-10
 
@@ -328,16 +332,16 @@ def test_compiled_theory_follows_the_active_mutants():
 
     M = all_mutants()
     P = dict(L=4, R=1, pi=0.5, theta=3.0, alpha0=1.0, eta_w=1.0, eta_b=1.0, eta_q=1.0, beta=1.0)
-    true = alignment_limits("square", **P, dps=20)["q2_cosine"]
+    true = alignment_limits(SQUARE, **P, dps=20)["q2_cosine"]
     with mutated(M["A.thm3.self_shift:dropped"]):
-        shifted = alignment_limits("square", **P, dps=20)["q2_cosine"]
+        shifted = alignment_limits(SQUARE, **P, dps=20)["q2_cosine"]
     assert abs(shifted / true - 1) > 0.2
-    assert alignment_limits("square", **P, dps=20)["q2_cosine"] == true
+    assert alignment_limits(SQUARE, **P, dps=20)["q2_cosine"] == true
     P.pop("alpha0")
-    C = rate_constants("logistic", **P, dps=20)["C"]
+    C = rate_constants(LOGISTIC, **P, dps=20)["C"]
     with mutated(M["A.cor1.cosine_power:squared"]):
-        assert rate_constants("logistic", **P, dps=20)["C"] == pytest.approx(2 * float(C), rel=1e-12)
-    assert rate_constants("logistic", **P, dps=20)["C"] == C
+        assert rate_constants(LOGISTIC, **P, dps=20)["C"] == pytest.approx(2 * float(C), rel=1e-12)
+    assert rate_constants(LOGISTIC, **P, dps=20)["C"] == C
 
 
 def test_self_shift_vanishes_at_alpha0_infinity():
@@ -345,6 +349,6 @@ def test_self_shift_vanishes_at_alpha0_infinity():
     from derivations.core import all_mutants, mutated
 
     P = {k: v for k, v in PAPER.items() if k != "alpha0"}
-    C = rate_constants("square", **P, dps=20)["C"]
+    C = rate_constants(SQUARE, **P, dps=20)["C"]
     with mutated(all_mutants()["A.thm3.self_shift:dropped"]):
-        assert rate_constants("square", **P, dps=20)["C"] == C
+        assert rate_constants(SQUARE, **P, dps=20)["C"] == C

@@ -69,7 +69,7 @@ def test_summand_derivatives_are_the_derivatives_of_F_of_T():
 
 
 def test_latex_equations_are_the_solved_objectives():
-    for disp, model in ((dcap.POOL_DISPLAY, "pool"), (dcap.VEC_DISPLAY, "vec")):
+    for disp, model in ((dcap.POOL_DISPLAY, dcap.POOL), (dcap.VEC_DISPLAY, dcap.VEC)):
         assert sp.simplify(disp.replace(dcap._F, dcap.F_of) - dcap.closed_form_objective(model)) == 0
     eqs = dcap.equations()
     assert [e.name for e in eqs] == ["A.capacity.F", "A.capacity.gardner", "A.capacity.pool", "A.capacity.vec"]
@@ -83,7 +83,7 @@ def test_model_latents_are_the_reduction():
     Lv, Rv = 4, 2
     a, c, sig = red.pooled_limit(Lv, Rv)
     z = sp.symbols(f"z_1:{Lv + 1}", real=True)
-    lat = dcap.model_latents("pool")
+    lat = dcap.model_latents(dcap.POOL)
     th = red.theta
     for yp in (0, 1):
         signal = sp.simplify((a - sum(z) / Lv) ** 2 + c**2).subs(red.y_plus, yp)
@@ -160,9 +160,9 @@ def test_F_properties(t):
 
 # ---- closed-form capacities --------------------------------------------------------------------
 def test_pool_and_vec_to_many_digits():
-    pool = ncap.closed_form_capacity("pool", 10, 1, 0.5, 5.0, dps=40)
-    vec = ncap.closed_form_capacity("vec", 10, 1, 0.5, 5.0, dps=40)
-    pool60 = ncap.closed_form_capacity("pool", 10, 1, 0.5, 5.0, dps=60)
+    pool = ncap.closed_form_capacity(dcap.POOL, 10, 1, 0.5, 5.0, dps=40)
+    vec = ncap.closed_form_capacity(dcap.VEC, 10, 1, 0.5, 5.0, dps=40)
+    pool60 = ncap.closed_form_capacity(dcap.POOL, 10, 1, 0.5, 5.0, dps=60)
     assert pool.residual < 1e-40
     vals = {dcap.rho: sp.Float(mpmath.nstr(pool.argmax["rho"], 55), 55), dcap.b: sp.Float(mpmath.nstr(pool.argmax["b"], 55), 55),
             dcap.theta: 5, dcap.R: 1, dcap.L: 10, dcap.pi_: sp.Rational(1, 2)}
@@ -181,7 +181,7 @@ def test_pool_and_vec_to_many_digits():
 
 
 def test_theta_zero_is_cover_and_monotone_in_theta():
-    vals = [float(ncap.closed_form_capacity("pool", 10, 1, 0.5, th, dps=20).alpha) for th in (0.0, 1.0, 3.0, 6.0)]
+    vals = [float(ncap.closed_form_capacity(dcap.POOL, 10, 1, 0.5, th, dps=20).alpha) for th in (0.0, 1.0, 3.0, 6.0)]
     assert vals[0] == pytest.approx(2.0, rel=1e-12)
     assert vals[0] < vals[1] < vals[2] < vals[3]
 
@@ -193,7 +193,7 @@ def test_vec_symmetric_reduction_is_optimal():
     from scipy.optimize import minimize
 
     L, R, pi, th = 4, 2, 0.5, 2.0
-    sym = float(ncap.closed_form_capacity("vec", L, R, pi, th, dps=20).alpha)
+    sym = float(ncap.closed_form_capacity(dcap.VEC, L, R, pi, th, dps=20).alpha)
     rng = np.random.default_rng(0)
     for _ in range(3):
         x0 = np.r_[0.3 * rng.standard_normal(L), 0.0]
@@ -201,11 +201,11 @@ def test_vec_symmetric_reduction_is_optimal():
         res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 20000})
         assert -res.fun <= sym * (1 + 1e-7)
         assert -res.fun == pytest.approx(sym, rel=1e-4)
-    fixed = float(ncap.closed_form_capacity("vec_fixed", L, R, pi, th, dps=20).alpha)
+    fixed = float(ncap.closed_form_capacity(dcap.VEC_FIXED, L, R, pi, th, dps=20).alpha)
     assert fixed > sym * 1.05
     m = np.r_[np.full(R, 0.5), np.zeros(L - R)]
     assert ncap.vec_general_m_objective(m, -0.3, L, R, pi, th, "fixed") == pytest.approx(
-        float(dcap.closed_form_objective("vec_fixed").subs({dcap.rho: 0.5 * math.sqrt(R), dcap.b: -0.3, dcap.theta: th,
+        float(dcap.closed_form_objective(dcap.VEC_FIXED).subs({dcap.rho: 0.5 * math.sqrt(R), dcap.b: -0.3, dcap.theta: th,
                                                             dcap.R: R, dcap.L: L, dcap.pi_: pi}).evalf()), rel=1e-10)
 
 

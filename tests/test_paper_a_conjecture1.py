@@ -38,7 +38,7 @@ def test_evaluate_upper_counterexample_digits():
     RQMC alpha*_A exceeds alpha*_vec by many standard errors."""
     p = CLAIM.param_space.validate({})
     out = CLAIM.evaluate(p, 30)
-    hi = ncap.closed_form_capacity("vec", 10, 1, 0.5, 6.0, 50).alpha
+    hi = ncap.closed_form_capacity(ncap.VEC, 10, 1, 0.5, 6.0, 50).alpha
     with mpmath.workdps(60):
         assert abs(out["alpha_vec"] - hi) < mpmath.mpf(10) ** -28 * hi
         assert abs(out["alpha_vec"] - 10 * out["alpha_pool"]) < mpmath.mpf(10) ** -27 * hi

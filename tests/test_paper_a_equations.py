@@ -25,6 +25,7 @@ from numerics.experiments.paper_a.sparse_token import (SparseTokenModel, attenti
                                                           vectorised_features)
 from numerics.experiments.paper_a.sparse_token_erm import fit_erm, fresh_margins, query_with_alignment
 from numerics.theory.paper_a import erm_equations as erm_theory
+from numerics.theory.paper_a import models as M
 
 MUTANTS = all_mutants()
 
@@ -45,7 +46,7 @@ def test_ols_sanity_V():
 
 
 def test_square_prox_and_moments():
-    ex = EQ.exact_channel("square", True)
+    ex = EQ.exact_channel(M.SQUARE, True)
     mu, omega = EQ.field()
     # prox of the square loss, and E_zeta[l'] = kappa (mu - y)
     assert sp.simplify(ex["prox"] - (omega + EQ.s2 * EQ.V * EQ.y) / (1 + EQ.s2 * EQ.V)) == 0
@@ -59,7 +60,7 @@ def test_square_prox_and_moments():
 def test_implicit_function_jacobian_is_the_exact_one_for_the_square_loss():
     """The generic Jacobian dr/dx = r_x + r_h dh/dx (dh/dx = -G_x/G_h), integrated over zeta,
     equals the x-derivative of the exactly integrated square-loss integrands."""
-    ex = EQ.exact_channel("square", True)
+    ex = EQ.exact_channel(M.SQUARE, True)
     sy = ex["system"]
     for i, r_exact in enumerate(ex["integrands"]):
         for j, x in enumerate(sy["unknowns"]):
@@ -126,7 +127,7 @@ def test_logistic_functions_compile_stably():
 def test_prox_root_of_the_compiled_logistic_prox(omega, y, s):
     """The generic root on the compiled G, G_h: h solves h + s l'(h) = omega, y h >= y omega
     (the prox moves towards the label) and d_omega h = 1/G_h lies in (0, 1]."""
-    cmp = erm_theory.compiled("logistic", False)
+    cmp = erm_theory.compiled(M.LOGISTIC, False)
     # arguments (h, zeta, m, b, V, Q, a, c, s2, y): omega = b, sigma^2 V = s
     args = (0.0, 0.0, float(omega), float(s), 1.0, 0.0, 0.0, 1.0, float(y))
     h = increasing_root(cmp.prox, args, np.array([0.0]))
@@ -137,7 +138,7 @@ def test_prox_root_of_the_compiled_logistic_prox(omega, y, s):
 
 
 def test_prox_root_vectorised_extreme_arguments():
-    cmp = erm_theory.compiled("logistic", False)
+    cmp = erm_theory.compiled(M.LOGISTIC, False)
     rng = np.random.default_rng(0)
     n = 20000
     om = rng.standard_normal(n) * 50
@@ -159,8 +160,8 @@ def test_trapezoid_and_gauss_hermite_rules():
 
 # --- solver --------------------------------------------------------------------------------
 def test_pooled_square_solver_matches_sympy_closed_form():
-    law = erm_theory.linear_law("pool", 10, 1, 0.3, 4.0)
-    r = erm_theory.solve(law, 3.0, 0.01, "square")
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.3, 4.0)
+    r = erm_theory.solve(law, 3.0, 0.01, M.SQUARE)
     assert r.ok and r.residual < 1e-10 and r.stats["exact_quadrature"]
     sol = EQ.two_point_solution(False)
     sub = {EQ.mu_s: sp.Rational(4, 10), EQ.s2: sp.Rational(1, 10), EQ.pi_: sp.Rational(3, 10),
@@ -174,9 +175,9 @@ def test_pooled_square_solver_matches_sympy_closed_form():
 
 
 def test_logistic_solution_does_not_depend_on_the_start_and_is_typed():
-    law = erm_theory.linear_law("pool", 10, 1, 0.5, 5.0)
-    r = erm_theory.solve(law, 2.0, 1e-2, "logistic")
-    r2 = erm_theory.solve(law, 2.0, 1e-2, "logistic", x0=[0.1, 2.0, 3.0, 100.0])
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC)
+    r2 = erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC, x0=[0.1, 2.0, 3.0, 100.0])
     assert r.ok and r2.ok and r.residual < 1e-10
     assert np.allclose(r.value.vector, r2.value.vector, rtol=1e-9)
     assert r.stats["quad_change"] < 1e-9 and not r.stats["exact_quadrature"]
@@ -191,8 +192,8 @@ def test_logistic_solution_does_not_depend_on_the_start_and_is_typed():
 def test_non_convergence_is_reported():
     """Logistic, lambda = 0, below the separability threshold: the minimiser does not exist
     (||w|| -> infinity), so there is no fixed point; the solver must say so."""
-    law = erm_theory.linear_law("pool", 10, 1, 0.5, 5.0)
-    r = erm_theory.solve(law, 0.3, 0.0, "logistic", max_steps=30)
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0)
+    r = erm_theory.solve(law, 0.3, 0.0, M.LOGISTIC, max_steps=30)
     assert not r.ok and r.raw is None and "not converged" in r.result.value
     with pytest.raises(SolveError):
         r.value
@@ -202,32 +203,32 @@ def test_non_convergence_is_reported():
 def test_vec_is_pooled_in_dimension_Ld():
     """vectorised at alpha1 = pooled-type two-point law with mu = theta R/sqrt(L), sigma^2 = 1 at
     alpha1/L; its test error equals the pooled one at the same alpha_eff (scale invariance)."""
-    v = erm_theory.solve(erm_theory.linear_law("vec", 10, 1, 0.5, 5.0), 30.0, 0.0, "square").value
-    p = erm_theory.solve(erm_theory.linear_law("pool", 10, 1, 0.5, 5.0), 3.0, 0.0, "square").value
+    v = erm_theory.solve(erm_theory.linear_law(M.VECTORISED, 10, 1, 0.5, 5.0), 30.0, 0.0, M.SQUARE).value
+    p = erm_theory.solve(erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0), 3.0, 0.0, M.SQUARE).value
     assert v.metrics["test_error"] == pytest.approx(p.metrics["test_error"], rel=1e-10)
 
 
 def test_attention_q_zero_equals_pooled():
     law = erm_theory.attention_law(6, 1, 0.5, 4.0, 1.0, 0.0, 0.6, log2_points=8, n_scrambles=2, seed=3)
-    ra = erm_theory.solve(law, 2.0, 1e-2, "square").value
-    rp = erm_theory.solve(erm_theory.linear_law("pool", 6, 1, 0.5, 4.0), 2.0, 1e-2, "square").value
+    ra = erm_theory.solve(law, 2.0, 1e-2, M.SQUARE).value
+    rp = erm_theory.solve(erm_theory.linear_law(M.POOLED, 6, 1, 0.5, 4.0), 2.0, 1e-2, M.SQUARE).value
     # q = 0: the q-hat direction carries N(0, 1/L) noise plus signal theta_y R/L s_q: pooled
     assert ra.metrics["test_error"] == pytest.approx(rp.metrics["test_error"], abs=5e-3)
 
 
 def test_qmc_error_is_reported():
     law = erm_theory.attention_law(6, 1, 0.5, 4.0, 1.0, 1.5, 0.6, log2_points=8, n_scrambles=4, seed=1)
-    r = erm_theory.solve_with_error(law, 2.0, 1e-2, "square")
+    r = erm_theory.solve_with_error(law, 2.0, 1e-2, M.SQUARE)
     assert r.ok and 0 < r.value.qmc_se["test_error"] < 0.01
 
 
 @pytest.mark.parametrize("bad", [dict(alpha=-1.0), dict(lam=-0.1), dict(loss="hinge")])
 def test_invalid_parameters(bad):
-    law = erm_theory.linear_law("pool", 10, 1, 0.5, 5.0)
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0)
     kw = dict(alpha=2.0, lam=0.1, loss="square")
     kw.update(bad)
-    with pytest.raises(ParameterError):
-        erm_theory.solve(law, kw["alpha"], kw["lam"], kw["loss"])
+    with pytest.raises(ParameterError):  # a loss's name is checked where it becomes the object
+        erm_theory.solve(law, kw["alpha"], kw["lam"], M.loss(kw["loss"]))
 
 
 def test_invalid_alignment():
@@ -237,7 +238,7 @@ def test_invalid_alignment():
 
 def test_ridgeless_square_below_the_dimension_has_no_solution():
     """n < dimension, lambda = 0, square loss: (V) has no positive root; the solver says so."""
-    r = erm_theory.solve(erm_theory.linear_law("vec", 10, 1, 0.5, 5.0), 5.0, 0.0, "square")
+    r = erm_theory.solve(erm_theory.linear_law(M.VECTORISED, 10, 1, 0.5, 5.0), 5.0, 0.0, M.SQUARE)
     assert not r.ok
 
 
@@ -365,7 +366,7 @@ def test_every_design_point_of_the_step4_claims_is_in_paper_a_domain(model, size
 
     space = ParamSpace((vocabulary.ALPHA1, vocabulary.PI, vocabulary.D, vocabulary.LAMBDA,
                         Param("trials", int, 2, None, doc="trials")))
-    cfg = (AT._quick_config if size == "quick" else AT._full_config)(model)
+    cfg = (AT._quick_config if size == "quick" else AT._full_config)(M.model(model))
     assert cfg["points"]
     for alpha1, pi, d, lam, trials in cfg["points"]:
         space.validate({"alpha1": alpha1, "pi": pi, "d": d, "lam": lam, "trials": trials})

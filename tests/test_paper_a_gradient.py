@@ -9,6 +9,7 @@ import sympy as sp
 from hypothesis import given, strategies as st
 
 from derivations.paper_a import gradient as G
+from derivations.paper_a.losses import LOGISTIC, SQUARE
 from numerics.claims.paper_a import gradient as CG
 from numerics.experiments.paper_a import sparse_token_training as training
 from numerics.experiments.paper_a.models import loss_value
@@ -46,8 +47,8 @@ def _data(seed, n, L, d):
 def test_q2_derived_steps_equal_symbolic_differentiation_square():
     Xs, ys = _data(1, 4, 3, 2)
     eta = (sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(3, 4), sp.Rational(5, 4))
-    a = G.q2_explicit(Xs, ys, *eta, "square")
-    b = G.protocol_at(Xs, ys, *eta, "square")
+    a = G.q2_explicit(Xs, ys, *eta, SQUARE)
+    b = G.protocol_at(Xs, ys, *eta, SQUARE)
     assert a["q1"] == sp.zeros(2, 1)  # grad_q vanishes at w = 0
     assert sp.simplify(a["w1"] - b["w1"]) == sp.zeros(2, 1)
     assert sp.simplify(a["b1"] - b["b1"]) == 0
@@ -57,8 +58,8 @@ def test_q2_derived_steps_equal_symbolic_differentiation_square():
 def test_q2_derived_steps_equal_symbolic_differentiation_logistic():
     Xs, ys = _data(2, 3, 3, 2)
     eta = (sp.Rational(1, 2), sp.Rational(1, 2), sp.Rational(1, 2), sp.Integer(1))
-    a = G.q2_explicit(Xs, ys, *eta, "logistic")
-    b = G.protocol_at(Xs, ys, *eta, "logistic")
+    a = G.q2_explicit(Xs, ys, *eta, LOGISTIC)
+    b = G.protocol_at(Xs, ys, *eta, LOGISTIC)
     for k in range(2):
         assert abs(sp.N(a["q2"][k] - b["q2"][k], 40)) < sp.Float("1e-35")
         assert sp.N(b["q2"][k], 40) != 0

@@ -6,6 +6,7 @@ import numpy as np
 from numerics.experiments.paper_a.protocol import protocol_trial, protocol_trials
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.experiments.paper_a.sparse_token_training import run_two_steps
+from numerics.theory.paper_a import models as M
 
 
 def test_run_two_steps_uses_the_given_signal_direction_and_keeps_its_default():
@@ -42,11 +43,11 @@ def test_solve_protocol_linear_models_are_the_linear_law_and_attention_uses_the_
     from numerics.theory.paper_a.alignment import alignment_limits
     from numerics.theory.paper_a.protocol import solve_protocol
 
-    qn, sq, res = solve_protocol(model="pool", alpha0=1.0, alpha1=2.0, lam=1e-2, loss="square")
-    ref = erm_theory.solve_with_error(erm_theory.linear_law("pool", 10, 1, 0.5, 5.0), 2.0, 1e-2, "square").value
+    qn, sq, res = solve_protocol(model=M.POOLED, alpha0=1.0, alpha1=2.0, lam=1e-2, loss=M.SQUARE)
+    ref = erm_theory.solve_with_error(erm_theory.linear_law(M.POOLED, 10, 1, 0.5, 5.0), 2.0, 1e-2, M.SQUARE).value
     assert qn is None and abs(res.value.metrics["test_error"] - ref.metrics["test_error"]) < 1e-12
-    qn, sq, _ = solve_protocol(model="attention", alpha0=2.0, alpha1=2.0, lam=1e-2, loss="square",
-                               loss_steps="square", eta_q=3.0, log2_points=6, n_scrambles=2)
-    lim = alignment_limits("square", L=10, R=1, pi=0.5, theta=5.0, alpha0=2.0, eta_w=0.5, eta_b=0.5, eta_q=3.0,
+    qn, sq, _ = solve_protocol(model=M.ATTENTION, alpha0=2.0, alpha1=2.0, lam=1e-2, loss=M.SQUARE,
+                               loss_steps=M.SQUARE, eta_q=3.0, log2_points=6, n_scrambles=2)
+    lim = alignment_limits(M.SQUARE, L=10, R=1, pi=0.5, theta=5.0, alpha0=2.0, eta_w=0.5, eta_b=0.5, eta_q=3.0,
                            beta=1.0, dps=20)
     assert abs(qn - float(lim["q2_norm"])) < 1e-12 and abs(sq - float(lim["q2_cosine"])) < 1e-12

@@ -17,6 +17,7 @@ import mpmath
 import pytest
 import sympy as sp
 
+from derivations.paper_a.losses import LOGISTIC
 from numerics import registry
 from numerics.core.backends import MpContext, agree_digits, mp_eval
 from numerics.core.quadrature import expect_mp_err, gaussian_expect_mp
@@ -124,8 +125,8 @@ def test_theorem3_h_moments_trapezoid_against_tanh_sinh():
     """The shared-node trapezoid of the logistic h-moments against mpmath.quad per moment."""
     from numerics.theory.paper_a.alignment import h_moments
 
-    trap, err = h_moments("logistic", dps=40)
-    ref, _ = h_moments("logistic", rule="tanh-sinh", dps=40)
+    trap, err = h_moments(LOGISTIC, dps=40)
+    ref, _ = h_moments(LOGISTIC, rule="tanh-sinh", dps=40)
     for a, b in zip(trap, ref):
         assert agree_digits(a, b) >= 40
     assert err < mpmath.mpf(10) ** -40
@@ -137,10 +138,10 @@ def test_theorem3_and_corollary1_logistic_limits_at_hundreds_of_digits():
     from numerics.theory.paper_a.alignment import ALIGNMENT_SPACE, RATE_SPACE, alignment_limits, rate_constants
 
     p = ALIGNMENT_SPACE.validate({})
-    lo, hi = alignment_limits("logistic", **p, dps=250), alignment_limits("logistic", **p, dps=500)
+    lo, hi = alignment_limits(LOGISTIC, **p, dps=250), alignment_limits(LOGISTIC, **p, dps=500)
     for k in lo:
         assert agree_digits(lo[k], hi[k]) >= 248, k
     r = RATE_SPACE.validate({})
-    lo, hi = rate_constants("logistic", **r, dps=250), rate_constants("logistic", **r, dps=500)
+    lo, hi = rate_constants(LOGISTIC, **r, dps=250), rate_constants(LOGISTIC, **r, dps=500)
     for k in lo:
         assert agree_digits(lo[k], hi[k]) >= 248, k

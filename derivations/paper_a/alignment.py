@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.paper_a import losses as LS
+from derivations.paper_a.losses import Loss
 from derivations.core import GaussianMean, Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a.gaussian_moments import LVec, expect_forms, expect_poly
 from derivations.paper_a.gradient import beta, eta_b, eta_q, eta_w, loss_derivative, yhat
@@ -58,7 +58,7 @@ H_KEYS = ("h1p", "h1m", "h2p", "h2m")
 
 
 @derivation
-def step1(loss: str) -> dict:
+def step1(loss: Loss) -> dict:
     """g(y), E[g], E[g^2], omega, |w_n|^2, b^(1)."""
     g_p, g_m = step("A.thm3.g", tuple(sp.nsimplify(-loss_derivative(loss, y).subs(yhat, 0)) for y in (1, -1)))
     Eg = sp.simplify(pi_ * g_p + (1 - pi_) * g_m)
@@ -70,7 +70,7 @@ def step1(loss: str) -> dict:
 
 
 @derivation
-def step2(loss: str) -> dict:
+def step2(loss: Loss) -> dict:
     """Law of the step-2 prediction: mean mu_y (with self-interaction shift) and variance s^2."""
     s1 = step1(loss)
     shift_p, shift_m = step("A.thm3.self_shift",
@@ -80,7 +80,7 @@ def step2(loss: str) -> dict:
     return dict(mu_p=mu_p, mu_m=mu_m, s2=s2, s=sp.sqrt(s2))
 
 
-def integrands(loss: str, mu_p, mu_m, s2) -> dict:
+def integrands(loss: Loss, mu_p, mu_m, s2) -> dict:
     """The h-moments as Gaussian expectations: key -> (f, mu, s) with f = l'(yhat; y)^k,
     k = 1, 2, and E[f(mu + s zeta)] over zeta ~ N(0, 1) the moment."""
     out = {}
@@ -90,7 +90,7 @@ def integrands(loss: str, mu_p, mu_m, s2) -> dict:
     return out
 
 
-def gaussian_means(loss: str, ints: dict) -> dict:
+def gaussian_means(loss: Loss, ints: dict) -> dict:
     """E[f(mu + s zeta)] over zeta ~ N(0, 1) of the ``integrands``.  Square loss: closed forms
     (1-D Isserlis).  Logistic: unevaluated 1-D Gaussian integrals (sp.Integral over the real
     line; numerics integrates the compiled f against the compiled law)."""
@@ -98,25 +98,25 @@ def gaussian_means(loss: str, ints: dict) -> dict:
     out = {}
     for k, (f, mu, s) in ints.items():
         at = f.subs(yhat, mu + s * zeta)
-        out[k] = expect_poly(at, zeta) if LS.by_name(loss).polynomial else sp.Integral(at * dens, (zeta, -sp.oo, sp.oo))
+        out[k] = expect_poly(at, zeta) if loss.polynomial else sp.Integral(at * dens, (zeta, -sp.oo, sp.oo))
     return out
 
 
 @derivation
-def h_integrands(loss: str) -> dict:
+def h_integrands(loss: Loss) -> dict:
     """The h-moment integrands at the step-2 law (``integrands``)."""
     s2_ = step2(loss)
     return integrands(loss, s2_["mu_p"], s2_["mu_m"], s2_["s2"])
 
 
 @derivation
-def h_moments(loss: str) -> dict:
+def h_moments(loss: Loss) -> dict:
     """E[l'(mu_y + s zeta; y)^k], k = 1, 2 (``gaussian_means`` of ``h_integrands``)."""
     return gaussian_means(loss, h_integrands(loss))
 
 
 @derivation
-def step3_4(loss: str) -> dict:
+def step3_4(loss: Loss) -> dict:
     """q^(2) limits in terms of the h-moment symbols (h1_p, h1_m, h2_p, h2_m)."""
     s1 = step1(loss)
     omega, nu2 = s1["omega"], s1["wn2"]
@@ -145,7 +145,7 @@ def step3_4(loss: str) -> dict:
 
 
 @derivation
-def limits(loss: str) -> dict:
+def limits(loss: Loss) -> dict:
     """All Theorem-3 limits for ``loss``, as expressions in PARAMS and the h-moment symbols,
     plus the h-moments themselves (closed forms or Integrals) under key ``h``."""
     s1 = step1(loss)
@@ -189,7 +189,7 @@ mutant("A.thm3.fluctuation:alpha0_squared", "A.thm3.fluctuation",
        lambda e: e / alpha0)
 
 
-def compact(loss: str) -> dict:
+def compact(loss: Loss) -> dict:
     """<q2, xi> and |q2|^2 in the grouped form with K = theta^2 r pi h_+ + m E[h]; equal to
     ``limits(loss)`` (tests/test_paper_a_alignment.py)."""
     s1 = step1(loss)
@@ -207,7 +207,7 @@ def compact(loss: str) -> dict:
     )
 
 
-def equations(loss: str) -> list[Equation]:
+def equations(loss: Loss) -> list[Equation]:
     lim = limits(loss)
     cmp_ = compact(loss)
     H = dict(zip(("h1_p", "h1_m", "h2_p", "h2_m"), H_SYMBOLS))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.paper_a import losses as LS
+from derivations.paper_a.losses import Loss
 from derivations.core import Equation, derivation, mutant, replace, step, times
 from derivations.paper_a import alignment as A
 
@@ -51,14 +51,14 @@ def _inf(expr):
 
 
 @derivation
-def h_integrands_inf(loss: str) -> dict:
+def h_integrands_inf(loss: Loss) -> dict:
     """The h-moment integrands at the alpha0 = inf prediction law (mu_y, s^2 at eps = 0)."""
     s2 = A.step2(loss)
     return A.integrands(loss, _inf(s2["mu_p"]), _inf(s2["mu_m"]), _inf(s2["s2"]))
 
 
 @derivation
-def rate_constants(loss: str) -> dict:
+def rate_constants(loss: Loss) -> dict:
     """C (in RATE_PARAMS and H_INF) and C_w (in RATE_PARAMS), with the pieces they come from;
     ``h_integrands_inf`` and, for the square loss, their closed-form means ``h_inf``."""
     s34 = A.step3_4(loss)
@@ -78,7 +78,7 @@ def rate_constants(loss: str) -> dict:
         out[name + "_F"] = F_expr
     ints = h_integrands_inf(loss)
     out["h_integrands_inf"] = ints
-    if LS.by_name(loss).polynomial:
+    if loss.polynomial:
         out["h_inf"] = A.gaussian_means(loss, ints)
     return out
 
@@ -91,7 +91,7 @@ mutant("A.cor1.wn_term:dropped", "A.cor1.wn_term",
 mutant("A.cor1.C_w:no_L", "A.cor1.C_w", "C_w without its factor L", lambda e: e / A.L)
 
 
-def compact_C(loss: str, *, parts: bool = False):
+def compact_C(loss: Loss, *, parts: bool = False):
     """C in the readable grouped form [m E h^2 + r theta^2 pi h2_+ + m^2 (E h)^2 E[g^2] L /
     (theta^2 R^2 pi^2 g_+^2)] / (2 K^2), K = theta^2 r pi h_+ + m E h (h at alpha0 = inf).
     Equal to ``rate_constants(loss)["C"]`` (tests/test_paper_a_alignment.py)."""
@@ -109,7 +109,7 @@ def compact_C(loss: str, *, parts: bool = False):
     return C(K, Eh, Eh2)
 
 
-def equations(loss: str) -> list[Equation]:
+def equations(loss: Loss) -> list[Equation]:
     rc = rate_constants(loss)
     pc, tag, hp = compact_C(loss, parts=True), f"[{loss}] ", RATE_PARAMS + H_INF
     h1b, h2b, K = sp.symbols(r"\bar{h}_{1}^{\infty} \bar{h}_{2}^{\infty} K^{\infty}", real=True)

@@ -52,13 +52,16 @@ is 0), without the underflow of erfc at large t.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Callable
 
 import sympy as sp
 
-from derivations.core import Equation, derivation, drop, mutant, replace, step
+from derivations.core import Equation, Named, derivation, drop, mutant, replace, step
 from derivations.paper_a import attention_reduction as red
 from derivations.paper_a import erm_equations as erm
+from derivations.paper_a import models as DM
 
 REFERENCE = "Paper A Eq. (18), Conjecture 1; docs/paper_a_capacity.md"
 
@@ -92,7 +95,6 @@ VARIABLES = (rho, w1, b)
 VARIABLES_NO_A = (rho, b)
 #: the arguments of the closed-form objectives
 CLOSED_FORM_ARGS = (rho, b, theta, R, L, pi_)
-MODELS = ("pool", "vec", "vec_fixed")
 
 # ---- Gaussian building blocks ---------------------------------------------------------------
 phi = sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)            # standard normal density at t
@@ -273,15 +275,41 @@ def _vec_fixed_law() -> dict:
             "dim": step("A.law.vec.dim", L)}
 
 
-#: each capacity model's latent law; pooled and vectorised share the step-4 equations' atoms
-#: (one latent law, and its mutants reach both)
-_LATENT_LAWS = {"pool": lambda: erm.linear_law("pool"), "vec": lambda: erm.linear_law("vec"),
-                "vec_fixed": _vec_fixed_law}
+@dataclass(frozen=True)
+class CapacityModel:
+    """A linear model whose capacity has a closed form: ``name`` and ``law()``, its two-atom
+    latent law (mu, sigma2 and dim as expressions).  Pooled and vectorised share the step-4
+    equations' atoms (one latent law, and its mutants reach both)."""
+
+    name: str
+    law: Callable = field(compare=False, repr=False)
+    aliases: tuple = ()
+
+    def __str__(self):
+        return self.name
+
+    def __reduce__(self):  # a model travels (to a worker, into a memo) by its name
+        return _named, (self.name,)
+
+
+POOL = CapacityModel("pool", lambda: erm.linear_law(DM.POOLED))
+VEC = CapacityModel("vec", lambda: erm.linear_law(DM.VECTORISED))
+VEC_FIXED = CapacityModel("vec_fixed", _vec_fixed_law)
+#: the capacity models with a closed form: pooled, vectorised (exchangeable positions) and
+#: vectorised with fixed positions
+MODELS = (POOL, VEC, VEC_FIXED)
+#: the capacity model called ``name`` (a CapacityModel is returned as is); ValueError naming the choices
+by_name = Named("model", CapacityModel, MODELS)
+
+
+def _named(name: str) -> CapacityModel:
+    """The capacity model called ``name``: what a pickled one is read back as."""
+    return by_name(name)
 
 
 # ---- the model specialisations --------------------------------------------------------------
 @derivation
-def model_latents(model: str) -> dict:
+def model_latents(model: CapacityModel) -> dict:
     """Per label, (a, c, sigma^2) of the pooled / vectorised features, and the units of alpha
     (n/d per feature dimension: L for the Ld-dimensional vectorised problem).
 
@@ -292,8 +320,8 @@ def model_latents(model: str) -> dict:
     * vectorised, fixed positions (m on the R signal tokens): c = theta_y sqrt R, sigma^2 = 1, units L.
     """
     if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-    law = _LATENT_LAWS[model]()
+        raise ValueError(f"model must be one of {', '.join(map(str, MODELS))}, got {model!r}")
+    law = model.law()
     c_pos, var, units = (sp.sympify(law[k]).subs(erm.theta, theta) for k in ("mu", "sigma2", "dim"))
     return {"pos": (sp.Integer(0), c_pos, var), "neg": (sp.Integer(0), sp.Integer(0), var), "units": units}
 
@@ -306,7 +334,7 @@ def _F_at(label_latents, yv) -> sp.Expr:
 
 
 @derivation
-def closed_form_objective(model: str) -> sp.Expr:
+def closed_form_objective(model: CapacityModel) -> sp.Expr:
     """alpha*(rho, b) of a two-atom latent law (pooled / vectorised), units included: the
     expectation E[F(T)] over the label is the sum pi F(T_+) + (1 - pi) F(T_-)."""
     lat = model_latents(model)
@@ -328,7 +356,7 @@ def hessian(objective: sp.Expr, variables=VARIABLES_NO_A) -> sp.Matrix:
 
 
 @derivation
-def closed_form_system(model: str) -> tuple:
+def closed_form_system(model: CapacityModel) -> tuple:
     """(objective, grad log objective, Hessian of log objective) in (rho, b) of a closed form."""
     obj = closed_form_objective(model)
     return obj, stationarity(obj), hessian(obj)
@@ -342,8 +370,8 @@ def pool_vec_ratio() -> sp.Expr:
 
 def vec_equals_L_pool_residual() -> sp.Expr:
     """vec objective at (rho, b sqrt L) minus L * pooled objective at (rho, b): zero."""
-    vec = closed_form_objective("vec").subs(b, b * sp.sqrt(L))
-    return sp.simplify(vec - L * closed_form_objective("pool"))
+    vec = closed_form_objective(VEC).subs(b, b * sp.sqrt(L))
+    return sp.simplify(vec - L * closed_form_objective(POOL))
 
 
 @derivation
@@ -356,7 +384,7 @@ def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> t
     m = sp.symbols(f"m_1:{Lval + 1}", real=True)
     sets = list(combinations(range(Lval), Rval)) if positions == "uniform" else [tuple(range(Rval))]
     norm = sp.sqrt(sum(mi**2 for mi in m))
-    units = model_latents("vec")["units"].subs(L, Lval)
+    units = model_latents(VEC)["units"].subs(L, Lval)
     p_pos, p_neg = label_prior()
     pos = sum(_F_at((0, theta * sum(m[i] for i in S) / rho, 1), 1) for S in sets) / len(sets)
     den = p_pos * pos + p_neg * _F_at((0, 0, 1), -1)

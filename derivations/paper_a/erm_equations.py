@@ -38,12 +38,17 @@ loss has a linear prox, so its zeta-expectations are exact Gaussian moments
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 
 from derivations.core import Equation, derivation, drop, mutant, replace, step
 from derivations.paper_a import losses as LS
 from derivations.paper_a.attention_reduction import y_plus
 from derivations.paper_a.losses import sigmoid, softplus  # noqa: F401 (the logistic loss's functions)
+
+if TYPE_CHECKING:
+    from derivations.paper_a.models import Model
 
 REFERENCE_T4 = "Paper A Thm 4; docs/paper_a_after_training.md §2"
 REFERENCE_T5 = "Paper A Thm 5; docs/paper_a_after_training.md §3"
@@ -226,12 +231,12 @@ def two_point_atoms() -> tuple:
 
 
 @derivation
-def linear_law(model: str) -> dict:
+def linear_law(model: Model) -> dict:
     """mu, sigma^2 and the dimension factor (alpha = alpha_1 / dim) of a linear model, and its
     two atoms (weight, {y, a, c, sigma2}) as expressions of (theta, R, L, pi)."""
-    if model not in _LINEAR:
+    if model.name not in _LINEAR:
         raise ValueError(f"model must be one of {', '.join(LINEAR_MODELS)}, got {model!r}")
-    mu0, s20, dim0 = _LINEAR[model]
+    mu0, s20, dim0 = _LINEAR[model.name]
     mu = step(f"A.law.{model}.mu", mu0)
     sig2 = step(f"A.law.{model}.sigma2", s20)
     dim = step(f"A.law.{model}.dim", dim0)
@@ -246,7 +251,7 @@ def two_point_expectation(integrand: sp.Expr) -> sp.Expr:
     return sum(w * f.subs(vals) for w, vals in two_point_atoms())
 
 
-def substitute_model(expr: sp.Expr, model: str) -> sp.Expr:
+def substitute_model(expr: sp.Expr, model: Model) -> sp.Expr:
     """(mu, sigma2) of the generic two-point law -> those of a linear model."""
     law = linear_law(model)
     return expr.subs({mu_s: law["mu"], s2: law["sigma2"]})
@@ -254,7 +259,7 @@ def substitute_model(expr: sp.Expr, model: str) -> sp.Expr:
 
 def _two_point_equations():
     """The four equations of the linear models (square loss) on the generic two-point law."""
-    ex = exact_channel("square", False)
+    ex = exact_channel(LS.SQUARE, False)
     sy = ex["system"]
     avg = {E: two_point_expectation(r) for E, r in zip(sy["expectations"], ex["integrands"])}
     return {n: F.subs(avg) for n, F in zip(sy["names"], sy["equations"])}, ex
@@ -334,7 +339,7 @@ def ridgeless_expansion() -> dict:
 
 
 @derivation
-def ridgeless_limit(model: str) -> dict:
+def ridgeless_limit(model: Model) -> dict:
     """E_inf and C1 of Corollary 2 for one linear model, as expressions of (theta, R, L, pi),
     with C1 the coefficient of 1/alpha_1 (alpha = alpha_1 / dim: C1 is dim times the
     coefficient of 1/alpha)."""
@@ -355,10 +360,12 @@ def ridgeless_limit_equations():
     model: the model's two-point law (mu, sigma^2), the population least-squares readout
     (m_inf, b_inf), the first-order coefficient Q_1 of Q = m^2 + Q_1/alpha + O(alpha^-2), then
     E_inf and C_1 in these symbols."""
+    from derivations.paper_a.models import LINEAR
+
     out = []
     params = (theta, R, L, pi_)
     exp = ridgeless_expansion()
-    for model in LINEAR_MODELS:
+    for model in LINEAR:
         lim, law = ridgeless_limit(model), linear_law(model)
         tag = f"{model}: "
         mu_m, s2_m = sp.Symbol(f"mu_{model}", positive=True), sp.Symbol(f"sigma_{model}^2", positive=True)
@@ -409,7 +416,7 @@ SANITY_OLS = Equation(
 
 def ols_sanity_solution() -> sp.Expr:
     """Solve the (V) equation with lam = 0, sigma^2 = 1 (square loss): must give 1/(alpha - 1)."""
-    ex = exact_channel("square", False)
+    ex = exact_channel(LS.SQUARE, False)
     k = ex["system"]["names"].index("V")
     F = ex["system"]["equations"][k].subs(ex["system"]["expectations"][k], ex["integrands"][k])
     return sp.solve(F.subs({lam: 0, s2: 1}), V)[0]

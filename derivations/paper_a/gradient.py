@@ -30,6 +30,7 @@ import sympy as sp
 
 from derivations.core import Equation, derivation, flip_sign, mutant, step, times
 from derivations.paper_a import losses as LS
+from derivations.paper_a.losses import Loss
 
 REF = "Paper A §4 (training protocol, step 3); docs/paper_a_alignment.md"
 
@@ -49,10 +50,10 @@ LOSSES = {lo.name: lo for lo in LS.LOSSES}
 
 
 @derivation
-def loss_derivative(loss, y) -> sp.Expr:
-    """l'(yhat; y) = d l / d yhat of the loss object ``loss`` (or its name), as an expression
-    in ``yhat`` (elementary functions)."""
-    return sp.simplify(LS.by_name(loss).derivative(yhat, y, elementary=True))
+def loss_derivative(loss: Loss, y) -> sp.Expr:
+    """l'(yhat; y) = d l / d yhat of the loss ``loss``, as an expression in ``yhat``
+    (elementary functions)."""
+    return sp.simplify(loss.derivative(yhat, y, elementary=True))
 
 
 def symbols(L: int, d: int, tag: str = ""):
@@ -97,7 +98,7 @@ def gradient(L: int, d: int) -> dict:
 
 
 @derivation
-def protocol(L: int, d: int, labels: tuple, loss: str) -> dict:
+def protocol(L: int, d: int, labels: tuple, loss: Loss) -> dict:
     """w^(1), b^(1) and q^(2) of the protocol (step (iv)) on a data set of ``len(labels)``
     samples with symbolic X_i (``data``) and the given labels, as expressions in the data
     and ``RATES``."""
@@ -158,7 +159,7 @@ def explicit_gradient_check(L: int, d: int) -> dict:
             "at_zero": is_zero(direct.subs({qk: 0 for qk in grad["q"]}) - grad["at_zero"])}
 
 
-def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: str, b0=0):
+def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: Loss, b0=0):
     """q^(2), w^(1), b^(1) on an explicit data set by symbolic differentiation of the mean
     loss; used at small sizes to check the derived steps."""
     L, d = Xs[0].shape
@@ -179,7 +180,7 @@ def q2_explicit(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: str, b0=0):
     return {"w1": sp.Matrix(w1), "b1": b1, "q1": sp.Matrix(q1), "q2": sp.Matrix(q2)}
 
 
-def protocol_at(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: str) -> dict:
+def protocol_at(Xs, ys, eta_w_, eta_b_, eta_q_, beta_, loss: Loss) -> dict:
     """The derived steps (``protocol``) evaluated exactly on an explicit data set."""
     L, d = Xs[0].shape
     pr = protocol(L, d, tuple(ys), loss)

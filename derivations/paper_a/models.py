@@ -68,7 +68,7 @@ class LinearModel(Model):
     def latent_law(self, L: int | None = None, R: int | None = None) -> dict:
         """``classes``, ``dim``, ``atoms`` (weight, {y, a, c, sigma2}), ``mu`` and ``sigma2`` as
         expressions of (theta, R, L, pi) (``erm_equations.linear_law``)."""
-        return {"classes": EQ.class_law(), **EQ.linear_law(self.name)}
+        return {"classes": EQ.class_law(), **EQ.linear_law(self)}
 
 
 @derivation
@@ -85,5 +85,7 @@ POOLED = LinearModel("pool", "pooled", False, ("pooled",))
 VECTORISED = LinearModel("vec", "vectorised", False, ("vectorised", "vectorized"))
 #: every model, in the order the CLI and the tables list them
 MODELS = (ATTENTION, POOLED, VECTORISED)
+#: the models whose step-4 law does not see the trained query (the linear baselines)
+LINEAR = tuple(mo for mo in MODELS if not mo.sees_q)
 #: the model called ``name`` (a Model is returned as is); ValueError naming the choices
 by_name = Named("model", Model, MODELS)

@@ -49,6 +49,7 @@ def eval_vs_dps(settings) -> dict:
     h-moments by that trapezoid against mpmath.quad (tanh-sinh) one moment at a time."""
     import attncheck
     from numerics.theory.paper_a.alignment import h_moments
+    from numerics.theory.paper_a.models import LOGISTIC
 
     claim = "A.thm3.q2_cosine"
     attncheck.evaluate(claim, dps=15)  # compile the derivation once
@@ -56,8 +57,8 @@ def eval_vs_dps(settings) -> dict:
     for dps in settings.pick((30, 100, 300), (30, 100, 300, 500, 1000)):
         out[f"dps{dps}_s"] = round(_cpu(lambda: attncheck.evaluate(claim, dps=dps)), 3)
     for dps in (30, 100):
-        trap = _cpu(lambda: h_moments("logistic", dps=dps))
-        ts = _cpu(lambda: h_moments("logistic", rule="tanh-sinh", dps=dps))
+        trap = _cpu(lambda: h_moments(LOGISTIC, dps=dps))
+        ts = _cpu(lambda: h_moments(LOGISTIC, rule="tanh-sinh", dps=dps))
         out[f"h_moments_dps{dps}_trapezoid_s"] = round(trap, 4)
         out[f"h_moments_dps{dps}_speedup_vs_tanh_sinh"] = round(ts / trap, 1)
     out["time"] = "process CPU time (the machine may be shared)"

@@ -65,6 +65,7 @@ def _baseline_solve(law, alpha1, lam, loss, x0, time_cap):
 def bench_attention_equations(settings) -> dict:
     """The step-4 attention equations (ERM self-consistent equations): one point and a continuation."""
     from numerics.theory.paper_a import erm_equations as erm_theory
+    from numerics.theory.paper_a import models as M
 
     args = dict(L=10, R=1, pi=0.5, theta=5.0, beta=1.0, q_norm=2.0, s_q=0.5)
     law_of = lambda log2, K: erm_theory.attention_law(args["L"], args["R"], args["pi"], args["theta"], args["beta"],  # noqa: E731
@@ -72,19 +73,19 @@ def bench_attention_equations(settings) -> dict:
     log2, K = settings.pick((8, 4), (10, 8))
     law = law_of(log2, K)
     t0 = time.perf_counter()
-    r = erm_theory.solve(law, 2.0, 1e-2, "logistic", quad_tol=1e-7)
+    r = erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC, quad_tol=1e-7)
     t_one = time.perf_counter() - t0
     alphas = np.geomspace(0.5, 8.0, 20)
     t0 = time.perf_counter()
-    curve = erm_theory.continuation(law, alphas[::-1], 1e-2, "logistic", quad_tol=1e-7)
+    curve = erm_theory.continuation(law, alphas[::-1], 1e-2, M.LOGISTIC, quad_tol=1e-7)
     t_curve = time.perf_counter() - t0
     # baseline vs ours on one small identical point set
     small = law_of(settings.pick(2, 3), 2)
     t0 = time.perf_counter()
-    rs = erm_theory.solve(small, 2.0, 1e-2, "logistic", quad_tol=1e-9)
+    rs = erm_theory.solve(small, 2.0, 1e-2, M.LOGISTIC, quad_tol=1e-9)
     t_ours_small = time.perf_counter() - t0
     start = [0.0, 0.0, 0.0, 0.5, 1.0]
-    xb, okb, t_base = _baseline_solve(small, 2.0, 1e-2, "logistic", start, time_cap=settings.pick(30.0, 120.0))
+    xb, okb, t_base = _baseline_solve(small, 2.0, 1e-2, M.LOGISTIC, start, time_cap=settings.pick(30.0, 120.0))
     gap = float(np.max(np.abs(np.array(xb) - np.array(rs.value.vector)))) if okb else None
     return {
         "one_point_converged": r.ok, "one_point_correction": r.residual, "one_point_s": round(t_one, 3),

@@ -35,6 +35,7 @@ VEC_DESIGN_ONLY = ("at a point of its own at the quick design's d = 250 the fini
 from numerics.core.tasks import track
 from numerics.theory.paper_a.certify import COR2
 from numerics.theory.paper_a import models as M
+from numerics.theory.paper_a.models import Model
 
 STATUS = "derived"
 ALLOW_NOTE = (
@@ -79,7 +80,7 @@ OUTPUT_MUTANTS = {"test": ("A.erm.test_error:sqrt2",), "train": ("A.erm.train_lo
 OUTPUT_STEPS = {"test": ("A.erm.test_error",), "train": ("A.erm.train_loss",)}
 
 
-def _config(model: str, settings) -> dict:
+def _config(model: Model, settings) -> dict:
     """Sizes, and the rows as (alpha_1, pi, d, lambda, trials) points.
 
     * pooled: a row at pi = 0.3 — at pi = 1/2 the two-point law fixes b = -m mu / 2 by
@@ -126,7 +127,7 @@ def _point_spaces() -> dict:
 POINT_SPACES = _point_spaces()
 
 
-def _point_config(model: str, settings) -> dict:
+def _point_config(model: Model, settings) -> dict:
     """One row at the user's point (validated by ``POINT_SPACES[model]``), at the d and trials
     of the quick design's first row, the mode's quadrature and labels."""
     p = settings.point
@@ -137,34 +138,34 @@ def _point_config(model: str, settings) -> dict:
     return dict(cfg, points=((p["alpha1"], p["pi"], d, p["lam"], trials),), base=base, att_q=att)
 
 
-def _full_config(model: str) -> dict:
-    d, lam = 1000, (1e-3 if M.model(model) is M.VECTORISED else 1e-5)
+def _full_config(model: Model) -> dict:
+    d, lam = 1000, (1e-3 if model is M.VECTORISED else 1e-5)
     points = tuple((al, 0.5, d, lam, 8) for al in (0.5, 1.0, 2.0, 4.0))
     points += {"pool": ((2.0, 0.3, d, lam, 8),), "vec": ((20.0, 0.5, 200, lam, 8), (20.0, 0.3, 200, lam, 8)),
-               "attention": ((2.0, 0.3, d, 0.1, 16),)}[model]
-    return dict(loss="logistic", points=points, log2_points=11, n_scrambles=8)
+               "attention": ((2.0, 0.3, d, 0.1, 16),)}[model.name]
+    return dict(loss=M.LOGISTIC, points=points, log2_points=11, n_scrambles=8)
 
 
-def _quick_config(model: str) -> dict:
+def _quick_config(model: Model) -> dict:
     points = {"attention": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.3, 1000, 0.1, 16)),
               "pool": ((2.0, 0.5, 1000, 1e-2, 8), (2.0, 0.3, 1000, 1e-2, 8)),
-              "vec": ((2.0, 0.5, 250, 1e-2, 8), (20.0, 0.3, 60, 1e-2, 8))}[model]
-    return dict(loss="logistic", points=points, log2_points=9, n_scrambles=8)
+              "vec": ((2.0, 0.5, 250, 1e-2, 8), (20.0, 0.3, 60, 1e-2, 8))}[model.name]
+    return dict(loss=M.LOGISTIC, points=points, log2_points=9, n_scrambles=8)
 
 
-def _law(model: str, cfg: dict, settings, pi: float):
+def _law(model: Model, cfg: dict, settings, pi: float):
     from numerics.theory.paper_a import laws
 
     base, att = cfg["base"], cfg["att_q"]
-    if M.model(model).sees_q:
-        qmc_seed = int(settings.seed_sequence("A.after_training.qmc", model).generate_state(1)[0])
+    if model.sees_q:
+        qmc_seed = int(settings.seed_sequence("A.after_training.qmc", model.name).generate_state(1)[0])
         return laws.attention_law(base["L"], base["R"], pi, base["theta"], att["beta"],
                                   att["q_norm"], att["s_q"], log2_points=cfg["log2_points"],
                                   n_scrambles=cfg["n_scrambles"], seed=qmc_seed)
     return laws.linear_law(model, base["L"], base["R"], pi, base["theta"])
 
 
-def _theory(model: str, cfg: dict, settings) -> list:
+def _theory(model: Model, cfg: dict, settings) -> list:
     """The fixed points at every point (continuation along the grid); recomputed on every
     call, so that a structural mutant of the derivation changes them."""
     from numerics.theory.paper_a import erm_equations as erm_theory
@@ -172,27 +173,27 @@ def _theory(model: str, cfg: dict, settings) -> list:
     out, x0, laws = [], {}, {}
     for al, pi, _, lam, _ in cfg["points"]:
         law = laws.setdefault(pi, _law(model, cfg, settings, pi))
-        res = erm_theory.solve_with_error(law, al, lam, cfg["loss"], x0=x0.get((pi, lam)), **QUAD[model])
+        res = erm_theory.solve_with_error(law, al, lam, cfg["loss"], x0=x0.get((pi, lam)), **QUAD[model.name])
         fp = res.value  # raises SolveError unless converged
         out.append((res, fp))
         x0[(pi, lam)] = fp.vector
     return out
 
 
-def _simulate(model: str, cfg: dict, settings) -> list:
+def _simulate(model: Model, cfg: dict, settings) -> list:
     from numerics.experiments.paper_a.sparse_token import SparseTokenModel
     from numerics.experiments.paper_a.sparse_token_erm import query_with_alignment, step4_trial
 
     rows = []
     base, att = cfg["base"], cfg["att_q"]
     for al, pi, d, lam, trials in cfg["points"]:
-        rng = np.random.default_rng(settings.seed_sequence("A.after_training.sim", model, f"{al:g}", f"{pi:g}",
+        rng = np.random.default_rng(settings.seed_sequence("A.after_training.sim", model.name, f"{al:g}", f"{pi:g}",
                                                            d, f"{lam:g}"))
         sim = SparseTokenModel(base["L"], base["R"], pi, base["theta"], d)
         te, tl, gn = [], [], []
         for _ in track(range(trials), f"{model} step 4, d={d}, alpha1={al:g}"):
             xi = sim.signal_direction(rng)
-            q = query_with_alignment(xi, att["q_norm"], att["s_q"], rng) if M.model(model).sees_q else None
+            q = query_with_alignment(xi, att["q_norm"], att["s_q"], rng) if model.sees_q else None
             r = step4_trial(sim, model, al, lam, cfg["loss"], rng, q=q, beta=att["beta"], xi=xi,
                             n_test=400_000, gtol=1e-9, labels=settings.pick("stratified", "iid"),
                             pooled_direct=settings.pick(True, False))
@@ -205,12 +206,12 @@ def _simulate(model: str, cfg: dict, settings) -> list:
     return rows
 
 
-def _experiment(model: str, quantity: str):
+def _experiment(model: Model, quantity: str):
     key = {"test": "test_error", "train": "train_loss"}[quantity]
 
     def experiment(settings, claim):
         cfg = _config(model, settings)
-        rows = memo(settings, ("A.after_training.sim", model), lambda: _simulate(model, cfg, settings))
+        rows = memo(settings, ("A.after_training.sim", model.name), lambda: _simulate(model, cfg, settings))
         theory = _theory(model, cfg, settings)
         comps, details = [], {}
         for (res, fp), row in zip(theory, rows):
@@ -226,11 +227,11 @@ def _experiment(model: str, quantity: str):
                               "order_parameters": {k: float(v) for k, v in fp.x.items()},
                               "quadrature": {"step": fp.step, "nodes": fp.nodes, "change": fp.quad_change},
                               "solver_iterations": res.iterations, "max_erm_grad": row["max_grad"]}
-        sizes = {"loss": cfg["loss"], "points (alpha1, pi, d, lambda, trials)": cfg["points"]}
+        sizes = {"loss": cfg["loss"].name, "points (alpha1, pi, d, lambda, trials)": cfg["points"]}
         sizes["labels"] = settings.pick("stratified", "iid")
-        sizes["pooled_direct"] = M.model(model) is M.POOLED and settings.pick(True, False)
+        sizes["pooled_direct"] = model is M.POOLED and settings.pick(True, False)
         sizes.update({k: v for k, v in cfg["base"].items() if k != "pi"})
-        if M.model(model).sees_q:
+        if model.sees_q:
             sizes.update(cfg["att_q"])
             sizes.update(log2_points=cfg["log2_points"], n_scrambles=cfg["n_scrambles"])
         return comps, sizes, details
@@ -267,16 +268,16 @@ def _equations():
     return tuple(AR.equations()) + tuple(EQ.general_equations())
 
 
-def _make(model: str, quantity: str, ref: str, statement: str, statement_eq: str, **text) -> Claim:
+def _make(model: Model, quantity: str, ref: str, statement: str, statement_eq: str, **text) -> Claim:
     return Claim(
-        point_space=POINT_SPACES.get(model), design_only="" if model in POINT_SPACES else VEC_DESIGN_ONLY,
-        id=f"A.{'thm4' if M.model(model).sees_q else 'thm5'}.{model}_"
+        point_space=POINT_SPACES.get(model.name), design_only="" if model.name in POINT_SPACES else VEC_DESIGN_ONLY,
+        id=f"A.{'thm4' if model.sees_q else 'thm5'}.{model.name}_"
            f"{'test_error' if quantity == 'test' else 'train_loss'}",
         paper="A", reference=ref, statement=statement, experiment=_experiment(model, quantity),
         **text,  # title, statement_tex
         equations=_LazyEquations(_equations), status=STATUS, allowance_note=ALLOW_NOTE,
         doc="docs/paper_a_after_training.md",
-        mutants=MUTANTS[model] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
+        mutants=MUTANTS[model.name] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
         statement_eq=statement_eq, uses_dps=False, figures=("A.fig1",))  # the step-4 solve: float64, polished at fixed digits
 
 
@@ -291,11 +292,11 @@ def _cor2_config(settings) -> dict:
          "vec": dict(d=60, trials=24, alphas=(80.0, 160.0, 320.0, 640.0, 1280.0))})
 
 
-def _cor2_simulation(model: str, cfg: dict, settings):
+def _cor2_simulation(model: Model, cfg: dict, settings):
     from numerics.experiments.paper_a.ridgeless_rate import ridgeless_rate
     from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 
-    rng = np.random.default_rng(settings.seed_sequence("A.cor2.ridgeless_rate", "sim", model))
+    rng = np.random.default_rng(settings.seed_sequence("A.cor2.ridgeless_rate", "sim", model.name))
     sim = SparseTokenModel(BASE["L"], BASE["R"], BASE["pi"], BASE["theta"], cfg["d"])
     return ridgeless_rate(sim, model, cfg["alphas"], cfg["trials"], rng)
 
@@ -303,7 +304,7 @@ def _cor2_simulation(model: str, cfg: dict, settings):
 def _cor2_experiment(settings, claim):
     L, R, pi, theta = BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]
     cfgs = _cor2_config(settings)
-    fits = {m: memo(settings, ("A.cor2.sim", m), lambda m=m: _cor2_simulation(m, cfgs[m], settings))
+    fits = {m: memo(settings, ("A.cor2.sim", m), lambda m=m: _cor2_simulation(M.model(m), cfgs[m], settings))
             for m in cfgs}
     th = {k: float(v) for k, v in COR2(dict(L=L, R=R, pi=pi, theta=theta), settings.dps).items()}
     comps = []
@@ -347,7 +348,7 @@ def attention_limit_error(s_q: float, *, q_norm=2.0, beta=1.0, log2_points=10, n
 
     law = erm_theory.attention_law(L, R, pi, theta, beta, q_norm, s_q, log2_points=log2_points,
                                    n_scrambles=n_scrambles, seed=seed)
-    return erm_theory.solve(law, 1e12, 0.0, "square").value.metrics["test_error"]
+    return erm_theory.solve(law, 1e12, 0.0, M.SQUARE).value.metrics["test_error"]
 
 
 def crossover_sq(*, q_norm=2.0, beta=1.0, seed=0, **kw) -> tuple[float, float]:
@@ -362,7 +363,7 @@ def crossover_sq(*, q_norm=2.0, beta=1.0, seed=0, **kw) -> tuple[float, float]:
     return solve("brent", g, 0.0, 1.0, xtol=1e-4, message="crossover s_q*").value, e_lin
 
 
-VS_SIM = dict(alpha1=6.0, lam=1e-4, loss="square")
+VS_SIM = dict(alpha1=6.0, lam=1e-4, loss=M.SQUARE)
 VS_SQ = {"below": 0.0, "above": 0.6}  # fixed alignments on either side of s_q* (~0.28)
 
 
@@ -393,7 +394,7 @@ def _vs_experiment(settings, claim):
 
     sim = memo(settings, ("A.attention_vs_linear", "sim"), lambda: _vs_simulation(settings))
     qseed = int(settings.seed_sequence("A.attention_vs_linear", "qmc").generate_state(1)[0])
-    lin = erm_theory.solve(erm_theory.linear_law("pool", BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
+    lin = erm_theory.solve(erm_theory.linear_law(M.POOLED, BASE["L"], BASE["R"], BASE["pi"], BASE["theta"]),
                            VS_SIM["alpha1"], VS_SIM["lam"], VS_SIM["loss"]).value
     comps, details = [], {}
     for tag, s_q in VS_SQ.items():
@@ -411,38 +412,39 @@ def _vs_experiment(settings, claim):
     details.update({"s_star": s_star, "E_lin_inf": e_lin, "theory_pool": lin.metrics["test_error"],
                     "attention_loses_below": details["below"]["theory_attention"] > lin.metrics["test_error"],
                     "attention_wins_above": details["above"]["theory_attention"] < lin.metrics["test_error"]})
-    sizes = {"d": sim["d"], "trials": sim["trials"], **VS_SIM, **BASE, "q_norm": ATT_Q["q_norm"], "s_q": dict(VS_SQ)}
+    sizes = {"d": sim["d"], "trials": sim["trials"], **VS_SIM, "loss": VS_SIM["loss"].name, **BASE,
+             "q_norm": ATT_Q["q_norm"], "s_q": dict(VS_SQ)}
     return comps, sizes, details
 
 
 CLAIMS = [
-    _make("attention", "test", "Paper A Thm 4",
+    _make(M.ATTENTION, "test", "Paper A Thm 4",
           "attention at fixed q (||q||=2, s_q=0.5, beta=1): step-4 test error = self-consistent equations",
           r"E^{A}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}",
           title="Test error of attention at a fixed query (Thm 4)",
           statement_tex=(r"Attention at a fixed query ($\|q\| = 2$, $s_q = 0.5$, $\beta = 1$): the step-4 test "
                          r"error is given by the self-consistent equations.")),
-    _make("attention", "train", "Paper A Thm 4",
+    _make(M.ATTENTION, "train", "Paper A Thm 4",
           "attention at fixed q: step-4 training loss = self-consistent equations",
           r"\mathcal{L}^{A}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(w_1^*, m^*, b^*, V^*, Q^*), \quad (w_1^*, m^*, b^*, V^*, Q^*) \text{ the fixed point of the step-4 equations}",
           title="Training loss of attention at a fixed query (Thm 4)",
           statement_tex=("Attention at a fixed query: the step-4 training loss is given by the self-consistent "
                          "equations.")),
-    _make("pool", "test", "Paper A Thm 5", "pooled linear model: test error = self-consistent equations",
+    _make(M.POOLED, "test", "Paper A Thm 5", "pooled linear model: test error = self-consistent equations",
           r"E^{\mathrm{pool}}_{\mathrm{test}} = \mathcal{E}_{\mathrm{test}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}",
           title="Test error of the pooled linear model (Thm 5)",
           statement_tex="Pooled linear model: the test error is given by the self-consistent equations."),
-    _make("pool", "train", "Paper A Thm 5", "pooled linear model: training loss = self-consistent equations",
+    _make(M.POOLED, "train", "Paper A Thm 5", "pooled linear model: training loss = self-consistent equations",
           r"\mathcal{L}^{\mathrm{pool}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the pooled equations}",
           title="Training loss of the pooled linear model (Thm 5)",
           statement_tex="Pooled linear model: the training loss is given by the self-consistent equations."),
-    _make("vec", "test", "Paper A Thm 5",
+    _make(M.VECTORISED, "test", "Paper A Thm 5",
           "vectorised linear model: test error = pooled-type equations in dimension L d (exact reduction)",
           r"E^{\mathrm{vec}}_{\mathrm{test}}(d) = E^{\mathrm{pool}}_{\mathrm{test}}(L d) \quad \text{(the pooled-type equations in dimension } L d\text{)}",
           title="Test error of the vectorised linear model (Thm 5)",
           statement_tex=("Vectorised linear model: the test error is given by the pooled-type equations in "
                          "dimension $L d$ (an exact reduction).")),
-    _make("vec", "train", "Paper A Thm 5", "vectorised linear model: training loss = self-consistent equations",
+    _make(M.VECTORISED, "train", "Paper A Thm 5", "vectorised linear model: training loss = self-consistent equations",
           r"\mathcal{L}^{\mathrm{vec}}_{\mathrm{train}} = \mathcal{L}_{\mathrm{train}}(m^*, b^*, V^*, Q^*), \quad (m^*, b^*, V^*, Q^*) \text{ the fixed point of the vectorised equations}",
           title="Training loss of the vectorised linear model (Thm 5)",
           statement_tex="Vectorised linear model: the training loss is given by the self-consistent equations."),

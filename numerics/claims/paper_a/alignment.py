@@ -36,6 +36,7 @@ from numerics.experiments.paper_a.sparse_token_training import run_two_steps
 from numerics.experiments.paper_a.two_step_population import alignment_curves
 from numerics.theory.paper_a.alignment import (ALIGNMENT_SPACE, LOSSES, RATE_EVALUATOR, RATE_SPACE,
                                                alignment_limits, limits_evaluator, rate_constants)
+from numerics.theory.paper_a.models import Loss
 
 PAPER = dict(L=10, R=3, pi=0.2, theta=6.0, eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1.0)
 # quick: nearly balanced classes, theta = 4 and label-stratified D0 -- with a rare class
@@ -101,7 +102,7 @@ def _simulate(settings) -> dict:
                          for t in range(des["trials"])]
                 runs = map_tasks(_trial, tasks, f"steps 1-3, d={d}, alpha0={a0:g}")
                 out[(ip, d, a0)] = {
-                    loss: {k: np.array([r[loss][k] for r in runs]) for k in runs[0][loss]}
+                    loss.name: {k: np.array([r[loss.name][k] for r in runs]) for k in runs[0][loss.name]}
                     for loss in LOSSES
                 }
     return out
@@ -112,22 +113,22 @@ def _trial(task) -> dict:
     model, n0, p, labels, seed = task
     r = run_two_steps(model, n0, LOSSES, eta_w=p["eta_w"], eta_b=p["eta_b"], eta_q=p["eta_q"],
                       beta=p["beta"], seed=seed, labels=labels)
-    return {loss: dict(r[loss].summary) for loss in LOSSES}
+    return {loss.name: dict(r[loss].summary) for loss in LOSSES}
 
 
 def simulate(settings) -> dict:
-    """{(point index, d, alpha0): {loss: {quantity: np.array over trials}}} for d and d/2 of
+    """{(point index, d, alpha0): {loss name: {quantity: np.array over trials}}} for d and d/2 of
     every point of the design (memoised: shared by the four claims, never recomputed under a
     mutant)."""
     return memo(settings, (SIM_KEY, "sim"), lambda: _simulate(settings))
 
 
 @derivation(maxsize=512)
-def _limits_cached(loss: str, items: tuple, dps: int) -> dict:
+def _limits_cached(loss: Loss, items: tuple, dps: int) -> dict:
     return alignment_limits(loss, **dict(items), dps=dps)
 
 
-def limits(loss: str, params: dict, dps: int) -> dict:
+def limits(loss: Loss, params: dict, dps: int) -> dict:
     """Theorem-3 limits of the active derivation (cached per active mutant set by
     ``derivations.core.derivation``)."""
     return _limits_cached(loss, tuple(sorted(params.items())), dps)
@@ -141,8 +142,8 @@ def _rows(settings, pick):
     rows, table = [], []
     for ip, des, (loss, a0, qty) in picked:
         d, d2 = des["d"], des["d"] // 2
-        x = sims[(ip, d, a0)][loss][qty]
-        x2 = sims[(ip, d2, a0)][loss][qty]
+        x = sims[(ip, d, a0)][loss.name][qty]
+        x2 = sims[(ip, d2, a0)][loss.name][qty]
         t = float(limits(loss, dict(des["params"], alpha0=a0), settings.dps)[qty])
         mean, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
         se2 = float(x2.std(ddof=1) / math.sqrt(len(x2)))
@@ -150,7 +151,7 @@ def _rows(settings, pick):
         allowance = max(0.0, drift - zc * math.hypot(se, se2))  # the significant part of the drift
         at = {**{k: des["params"][k] for k in des["named"]}, "a0": a0}
         rows.append(Comparison(f"{qty}[{loss}, {des['name']}, a0={a0:g}]", t, mean, se, allowance, len(x), at=at))
-        table.append({"point": des["name"], "loss": loss, "alpha0": a0, "quantity": qty, "theory": t,
+        table.append({"point": des["name"], "loss": loss.name, "alpha0": a0, "quantity": qty, "theory": t,
                       "mean_d": mean, "se_d": se, "mean_d_half": float(x2.mean()), "se_d_half": se2,
                       "drift": drift, "allowance": allowance})
     sizes = {"points": [{"name": des["name"], "d": des["d"], "d_half": des["d"] // 2, "trials": des["trials"],
@@ -160,7 +161,7 @@ def _rows(settings, pick):
                "quantities": {des["name"]: list(des["quantities"]) for des in design(settings) if "quantities" in des},
                "labels": {des["name"]: des["labels"] for des in design(settings)},
                "seed_path": [settings.seed, SIM_KEY, "sim", "point", "d", "alpha_index", "trial"],
-               "table": table, "losses": list(LOSSES)}
+               "table": table, "losses": [loss.name for loss in LOSSES]}
     return rows, sizes, details
 
 
@@ -232,13 +233,13 @@ def _extrapolated(curve) -> float:
     return _richardson(RATE_ALPHAS, [a * v for a, v in zip(RATE_ALPHAS, curve)])
 
 
-def population_rates(settings, ip: int, p: dict, loss: str) -> dict:
+def population_rates(settings, ip: int, p: dict, loss: Loss) -> dict:
     """The experiment of one (point, loss): Richardson limits of alpha0 (1 - |cos|) of the
     population curves, with the jackknife se of the q estimate (memoised: no theory in it)."""
     def compute():
         model = SparseTokenModel(p["L"], p["R"], p["pi"], p["theta"], d=1)  # d is not used
         curves = alignment_curves(model, loss, RATE_ALPHAS, eta_w=p["eta_w"], eta_b=p["eta_b"],
-                                  seed=settings.seed_sequence(RATE_KEY, "population", ip, loss),
+                                  seed=settings.seed_sequence(RATE_KEY, "population", ip, loss.name),
                                   **settings.pick(**RATE_MC))
         cq, eq_ = _extrapolated(curves["q"])
         jack = np.array([_extrapolated(c)[0] for c in curves["q_jackknife"]])
@@ -247,7 +248,7 @@ def population_rates(settings, ip: int, p: dict, loss: str) -> dict:
         cw, ew = _extrapolated(curves["w"])
         return {"C": float(cq), "C_err": float(eq_), "C_se": se, "C_w": float(cw), "C_w_err": float(ew),
                 "alpha0_times_1_minus_s": [float(a * v) for a, v in zip(RATE_ALPHAS, curves["q"])]}
-    return memo(settings, (RATE_KEY, "population", ip, loss), compute)
+    return memo(settings, (RATE_KEY, "population", ip, loss.name), compute)
 
 
 def rate_experiment(settings, claim):
@@ -260,10 +261,10 @@ def rate_experiment(settings, claim):
             # allowance: Richardson error estimate + a float64 rounding floor of the estimate
             rows.append(Comparison(f"C[{loss}, point {ip}]", float(rc["C"]), pop["C"], pop["C_se"],
                                    pop["C_err"] + 1e-12 * abs(pop["C"]), settings.pick(**RATE_MC)["batches"]))
-            if loss == LOSSES[0]:  # C_w does not depend on the loss: one row
+            if loss is LOSSES[0]:  # C_w does not depend on the loss: one row
                 rows.append(Comparison(f"C_w[point {ip}]", float(rc["C_w"]), pop["C_w"], 0.0,
                                        pop["C_w_err"] + 1e-12 * abs(pop["C_w"])))
-            table.append({"point": p, "loss": loss, "C": float(rc["C"]), "C_w": float(rc["C_w"]), **pop})
+            table.append({"point": p, "loss": loss.name, "C": float(rc["C"]), "C_w": float(rc["C_w"]), **pop})
     return rows, {"alphas": list(RATE_ALPHAS), **settings.pick(**RATE_MC)}, {"table": table}
 
 

@@ -165,7 +165,7 @@ def crossing(settings, kind: str, L: int, R: int, pi: float, theta: float, s_q: 
     return memo(settings, ("A.capacity.crossing", kind, L, R, pi, theta, s_q, gamma, d, trials), run)
 
 
-def closed_form(model: str, setting: dict, dps: int):
+def closed_form(model: dcap.CapacityModel, setting: dict, dps: int):
     return ncap.closed_form_capacity(model, setting["L"], setting["R"], setting["pi"], setting["theta"], dps)
 
 
@@ -197,7 +197,7 @@ def _pool_and_vec(settings):
     """Theory (closed form, dps digits) and simulated crossings of the pooled and vectorised
     features at the Figure-1 setting."""
     p = FIG1
-    pool, vec = closed_form("pool", p, settings.dps), closed_form("vec", p, settings.dps)
+    pool, vec = closed_form(dcap.POOL, p, settings.dps), closed_form(dcap.VEC, p, settings.dps)
     cp = crossing(settings, "pool", p["L"], p["R"], p["pi"], p["theta"])
     cv = crossing(settings, "vec", p["L"], p["R"], p["pi"], p["theta"])
     return p, pool, vec, cp, cv
@@ -220,11 +220,11 @@ def _ratio_experiment(settings, claim):
     ratio_allow = ratio_sim * (_relative_allowance("pool", cp.D) + _relative_allowance("vec", cv.D))
     ratio = _ratio_theory(pool, vec, dps)
     # the prior enters: the pooled capacity at P(y = +1) = PRIOR_PI as well
-    pool_pi = closed_form("pool", {**p, "pi": PRIOR_PI}, dps)
+    pool_pi = closed_form(dcap.POOL, {**p, "pi": PRIOR_PI}, dps)
     cq = crossing(settings, "pool", p["L"], p["R"], PRIOR_PI, p["theta"],
                   size=settings.pick(PRIOR_SIZES["quick"], PRIOR_SIZES["full"]))
     # and R: R signal tokens give the pooled feature the mean R theta / L
-    pool_R = closed_form("pool", {**p, "R": SECOND_R}, dps)
+    pool_R = closed_form(dcap.POOL, {**p, "R": SECOND_R}, dps)
     cr = crossing(settings, "pool", p["L"], SECOND_R, p["pi"], p["theta"],
                   size=settings.pick(PRIOR_SIZES["quick"], PRIOR_SIZES["full"]))
     rows = [
@@ -262,8 +262,8 @@ def _theory_error(params, e):
 
 def _ratio_evaluate(params: dict, dps: int) -> dict:
     try:
-        pool = closed_form("pool", params, dps)
-        vec = closed_form("vec", params, dps)
+        pool = closed_form(dcap.POOL, params, dps)
+        vec = closed_form(dcap.VEC, params, dps)
     except (SolveError, ValueError, ArithmeticError) as e:
         raise _theory_error(params, e) from None
     with mpmath.workdps(dps + 10):

@@ -79,7 +79,7 @@ def _experiment(settings, claim):
     U, W = UPPER, LOWER
     # ---- upper inequality: alpha*_A > alpha*_vec at theta = 6 --------------------------------
     qu = (U["s_q"], U["gamma"])
-    vec = cap.closed_form("vec", U, dps)
+    vec = cap.closed_form(dcap.VEC, U, dps)
     att_u = cap.attention(settings, claim, U, *qu)
     cv = _sim(settings, "vec", U, "upper vec")
     ca = _sim(settings, "attention", U, "upper attention")
@@ -93,7 +93,7 @@ def _experiment(settings, claim):
     r_up = _diff_row(DIFF_ROWS[0], r_att_u, r_vec, at={"theta": U["theta"]})
     # ---- lower inequality: alpha*_A < alpha*_pool at theta = 5, misaligned q -----------------
     ql = (W["s_q"], W["gamma"])
-    pool = cap.closed_form("pool", W, dps)
+    pool = cap.closed_form(dcap.POOL, W, dps)
     att_l = cap.attention(settings, claim, W, *ql)
     cp = cap.crossing(settings, "pool", W["L"], W["R"], W["pi"], W["theta"])
     cl = _sim(settings, "attention", W, "lower attention")
@@ -154,8 +154,8 @@ def _evaluate(params: dict, dps: int) -> dict:
     """Closed-form alpha*_pool and alpha*_vec to dps digits and alpha*_A (RQMC 2^13 x 16, with
     its standard error) at the user's setting, and the two gaps of Conjecture 1."""
     try:
-        pool = cap.closed_form("pool", params, dps)
-        vec = cap.closed_form("vec", params, dps)
+        pool = cap.closed_form(dcap.POOL, params, dps)
+        vec = cap.closed_form(dcap.VEC, params, dps)
         att = ncap.attention_capacity(params["L"], params["R"], params["pi"], params["theta"],
                                       params["s_q"], params["gamma"], log2_points=13, n_rep=16,
                                       ss=seed_sequence(0, "A.capacity.eval", "rqmc"))
@@ -248,8 +248,8 @@ def _general_experiment(settings, claim):
     point = settings.point
     setting = {**cap.FIG1, **{k: point[k] for k in ("theta",) if k in point}}
     s_q, gamma = (point["s_q"], point["gamma"]) if point else cap.QUERIES[0]
-    pool = cap.closed_form("pool", setting, settings.dps).alpha
-    vec = cap.closed_form("vec", setting, settings.dps).alpha
+    pool = cap.closed_form(dcap.POOL, setting, settings.dps).alpha
+    vec = cap.closed_form(dcap.VEC, setting, settings.dps).alpha
     if point:  # the derived thresholds at the point: no simulation has a measured delta there
         m, reps = settings.pick(POINT_RQMC["quick"], POINT_RQMC["full"])
         att = ncap.attention_capacity(setting["L"], setting["R"], setting["pi"], setting["theta"], s_q, gamma,

@@ -25,20 +25,21 @@ DESIGN_ONLY = "it checks the curves of Figure 1 at the figure's own setting"
 from numerics.claims.paper_a.protocol import _drift_allowance, _stat
 from numerics.core.stats import z_critical
 from numerics.theory.paper_a import models as M
+from numerics.theory.paper_a.models import Model
 
 CLAIM_ID = "A.fig1.trained"
 #: the q-step scale eta_q beta (beta = 1) at which the protocol's q^(2) reproduces the paper's
 #: picture (docs/conventions.md, "The q-step scale"), and the paper's eta
 ETA_Q_FIG, PAPER_ETA = 50.0, 0.5
 #: steps 1-3 of every attention curve (on D0)
-STEPS = dict(alpha0=2.0, eta_w=0.5, eta_b=0.5, beta=1.0, loss_steps=M.LOGISTIC.name)
-LOSS = M.LOGISTIC.name
+STEPS = dict(alpha0=2.0, eta_w=0.5, eta_b=0.5, beta=1.0, loss_steps=M.LOGISTIC)
+LOSS = M.LOGISTIC
 #: the figure's curves: label -> (model, eta_q of steps 1-3)
 CURVES = {
-    rf"attention, $\eta_q\beta = {ETA_Q_FIG:g}$": (M.ATTENTION.name, ETA_Q_FIG),
-    rf"attention, $\eta_q\beta = {PAPER_ETA:g}$": (M.ATTENTION.name, PAPER_ETA),
-    "pooled": (M.POOLED.name, PAPER_ETA),
-    "vectorised": (M.VECTORISED.name, PAPER_ETA),
+    rf"attention, $\eta_q\beta = {ETA_Q_FIG:g}$": (M.ATTENTION, ETA_Q_FIG),
+    rf"attention, $\eta_q\beta = {PAPER_ETA:g}$": (M.ATTENTION, PAPER_ETA),
+    "pooled": (M.POOLED, PAPER_ETA),
+    "vectorised": (M.VECTORISED, PAPER_ETA),
 }
 #: sizes of the claim (and of the figure's points)
 SIZES = {"quick": dict(lam=1e-2, d=200, trials=4, alphas=(0.5, 2.0, 6.0), n_test=50_000, labels="stratified",
@@ -58,14 +59,14 @@ def _base():
 
 def attention_points() -> tuple:
     """The step-3 points (alpha0, eta_q) of the attention curves, in the order of ``CURVES``."""
-    return tuple((STEPS["alpha0"], eq) for model, eq in CURVES.values() if M.model(model).sees_q)
+    return tuple((STEPS["alpha0"], eq) for model, eq in CURVES.values() if model.sees_q)
 
 
-def row_key(model: str, eta_q: float):
-    """The key of a curve in the simulated protocol's output."""
-    if M.model(model).sees_q:
-        return (M.ATTENTION.name, LOSS, attention_points().index((STEPS["alpha0"], eta_q)))
-    return (model, LOSS)
+def row_key(model: Model, eta_q: float):
+    """The key of a curve in the simulated protocol's output (the names of its model and loss)."""
+    if model.sees_q:
+        return (M.ATTENTION.name, LOSS.name, attention_points().index((STEPS["alpha0"], eta_q)))
+    return (model.name, LOSS.name)
 
 
 def simulate(settings, alpha1: float, d: int, trials: int, n_test: int, labels: str = "iid") -> dict:
@@ -78,14 +79,14 @@ def simulate(settings, alpha1: float, d: int, trials: int, n_test: int, labels: 
         B = _base()
         with threadpool_limits(1):
             return protocol_trials(B["L"], B["R"], B["pi"], B["theta"], d, attention_points(), alpha1,
-                                   settings.pick(**SIZES)["lam"], (LOSS,), trials,
+                                   settings.pick(**SIZES)["lam"], (LOSS.name,), trials,
                                    settings.seed_sequence(CLAIM_ID, "sim", f"{alpha1:g}", d),
                                    eta_w=STEPS["eta_w"], eta_b=STEPS["eta_b"], beta=STEPS["beta"],
                                    labels=labels, n_test=n_test)
     return memo(settings, (CLAIM_ID, "sim", alpha1, d, trials, n_test, labels), run)
 
 
-def theory(settings, model: str, eta_q: float, alpha1: float):
+def theory(settings, model: Model, eta_q: float, alpha1: float):
     """The figure's line of ``model`` at ``alpha1``: a step-4 Solution value (FixedPoint)."""
     from numerics.claims.paper_a.after_training import QUAD
     from numerics.theory.paper_a.protocol import solve_protocol
@@ -94,7 +95,7 @@ def theory(settings, model: str, eta_q: float, alpha1: float):
     seed = int(settings.seed_sequence(CLAIM_ID, "qmc").generate_state(1)[0])
     _, _, res = solve_protocol(model=model, alpha1=alpha1, lam=cfg["lam"], loss=LOSS, eta_q=eta_q, L=B["L"],
                                R=B["R"], pi=B["pi"], theta=B["theta"], log2_points=cfg["log2_points"],
-                               n_scrambles=cfg["n_scrambles"], seed=seed, **STEPS, **QUAD[model])
+                               n_scrambles=cfg["n_scrambles"], seed=seed, **STEPS, **QUAD[model.name])
     return res.value
 
 
@@ -113,13 +114,14 @@ def experiment(settings, claim):
             se_qmc = float(fp.qmc_se.get("test_error", 0.0))
             allowance = _drift_allowance(x, x2, zc) + float(fp.quad_change.get("test_error", 0.0))
             name = f"{label.replace('$', '').replace(chr(92), '')} at alpha1={al:g}"
-            at = {"eta_qbeta": eta_q} if model == M.ATTENTION.name else {}  # the curves that write it
+            at = {"eta_qbeta": eta_q} if model.sees_q else {}  # the curves that write it
             rows.append(Comparison(name, float(fp.metrics["test_error"]), mean, math.hypot(se_sim, se_qmc),
                                    allowance, len(x), at={**at, "alpha1": al}))
             table.append({"row": name, "theory": float(fp.metrics["test_error"]), "mean_d": mean, "se_d": se_sim,
                           "mean_d_half": _stat(x2)[0], "allowance": allowance})
-    sizes = {"d": d, "d_half": d2, **{k: v for k, v in cfg.items() if k not in ("d",)}, "steps 1-3": STEPS,
-             "curves (model, eta_q)": dict(CURVES)}
+    sizes = {"d": d, "d_half": d2, **{k: v for k, v in cfg.items() if k not in ("d",)},
+             "steps 1-3": {**STEPS, "loss_steps": STEPS["loss_steps"].name},
+             "curves (model, eta_q)": {label: (model.name, eta_q) for label, (model, eta_q) in CURVES.items()}}
     return rows, sizes, {"table": table}
 
 

@@ -25,6 +25,7 @@ import sympy as sp
 
 from derivations.core import derivation
 from derivations.paper_a import gradient as G
+from derivations.paper_a.losses import Loss
 from dataclasses import replace
 
 from numerics.claims.base import Claim, Comparison, memo
@@ -36,7 +37,7 @@ from numerics.papers.paper_a import vocabulary
 FD_DPS = 40
 FD_STEP = mpmath.mpf("1e-10")
 SIZES = {"quick": dict(L=4, d=3, n0=5), "full": dict(L=6, d=4, n0=8)}
-LOSSES = tuple(G.LOSSES)
+LOSSES = tuple(G.LOSSES.values())
 
 #: the points ``verify --param`` / ``explore`` run the identities at: the model's parameters
 #: (Paper A's declarations) from which the data set is drawn, and the rates and beta of the
@@ -61,9 +62,9 @@ def _model(L: int, d: int):
 
 
 @derivation
-def _loss(loss: str, y: int):
-    """l(y_hat; y) of the loss object ``gradient.LOSSES[loss]``, compiled to mpmath."""
-    return MPMATH.compile(G.LOSSES[loss].ell(G.yhat, y, elementary=True), (G.yhat,), raw=True)
+def _loss(loss: Loss, y: int):
+    """l(y_hat; y) of the loss object ``loss`` (``gradient.LOSSES``), compiled to mpmath."""
+    return MPMATH.compile(loss.ell(G.yhat, y, elementary=True), (G.yhat,), raw=True)
 
 
 def yhat_mp(X, w, q, b, beta):
@@ -71,7 +72,7 @@ def yhat_mp(X, w, q, b, beta):
     return _model(len(X), len(w))(*[x for row in X for x in row], *w, *q, b, beta)
 
 
-def mean_loss_mp(loss, Xs, ys, w, q, b, beta):
+def mean_loss_mp(loss: Loss, Xs, ys, w, q, b, beta):
     return mpmath.fsum(_loss(loss, y)(yhat_mp(X, w, q, b, beta)) for X, y in zip(Xs, ys)) / len(Xs)
 
 
@@ -84,7 +85,7 @@ def _gradient(L: int, d: int):
 
 
 @derivation
-def _q2(L: int, d: int, labels: tuple, loss: str):
+def _q2(L: int, d: int, labels: tuple, loss: Loss):
     pr = G.protocol(L, d, labels, loss)
     args = [s for X in pr["data"] for s in X] + list(G.RATES)
     return MPMATH.compile(list(pr["q2"]), args, raw=True)
@@ -165,7 +166,7 @@ def finite_differences(pt: dict) -> dict:
             b1 = -eb * gb[0]
             gq, errq = fd_grad(lambda z: mean_loss_mp(loss, Xs, ys, w1, z, b1, beta), zero)
             # the bound propagates the FD error of w^(1) only to O(h^2) relative: doubled
-            out[loss] = ([-eq * g for g in gq], [2 * eq * e for e in errq])
+            out[loss.name] = ([-eq * g for g in gq], [2 * eq * e for e in errq])
         return out
 
 
@@ -181,7 +182,7 @@ def theory(pt: dict) -> dict:
         data = [to_mpf(x) for X in pt["Xs"] for row in X for x in row]
         rates = [to_mpf(pt["eta"][k]) for k in ("w", "b", "q")] + [beta]
         for loss in LOSSES:
-            out[loss] = _q2(L, d, pt["ys"], loss)(*data, *rates)
+            out[loss.name] = _q2(L, d, pt["ys"], loss)(*data, *rates)
         return out
 
 
@@ -194,7 +195,7 @@ def experiment(settings, claim):
         for k, (t, m, e) in enumerate(zip(th[key], *fd[key])):
             rows.append(Comparison(label.format(k=k), float(t), float(m), 0.0, float(e), at=at))
     for loss in LOSSES:
-        for k, (t, m, e) in enumerate(zip(th[loss], *fd[loss])):
+        for k, (t, m, e) in enumerate(zip(th[loss.name], *fd[loss.name])):
             rows.append(Comparison(f"q2_{k}[{loss}]", float(t), float(m), 0.0, float(e)))
     small = [r.label for r in rows if abs(r.theory) < 1e-6]
     if small and not settings.point:  # the design's rows carry the relative (+-5 %) test

@@ -125,15 +125,16 @@ def _theory(settings, run: str = "") -> dict:
     common = dict(alpha1=STEP4["alpha1"], lam=STEP4["lam"], L=BASE["L"], R=BASE["R"], pi=pi,
                   theta=BASE["theta"])
     out = {}
-    for loss in losses:
+    for loss in losses:  # the design's names key the rows, as they key the simulation's
+        lo = M.loss(loss)
         for ip, (_, a0, eq) in enumerate(points):
-            qn, sq, res = solve_protocol(model=M.ATTENTION.name, alpha0=a0, loss_steps=loss, loss=loss,
+            qn, sq, res = solve_protocol(model=M.ATTENTION, alpha0=a0, loss_steps=lo, loss=lo,
                                          eta_w=BASE["eta_w"], eta_b=BASE["eta_b"], eta_q=eq, beta=BASE["beta"],
                                          log2_points=cfg["log2_points"], n_scrambles=cfg["n_scrambles"],
                                          seed=qmc_seed, **common, **QUAD[M.ATTENTION.name])
             out[(M.ATTENTION.name, loss, ip)] = (res.value, dict(zip(QUERY, reported_query(qn, sq))))
         for kind in linear:
-            _, _, res = solve_protocol(model=kind, alpha0=0.0, loss=loss, **common, **QUAD[kind])
+            _, _, res = solve_protocol(model=M.model(kind), alpha0=0.0, loss=lo, **common, **QUAD[kind])
             out[(kind, loss)] = (res.value, {})
     return out
 

@@ -57,7 +57,7 @@ def _logistic_obj(params, F, y, lam):
     return val, grad
 
 
-def fit_erm(F: np.ndarray, y: np.ndarray, lam: float, loss: str, *, gtol: float = 1e-9,
+def fit_erm(F: np.ndarray, y: np.ndarray, lam: float, loss: Loss, *, gtol: float = 1e-9,
             max_iter: int = 20000) -> Fit:
     """Ridge ERM with unpenalised bias."""
     loss = Loss.of(loss)
@@ -114,7 +114,7 @@ class Step4Result:
     n_test: int
 
 
-def step4_trial(model: SparseTokenModel, kind: str, alpha1: float, lam: float, loss: str,
+def step4_trial(model: SparseTokenModel, kind: str, alpha1: float, lam: float, loss: Loss,
                 rng: np.random.Generator, *, q: np.ndarray | None = None, beta: float = 1.0,
                 xi: np.ndarray | None = None, n_test: int = 20000, gtol: float = 1e-9,
                 exact_test: bool = True, labels: str = "iid", pooled_direct: bool = False) -> Step4Result:

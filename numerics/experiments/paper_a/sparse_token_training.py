@@ -63,7 +63,7 @@ class TwoStepResult:
     xi: np.ndarray
     n0: int
     d: int
-    loss: str
+    loss: Loss
     summary: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -100,8 +100,8 @@ def run_two_steps(
 ):
     """Run steps 1-3 on a fresh D0 of ``n0`` samples drawn from ``model``.
 
-    ``loss`` is one loss name (returns a TwoStepResult) or a tuple of names (returns a dict
-    name -> TwoStepResult, all trained on the *same* D0: the data are generated once per
+    ``loss`` is one loss (returns a TwoStepResult) or a tuple of losses (returns a dict
+    loss -> TwoStepResult, all trained on the *same* D0: the data are generated once per
     pass and shared, which halves the cost of comparing losses).  ``labels``: ``"iid"`` (the
     paper's model, P(y = +1) = pi per sample) or ``"stratified"`` (``stratified_batches``).
     ``xi``: the signal direction (a unit vector; default: drawn from ``seed``), so that several
@@ -115,10 +115,10 @@ def run_two_steps(
             return model.iter_batches(rng, n0, xi, batch_bytes)
         return stratified_batches(model, rng, n0, xi, batch_bytes)
 
-    single = isinstance(loss, (str, Loss))
+    single = not isinstance(loss, (tuple, list))
     losses = (loss,) if single else tuple(loss)
-    for name in losses:
-        Loss.of(name)  # ValueError naming the choices
+    for each in losses:
+        Loss.of(each)  # ValueError naming the choices
     if n0 < 1:
         raise ValueError(f"n0 must be >= 1, got {n0}")
     xi_seed, data_seed = children(seed, 2)

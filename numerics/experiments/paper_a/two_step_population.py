@@ -36,7 +36,7 @@ import numpy as np
 
 from numerics.core.seeding import children
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
-from numerics.experiments.paper_a.models import loss_derivative
+from numerics.experiments.paper_a.models import Loss, loss_derivative
 
 LABELS = (1.0, -1.0)
 
@@ -54,7 +54,7 @@ def _symmetrised(rng: np.random.Generator, L: int, n: int):
     return np.concatenate([p[0] for p in images]), np.concatenate([p[1] for p in images])
 
 
-def readout(model: SparseTokenModel, loss: str, eta_w: float, eta_b: float) -> dict:
+def readout(model: SparseTokenModel, loss: Loss, eta_w: float, eta_b: float) -> dict:
     """Step-1 limits: g(y), omega, alpha0 nu^2 (nu^2 = this / alpha0), b^(1)."""
     g = {y: float(-loss_derivative(loss, np.zeros(1), np.array([y]))[0]) for y in LABELS}
     weight = {1.0: model.pi, -1.0: 1 - model.pi}
@@ -64,7 +64,7 @@ def readout(model: SparseTokenModel, loss: str, eta_w: float, eta_b: float) -> d
     return {"g": g, "weight": weight, "omega": omega, "alpha0_nu2": eta_w**2 * Eg2 / model.L, "b1": eta_b * Eg}
 
 
-def moment_sums(model: SparseTokenModel, loss: str, alphas, *, eta_w: float, eta_b: float, n: int,
+def moment_sums(model: SparseTokenModel, loss: Loss, alphas, *, eta_w: float, eta_b: float, n: int,
                 seed: np.random.SeedSequence) -> np.ndarray:
     """Label-weighted means of h x^T P u, h e^T P u and h^2 |P u|^2 (x = theta_y v + a) over
     ``n`` symmetrised draws per class: shape (len(alphas), 3)."""
@@ -96,7 +96,7 @@ def one_minus_cosine(sums: np.ndarray, alphas) -> np.ndarray:
     return Q / (root * (1 + root))
 
 
-def alignment_curves(model: SparseTokenModel, loss: str, alphas, *, eta_w: float, eta_b: float,
+def alignment_curves(model: SparseTokenModel, loss: Loss, alphas, *, eta_w: float, eta_b: float,
                      n: int, batches: int, seed: np.random.SeedSequence) -> dict:
     """1 - |cos(q^(2), xi)| and 1 - cos(w^(1), xi) in the d -> inf limit at each alpha0, with
     delete-one-batch jackknife replicates of the former (``batches`` independent batches of

@@ -28,8 +28,8 @@ def figure(path, settings, progress=lambda it, label: it):
         for key, colour, ls, marker in (("q2_cosine", "C0", "-", "o"), ("w1_cosine", "C1", "--", "s")):
             smooth_line(ax, grid, [float(t[key]) for t in th], ls, color=colour, label=f"{names[key]}, limit (theory)")
             xs = np.array(des["alphas"])
-            means = np.array([sims[(ip, des["d"], a)][loss][key].mean() for a in des["alphas"]])
-            ses = np.array([sims[(ip, des["d"], a)][loss][key].std(ddof=1) / np.sqrt(des["trials"]) for a in des["alphas"]])
+            means = np.array([sims[(ip, des["d"], a)][loss.name][key].mean() for a in des["alphas"]])
+            ses = np.array([sims[(ip, des["d"], a)][loss.name][key].std(ddof=1) / np.sqrt(des["trials"]) for a in des["alphas"]])
             errorbars(ax, xs, means, ses, fmt=marker, color=colour,
                       label=f"{names[key]}, simulation $d = {des['d']}$, {des['trials']} trials ({SE_LABEL})")
         ax.set_xscale("log")

@@ -58,7 +58,7 @@ def figure1(path, settings, progress):
     names = {mo.name: mo.title for mo in M.MODELS}
     for model in progress(list(laws), "theory lines"):
         a_line = fine_grid(0.25, 8.0, pick(ATT_QUICK, ATT_FULL) if M.model(model).sees_q else pick(FINE_QUICK, FINE_FULL))
-        res = erm_theory.continuation(laws[model], a_line[::-1], lam, "logistic", quad_tol=1e-6, x_quad_tol=1e-3)
+        res = erm_theory.continuation(laws[model], a_line[::-1], lam, M.LOGISTIC, quad_tol=1e-6, x_quad_tol=1e-3)
         ok = np.array([r.ok for r in res][::-1])
         err = np.array([r.raw.metrics["test_error"] if r.ok else np.nan for r in res][::-1])
         colour, ls, _ = look[model]

@@ -62,7 +62,7 @@ def _solve(options: dict, p: dict, dps: int):
     from numerics.theory.paper_a import models as M
 
     model = M.model(options.get("model", DEFAULT_MODEL))
-    loss = M.loss(options.get("loss", DEFAULT_LOSS)).name
+    loss = M.loss(options.get("loss", DEFAULT_LOSS))
     if model.sees_q:  # the law is chosen here; the equations are the same for every model
         if p["alpha0"] > 0:
             from numerics.theory.paper_a.protocol import predict

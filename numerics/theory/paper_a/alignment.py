@@ -1,6 +1,6 @@
 """Theorem-3 limits of Paper A as numbers: the public API for the alignment after step 3.
 
-    alignment_limits("logistic", L=10, R=3, pi=0.2, theta=6, alpha0=2,
+    alignment_limits(LOGISTIC, L=10, R=3, pi=0.2, theta=6, alpha0=2,
                      eta_w=0.5, eta_b=0.5, eta_q=0.5, beta=1, dps=30)
     -> {"w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine"}  (mpmath mpf)
 
@@ -15,7 +15,7 @@ tanh-sinh as the independent reference; numpy: the trapezoidal rule along an arr
 ``acb.integral`` plus the rigorous Gaussian tail).  The chains are cached per active mutant set
 (``derivations.core.derivation``).
 
-    limits_under(NumpyContext(), "square", dict(params, alpha0=np.array([1., 2., 4.])))
+    limits_under(NumpyContext(), SQUARE, dict(params, alpha0=np.array([1., 2., 4.])))
 
 Conventions: docs/conventions.md; derivation: docs/paper_a_alignment.md.
 """
@@ -28,10 +28,12 @@ from derivations.paper_a import alignment as A
 from derivations.paper_a import alignment_rate
 from numerics.core.backends import Chain, Closed, Evaluator, Expect, MpContext
 from numerics.theory.paper_a import models as M
-from numerics.core.params import ParameterError, ParamSpace
+from numerics.theory.paper_a.models import Loss
+from numerics.core.params import ParamSpace
 from numerics.papers.paper_a.vocabulary import ALPHA0, BETA, ETA_B, ETA_Q, ETA_W, L as L_P, PI, R as R_P, THETA
 
-LOSSES = M.LOSS_NAMES
+#: the losses, in the order the tables list them (``numerics.theory.paper_a.models``)
+LOSSES = M.LOSSES
 KEYS = ("w1_norm", "w1_cosine", "q2_overlap", "q2_norm", "q2_cosine")
 OUTPUTS = KEYS + ("w1_overlap", "q2_norm_sq")
 NAMES = ("theta", "L", "R", "pi", "alpha0", "eta_w", "eta_b", "eta_q", "beta")
@@ -52,16 +54,10 @@ RATE_SPACE = ParamSpace(tuple(p for p in ALIGNMENT_SPACE.params if p.name != "al
                         source=ALIGNMENT_SPACE.source)
 
 
-def check_loss(loss: str) -> str:
-    if loss not in LOSSES:
-        raise ParameterError(f"parameter loss: must be one of {', '.join(LOSSES)}, got {loss!r}")
-    return loss
-
-
-def _h_steps(loss: str, integrands: dict, closed: dict | None, symbols) -> tuple:
+def _h_steps(loss: Loss, integrands: dict, closed: dict | None, symbols) -> tuple:
     """The h-moment steps: square loss, the derivation's closed forms; logistic, the
     Gaussian expectations E f(mu + s zeta) of the derivation's integrands (f, mu, s)."""
-    if M.loss(loss).polynomial:  # exact Gaussian moments (the square loss)
+    if loss.polynomial:  # exact Gaussian moments (the square loss)
         return tuple(Closed(sym, closed[k]) for sym, k in zip(symbols, A.H_KEYS))
     return tuple(Expect(sym, *_integrand(integrands[k])) for sym, k in zip(symbols, A.H_KEYS))
 
@@ -72,7 +68,7 @@ def _integrand(fms) -> tuple:
 
 
 @derivation
-def chain(loss: str) -> Chain:
+def chain(loss: Loss) -> Chain:
     """Theorem 3 as one compiled chain (``numerics.core.backends.Chain``): the parameters,
     the h-moments at the step-2 law, then every limit of ``alignment.limits`` (cached per
     active mutant set by ``derivations.core.derivation``, so a mutated derivation is never
@@ -83,7 +79,7 @@ def chain(loss: str) -> Chain:
 
 
 @derivation
-def rate_chain(loss: str) -> Chain:
+def rate_chain(loss: Loss) -> Chain:
     """Corollary 1 as one compiled chain: the h-moments at the alpha0 = inf law, then C and C_w."""
     rc = alignment_rate.rate_constants(loss)
     return Chain(alignment_rate.RATE_PARAMS,
@@ -91,12 +87,11 @@ def rate_chain(loss: str) -> Chain:
                  (("C", rc["C"]), ("C_w", rc["C_w"])))
 
 
-def h_moments(loss: str, *, rule: str = "trapezoid", dps: int = 30, **params) -> tuple:
+def h_moments(loss: Loss, *, rule: str = "trapezoid", dps: int = 30, **params) -> tuple:
     """((h1_p, h1_m, h2_p, h2_m), quadrature error estimate) of Theorem 3 at ``params``.
     ``rule``: ``"trapezoid"`` (the one used by the limits: all four moments on shared nodes,
     relative error estimate) or ``"tanh-sinh"`` (mpmath.quad per moment on the whole line,
     absolute error estimate; the reference for tests and benchmarks)."""
-    check_loss(loss)
     ctx = MpContext(dps, rule)  # refuses an unknown rule
     p = ALIGNMENT_SPACE.validate(params)
     res = chain(loss).run(ctx, _values(p))
@@ -107,14 +102,14 @@ def _values(params: dict) -> list:
     return [params[n] for n in NAMES]
 
 
-def limits_under(ctx, loss: str, params: dict) -> dict:
+def limits_under(ctx, loss: Loss, params: dict) -> dict:
     """The Theorem-3 limits ``OUTPUTS`` at the (validated) ``params`` under the context ``ctx``
     (``numerics.core.backends``: numpy arrays, mpmath at a dps, or arb balls), with the
     h-moments and the quadrature error estimate."""
     return chain(loss).run(ctx, _values(params))
 
 
-def rates_under(ctx, loss: str, params: dict) -> dict:
+def rates_under(ctx, loss: Loss, params: dict) -> dict:
     """Corollary 1 (C, C_w) at the (validated) ``params`` under the context ``ctx``."""
     return rate_chain(loss).run(ctx, [params[n] for n in NAMES if n != "alpha0"])
 
@@ -145,10 +140,9 @@ def _rates(ctx, params):
 RATE_EVALUATOR = Evaluator(_rates, name="corollary1")
 
 
-def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta,
+def alignment_limits(loss: Loss, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q, beta,
                      dps: int = 30, details: bool = False) -> dict:
     """Theorem-3 limits (mpmath mpf, ``dps`` significant digits)."""
-    check_loss(loss)
     params = ALIGNMENT_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
                                            eta_b=eta_b, eta_q=eta_q, beta=beta))
     res = limits_under(MpContext(dps), loss, params)
@@ -162,9 +156,8 @@ def alignment_limits(loss: str, *, L, R, pi, theta, alpha0, eta_w, eta_b, eta_q,
     return out
 
 
-def rate_constants(loss: str, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps: int = 30) -> dict:
+def rate_constants(loss: Loss, *, L, R, pi, theta, eta_w, eta_b, eta_q, beta, dps: int = 30) -> dict:
     """Corollary 1: C and C_w in |s_q| = 1 - C/alpha0 + ..., |s_w| = 1 - C_w/alpha0 + ..."""
-    check_loss(loss)
     params = RATE_SPACE.validate(dict(L=L, R=R, pi=pi, theta=theta, eta_w=eta_w, eta_b=eta_b,
                                       eta_q=eta_q, beta=beta))
     res = rates_under(MpContext(dps), loss, params)

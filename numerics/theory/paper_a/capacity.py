@@ -37,6 +37,8 @@ from threadpoolctl import threadpool_limits
 
 from derivations.core import derivation
 from derivations.paper_a import capacity as dcap
+from derivations.paper_a.capacity import POOL, VEC, VEC_FIXED, CapacityModel  # noqa: F401  (re-exported)
+from derivations.paper_a.models import ATTENTION, Model
 from numerics.core.backends import MPMATH, NUMPY, to_mpf
 from numerics.theory.paper_a.laws import LatentLaw, attention_law
 from numerics.core.optimize import maximize, polish_mp, sample_average
@@ -63,7 +65,7 @@ class CapacityResult:
     objective| at the returned point; ``se`` the randomised-QMC standard error (0 for the
     two-atom laws)."""
 
-    model: str
+    model: CapacityModel | Model
     alpha: float | mpmath.mpf
     argmax: dict
     iterations: int
@@ -89,7 +91,7 @@ def _prior():
 
 
 @derivation
-def _linear_latents(model: str):
+def _linear_latents(model: CapacityModel):
     lat = dcap.model_latents(model)
     return NUMPY.compile(sp.Tuple(*lat["pos"], *lat["neg"], lat["units"]), (dcap.theta, dcap.R, dcap.L), raw=True)
 
@@ -114,7 +116,7 @@ def _outer(variables: tuple):
 
 
 @derivation
-def _closed_form_mp(model: str):
+def _closed_form_mp(model: CapacityModel):
     obj, grad, hess = dcap.closed_form_system(model)
     args = dcap.CLOSED_FORM_ARGS
     return (MPMATH.compile(obj, args, raw=True), MPMATH.compile(sp.Tuple(*grad), args, raw=True),
@@ -122,14 +124,14 @@ def _closed_form_mp(model: str):
 
 
 # ---- latent laws ------------------------------------------------------------------------------
-def linear_law(model: str, L: int, R: int, pi: float, theta: float) -> LatentLaw:
-    """The two-atom law (y = +1, y = -1) of the pooled ('pool'), vectorised ('vec') or
-    vectorised-with-fixed-positions ('vec_fixed') features."""
+def linear_law(model: CapacityModel, L: int, R: int, pi: float, theta: float) -> LatentLaw:
+    """The two-atom law (y = +1, y = -1) of the pooled (``POOL``), vectorised (``VEC``) or
+    vectorised-with-fixed-positions (``VEC_FIXED``) features."""
     ap, cp, vp, an, cn, vn, units = (float(v) for v in _linear_latents(model)(theta, R, L))
     pp, pn = (float(v) for v in _prior()(pi))
     return LatentLaw(y=np.array([1.0, -1.0]), a=np.array([ap, an]), c=np.array([cp, cn]),
                      s2=np.array([vp, vn]), weight=np.array([pp, pn]), group=np.array([-1, -1]),
-                     signal_along_q=False, dim=units, info={"model": model})
+                     signal_along_q=False, dim=units, info={"model": model.name})
 
 
 # ---- the objective of a law and its maximiser ------------------------------------------------
@@ -176,7 +178,7 @@ def _group_denominators(law: LatentLaw, h: np.ndarray) -> np.ndarray:
     return num / den
 
 
-def capacity_of_law(law: LatentLaw, model: str, starts=None) -> CapacityResult:
+def capacity_of_law(law: LatentLaw, model: CapacityModel | Model, starts=None) -> CapacityResult:
     """alpha* = max over (rho, [w1,] b) of U alpha*(w) for the law (float64); raises
     :class:`SolveError` unless the maximiser converged to a strict interior maximum."""
     with threadpool_limits(1):  # vector reductions over the points: BLAS threads only cost
@@ -205,9 +207,10 @@ def _capacity_of_law(law, model, starts):
 
 
 # ---- pooled and vectorised: float64 maximiser + mpmath polish -------------------------------
-def closed_form_capacity(model: str, L: int, R: int, pi: float, theta: float, dps: int = 30) -> CapacityResult:
-    """alpha* of the pooled ('pool'), vectorised ('vec': exchangeable positions) or
-    vectorised-with-fixed-positions ('vec_fixed') features, to ``dps`` digits."""
+def closed_form_capacity(model: CapacityModel, L: int, R: int, pi: float, theta: float,
+                         dps: int = 30) -> CapacityResult:
+    """alpha* of the pooled (``POOL``), vectorised (``VEC``: exchangeable positions) or
+    vectorised-with-fixed-positions (``VEC_FIXED``) features, to ``dps`` digits."""
     BASE_SPACE.validate({"L": L, "R": R, "pi": pi, "theta": theta})
     flt = capacity_of_law(linear_law(model, L, R, pi, theta), model)
     f, g, h = _closed_form_mp(model)
@@ -228,11 +231,11 @@ def closed_form_capacity(model: str, L: int, R: int, pi: float, theta: float, dp
 
 
 def pool_capacity(L, R, pi, theta, dps=30):
-    return closed_form_capacity("pool", L, R, pi, theta, dps)
+    return closed_form_capacity(dcap.POOL, L, R, pi, theta, dps)
 
 
 def vec_capacity(L, R, pi, theta, dps=30):
-    return closed_form_capacity("vec", L, R, pi, theta, dps)
+    return closed_form_capacity(dcap.VEC, L, R, pi, theta, dps)
 
 
 @derivation
@@ -258,4 +261,4 @@ def attention_capacity(L: int, R: int, pi: float, theta: float, s_q: float, gamm
         # beta ||q||)
         law = attention_law(L, R, pi, theta, gamma, 1.0, s_q, log2_points=log2_points, n_scrambles=n_rep,
                             seed=np.random.SeedSequence(0) if ss is None else ss)
-    return capacity_of_law(law, "attention")
+    return capacity_of_law(law, ATTENTION)

@@ -22,19 +22,26 @@ certified balls as it changes the derivation.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 
 from derivations.core import derivation
 from numerics.core.backends import Chain, Closed, Evaluator
+
+if TYPE_CHECKING:
+    from derivations.paper_a.capacity import CapacityModel
+
 
 # ---- Corollary 2 ------------------------------------------------------------------------------
 @derivation
 def cor2_chain() -> Chain:
     """Corollary 2 as one chain: E_inf and C1 of every linear model."""
     from derivations.paper_a import erm_equations as EQ
+    from derivations.paper_a.models import LINEAR
 
     outputs = []
-    for model in EQ.LINEAR_MODELS:
+    for model in LINEAR:
         lim = EQ.ridgeless_limit(model)
         outputs += [(f"{model}.E_inf", lim["E_inf"]), (f"{model}.C1", lim["C1"])]
     return Chain((EQ.theta, EQ.R, EQ.L, EQ.pi_), (), tuple(outputs))
@@ -90,7 +97,7 @@ def thm1_evaluator(mp_evaluate) -> Evaluator:
 
 
 # ---- capacity ---------------------------------------------------------------------------------
-def capacity_ball(model: str, params: dict, digits: int) -> dict:
+def capacity_ball(model: CapacityModel, params: dict, digits: int) -> dict:
     """alpha* of the pooled / vectorised features: the Krawczyk box of the stationary point of
     log objective (SymPy gradient and Hessian) and the objective on it."""
     from flint import arb
@@ -132,8 +139,10 @@ def capacity_ball(model: str, params: dict, digits: int) -> dict:
 
 
 def capacity_ratio(params: dict, digits: int) -> dict:
-    pool = capacity_ball("pool", params, digits)
-    vec = capacity_ball("vec", params, digits)
+    from derivations.paper_a.capacity import POOL, VEC
+
+    pool = capacity_ball(POOL, params, digits)
+    vec = capacity_ball(VEC, params, digits)
     return {"alpha_pool": pool["alpha"], "alpha_vec": vec["alpha"], "alpha_vec/alpha_pool": vec["alpha"] / pool["alpha"],
             "rho_pool": pool["rho"], "b_pool": pool["b"]}
 

@@ -41,6 +41,7 @@ from numerics.core.solve import increasing_root
 from numerics.core.tasks import track
 from numerics.theory.paper_a import costs
 from numerics.theory.paper_a import models as M
+from numerics.theory.paper_a.models import Loss
 from numerics.theory.paper_a.laws import LatentLaw, attention_law, linear_law  # noqa: F401 (re-exported)
 
 LOSSES = M.LOSS_NAMES
@@ -93,7 +94,7 @@ def _exact_nodes(sy) -> int | None:
 
 
 @replaying_cache(maxsize=32)
-def _compiled(loss: str, signal_along_q: bool, context: str, mutants: tuple) -> Compiled:
+def _compiled(loss: Loss, signal_along_q: bool, context: str, mutants: tuple) -> Compiled:
     ctx = CONTEXTS[context]()  # compiling depends on the number system alone
     sy = EQ.system(loss, signal_along_q)
     every = [sy["G"], sy["G_h"], *sy["integrands"], *sy["equations"], *sy["outputs"].values(),
@@ -117,10 +118,9 @@ def _compiled(loss: str, signal_along_q: bool, context: str, mutants: tuple) -> 
         outputs=outputs, exact_nodes=_exact_nodes(sy))
 
 
-def compiled(loss: str, signal_along_q: bool, ctx: Context = NUMPY) -> Compiled:
+def compiled(loss: Loss, signal_along_q: bool, ctx: Context = NUMPY) -> Compiled:
     """The system of ``loss`` compiled under ``ctx`` (``NumpyContext`` or ``MpContext``; one
     compilation per number system, whatever the context's precision)."""
-    loss = M.loss(loss).name
     EQ.system(loss, bool(signal_along_q))  # a cached build; it still records the mutated steps reached
     return _compiled(loss, bool(signal_along_q), ctx.name, active_mutants())
 
@@ -159,7 +159,7 @@ class FixedPoint:
 class Equations:
     """The equations on a latent law, for one (alpha_1, lambda, loss), in float64."""
 
-    def __init__(self, law: LatentLaw, alpha1: float, lam: float, loss: str, step: float | None = None):
+    def __init__(self, law: LatentLaw, alpha1: float, lam: float, loss: Loss, step: float | None = None):
         if not (math.isfinite(alpha1) and alpha1 > 0):
             raise ParameterError(f"parameter alpha1: must be > 0, got {alpha1!r}")
         if not (math.isfinite(lam) and lam >= 0):
@@ -276,7 +276,7 @@ def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
     return Solution(RESULTS.successful, its, s.residual, (eqs, x), "continuation in lambda")
 
 
-def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step: float | None = None,
+def solve(law: LatentLaw, alpha1: float, lam: float, loss: Loss, *, x0=None, step: float | None = None,
           tol: float = 1e-11, quad_tol: float = 1e-9, x_quad_tol: float | None = None,
           max_nodes: int = 2**14, max_steps: int = 60, refine: bool = True) -> Solution:
     """Solve the equations; the value is a :class:`FixedPoint`.  ``step``: the first
@@ -284,7 +284,6 @@ def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step
     ``refine`` it is halved until the outputs change by at most ``quad_tol`` and the order
     parameters by at most ``x_quad_tol`` (relative; default ``quad_tol``)."""
     x_quad_tol = quad_tol if x_quad_tol is None else x_quad_tol
-    loss = M.loss(loss).name
     its = 0
     if x0 is None and law.n_groups > 1:  # start from the solution on one scrambling (cheaper)
         coarse = _solve_rule(law.subset(0), alpha1, lam, loss, step, None, tol, max_steps)
@@ -326,7 +325,7 @@ def solve(law: LatentLaw, alpha1: float, lam: float, loss: str, *, x0=None, step
     return Solution(result, its, res, fp, message if not result.ok else sol.message, stats)
 
 
-def solve_with_error(law: LatentLaw, alpha1: float, lam: float, loss: str, **kw) -> Solution:
+def solve_with_error(law: LatentLaw, alpha1: float, lam: float, loss: Loss, **kw) -> Solution:
     """Solve on the whole QMC point set, then on each scrambling alone (warm start, the same
     rule); the randomized-QMC standard error of each output is std over scramblings / sqrt(K)."""
     sol = solve(law, alpha1, lam, loss, **kw)
@@ -345,7 +344,7 @@ def solve_with_error(law: LatentLaw, alpha1: float, lam: float, loss: str, **kw)
     return sol
 
 
-def continuation(law: LatentLaw, alphas, lam: float, loss: str, **kw) -> list[Solution]:
+def continuation(law: LatentLaw, alphas, lam: float, loss: Loss, **kw) -> list[Solution]:
     """Solve along a grid of alpha_1 (in the given order), warm-starting each point from the
     previous converged one."""
     out, x0 = [], None

@@ -28,6 +28,7 @@ from numerics.core.results import RESULTS, Solution, SolveError
 from numerics.core.solve import increasing_root_scalar, solve
 from numerics.theory.paper_a.erm_equations import FixedPoint, assemble, compiled
 from numerics.theory.paper_a.laws import LatentLaw
+from numerics.theory.paper_a.models import Loss
 
 
 class _Averages:
@@ -61,7 +62,7 @@ class _Averages:
         return total
 
 
-def polish(law: LatentLaw, alpha1, lam, loss: str, x0, dps: int, max_steps: int = 30) -> Solution:
+def polish(law: LatentLaw, alpha1, lam, loss: Loss, x0, dps: int, max_steps: int = 30) -> Solution:
     """Newton in mpmath at ``dps`` digits (+10 guard digits) from the float64 solution ``x0``
     (a FixedPoint, a dict or a list in the order of the unknowns).  The value is a
     :class:`FixedPoint` of mpmath numbers; ``stats["quad_error"]`` the last trapezoid change."""

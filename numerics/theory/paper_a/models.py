@@ -20,7 +20,7 @@ ATTENTION, POOLED, VECTORISED = DM.ATTENTION, DM.POOLED, DM.VECTORISED
 LOSS_NAMES = tuple(lo.name for lo in LOSSES)
 MODEL_NAMES = tuple(mo.name for mo in MODELS)
 #: the models whose step-4 law does not see the trained query (the linear baselines)
-LINEAR = tuple(mo for mo in MODELS if not mo.sees_q)
+LINEAR = DM.LINEAR
 
 
 def _value(x):

@@ -19,6 +19,7 @@ from numerics.core.params import ParameterError
 from numerics.core.results import Solution
 from numerics.theory.paper_a import erm_equations as erm_theory
 from numerics.theory.paper_a import models as M
+from numerics.theory.paper_a.models import Loss, Model
 
 MODELS = M.MODEL_NAMES
 
@@ -44,16 +45,15 @@ def reported_query(q_norm: float, s_q: float) -> tuple[float, float]:
     return float(rq), float(rs)
 
 
-def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: str = "logistic", eta_w: float = 0.5,
+def protocol_law(*, model: Model = M.ATTENTION, alpha0: float = 2.0, loss_steps: Loss = M.LOGISTIC, eta_w: float = 0.5,
                  eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0, L: int = 10, R: int = 1,
                  pi: float = 0.5, theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8,
                  seed: int = 0):
     """The step-4 latent law of ``model`` after steps 1-3: for attention the law at the
     Theorem-3 limits (||q^(2)||, s_q) of steps 1-3 with ``loss_steps``; the linear laws do not
     see q.  Returns (q_norm, s_q, law); q_norm = s_q = None for the linear models."""
-    mo = M.model(model)
-    if not mo.sees_q:
-        return None, None, erm_theory.linear_law(mo, L, R, pi, theta)
+    if not model.sees_q:
+        return None, None, erm_theory.linear_law(model, L, R, pi, theta)
     from numerics.theory.paper_a.alignment import alignment_limits
 
     lim = alignment_limits(loss_steps, L=L, R=R, pi=pi, theta=theta, alpha0=alpha0, eta_w=eta_w,
@@ -66,8 +66,8 @@ def protocol_law(*, model: str = "attention", alpha0: float = 2.0, loss_steps: s
     return q_norm, s_q, law
 
 
-def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", loss_steps: str = "logistic",
-                   loss: str = "logistic", eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5,
+def solve_protocol(*, alpha0: float, alpha1: float, model: Model = M.ATTENTION, loss_steps: Loss = M.LOGISTIC,
+                   loss: Loss = M.LOGISTIC, eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5,
                    beta: float = 1.0, lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5,
                    theta: float = 5.0, log2_points: int = 11, n_scrambles: int = 8, seed: int = 0,
                    **solve_kw):
@@ -83,7 +83,7 @@ def solve_protocol(*, alpha0: float, alpha1: float, model: str = "attention", lo
     return q_norm, s_q, erm_theory.solve_with_error(law, alpha1, lam, loss, **kw)
 
 
-def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = "attention", **kw) -> list:
+def protocol_curve(alphas1, *, lam: float, loss: Loss = M.LOGISTIC, model: Model = M.ATTENTION, **kw) -> list:
     """:func:`solve_protocol` along a grid of alpha1 (continuation, warm starts; one law):
     a list of Solutions in the order of ``alphas1``.  ``kw``: the arguments of
     :func:`protocol_law` and the quadrature options."""
@@ -94,10 +94,10 @@ def protocol_curve(alphas1, *, lam: float, loss: str = "logistic", model: str = 
     return erm_theory.continuation(law, alphas1, lam, loss, **opts)
 
 
-def predict(*, alpha0: float, alpha1: float, loss_steps: str = "logistic", loss: str = "logistic",
+def predict(*, alpha0: float, alpha1: float, loss_steps: Loss = M.LOGISTIC, loss: Loss = M.LOGISTIC,
             eta_w: float = 0.5, eta_b: float = 0.5, eta_q: float = 0.5, beta: float = 1.0,
             lam: float = 1e-5, L: int = 10, R: int = 1, pi: float = 0.5, theta: float = 5.0,
-            log2_points: int = 11, n_scrambles: int = 8, seed: int = 0, model: str = "attention",
+            log2_points: int = 11, n_scrambles: int = 8, seed: int = 0, model: Model = M.ATTENTION,
             **solve_kw) -> Solution:
     """:func:`solve_protocol` as a problem's answer (``erm_equations.report``: the order
     parameters, test_error, train_loss, ... as Values) with q_norm and s_q first (attention)."""
