@@ -58,7 +58,7 @@ from typing import Callable
 
 import sympy as sp
 
-from derivations.core import Equation, Named, derivation, drop, mutant, replace, step
+from derivations.core import Equation, Named, derivation, mutant, replace, step
 from derivations.paper_a import attention_reduction as red
 from derivations.paper_a import erm_equations as erm
 from derivations.paper_a import models as DM

@@ -51,9 +51,9 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from derivations.core import Equation, derivation, drop, flip_sign, mutant, replace, step
+from derivations.core import Equation, derivation, mutant, replace, step
 from derivations.paper_a import representation_linear as lin
-from derivations.paper_a.representation_linear import F_neg, F_pos, Phi, rule_error, trivial_errors, with_cdfs
+from derivations.paper_a.representation_linear import Phi, rule_error, trivial_errors, with_cdfs
 
 gamma = sp.Symbol("gamma", positive=True)
 theta = lin.theta
