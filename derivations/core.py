@@ -552,6 +552,22 @@ class Named:
                              f"got {name!r}") from None
 
 
+class ByName:
+    """An object of a :class:`Named` table (``by_name`` in the object's module) that travels, to a
+    worker or into a memo, by its name, whatever it holds (a loss's form is a lambda)."""
+
+    def __reduce__(self):
+        return _by_name, (type(self).__module__, self.name)
+
+
+def _by_name(module: str, name: str):
+    """The object called ``name`` in ``module``'s table: what a pickled :class:`ByName` is read
+    back as."""
+    import importlib
+
+    return importlib.import_module(module).by_name(name)
+
+
 def all_mutants() -> dict[str, Mutant]:
     """Import every derivation module and return the registered mutants by name."""
     import importlib

@@ -58,7 +58,7 @@ from typing import Callable
 
 import sympy as sp
 
-from derivations.core import Equation, Named, derivation, mutant, replace, step
+from derivations.core import ByName, Equation, Named, derivation, mutant, replace, step
 from derivations.paper_a import attention_reduction as red
 from derivations.paper_a import erm_equations as erm
 from derivations.paper_a import models as DM
@@ -276,7 +276,7 @@ def _vec_fixed_law() -> dict:
 
 
 @dataclass(frozen=True)
-class CapacityModel:
+class CapacityModel(ByName):
     """A linear model whose capacity has a closed form: ``name`` and ``law()``, its two-atom
     latent law (mu, sigma2 and dim as expressions).  Pooled and vectorised share the step-4
     equations' atoms (one latent law, and its mutants reach both)."""
@@ -288,9 +288,6 @@ class CapacityModel:
     def __str__(self):
         return self.name
 
-    def __reduce__(self):  # a model travels (to a worker, into a memo) by its name
-        return _named, (self.name,)
-
 
 POOL = CapacityModel("pool", lambda: erm.linear_law(DM.POOLED))
 VEC = CapacityModel("vec", lambda: erm.linear_law(DM.VECTORISED))
@@ -300,11 +297,6 @@ VEC_FIXED = CapacityModel("vec_fixed", _vec_fixed_law)
 MODELS = (POOL, VEC, VEC_FIXED)
 #: the capacity model called ``name`` (a CapacityModel is returned as is); ValueError naming the choices
 by_name = Named("model", CapacityModel, MODELS)
-
-
-def _named(name: str) -> CapacityModel:
-    """The capacity model called ``name``: what a pickled one is read back as."""
-    return by_name(name)
 
 
 # ---- the model specialisations --------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Callable
 
 import sympy as sp
 
-from derivations.core import Named
+from derivations.core import ByName, Named
 
 
 class softplus(sp.Function):
@@ -57,7 +57,7 @@ class sigmoid(sp.Function):
 
 
 @dataclass(frozen=True)
-class Loss:
+class Loss(ByName):
     """One loss: ``name`` (the user's spelling), ``aliases``, and ``form(yhat, y)``, the SymPy
     ell(yhat; y)."""
 
@@ -98,9 +98,6 @@ class Loss:
     def __str__(self):
         return self.name
 
-    def __reduce__(self):  # a loss travels (to a worker, into a memo) by its name
-        return _named, (self.name,)
-
 
 LOGISTIC = Loss("logistic", lambda yh, y: softplus(-y * yh), "logistic loss log(1 + e^{-y yhat})")
 SQUARE = Loss("square", lambda yh, y: (yh - y) ** 2 / 2, "square loss (yhat - y)^2 / 2")
@@ -108,8 +105,3 @@ SQUARE = Loss("square", lambda yh, y: (yh - y) ** 2 / 2, "square loss (yhat - y)
 LOSSES = (LOGISTIC, SQUARE)
 #: the loss called ``name`` (a Loss is returned as is); ValueError naming the choices
 by_name = Named("loss", Loss, LOSSES)
-
-
-def _named(name: str) -> Loss:
-    """The loss called ``name``: what a pickled loss is read back as."""
-    return by_name(name)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derivations.core import Named, derivation, step
+from derivations.core import ByName, Named, derivation, step
 from derivations.paper_a import attention_reduction as AR
 from derivations.paper_a import erm_equations as EQ
 from derivations.paper_a.losses import LOGISTIC, LOSSES, SQUARE, Loss  # noqa: F401 (one interface)
@@ -28,7 +28,7 @@ from derivations.paper_a.losses import by_name as loss_by_name  # noqa: F401
 
 
 @dataclass(frozen=True)
-class Model:
+class Model(ByName):
     """One model of Paper A: ``name`` (the user's spelling), ``title``, ``aliases`` and whether
     the trained query q enters its step-4 law (``sees_q``: the latent a along q-hat is nonzero)."""
 
