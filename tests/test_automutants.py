@@ -191,8 +191,9 @@ def _compiled_theory(which: str):
 
     if which == "erm":
         from numerics.theory.paper_a import erm_equations as SE
+        from numerics.theory.paper_a.models import LOGISTIC
 
-        return SE.compiled("logistic", True)
+        return SE.compiled(LOGISTIC, True)
     if which == "attention law":
         from numerics.theory.paper_a import laws
 

@@ -57,7 +57,7 @@ def _attention_error(pi):
     from numerics.theory.paper_a import erm_equations as erm_theory
 
     law = erm_theory.attention_law(10, 1, pi, 5.0, 1.0, 2.0, 0.5, log2_points=7, n_scrambles=2, seed=3)
-    return erm_theory.solve(law, 2.0, 1e-2, "logistic", quad_tol=1e-5, x_quad_tol=1e-2).value.metrics["test_error"]
+    return erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC, quad_tol=1e-5, x_quad_tol=1e-2).value.metrics["test_error"]
 
 
 @pytest.mark.parametrize("name", ["A.law.class_weights:exchanged", "A.law.class_shift:exchanged"])
@@ -73,12 +73,12 @@ def test_the_class_law_is_a_step_that_shows_away_from_one_half(name):
 def test_exchanging_the_classes_is_a_symmetry_of_the_linear_laws():
     from numerics.theory.paper_a import erm_equations as erm_theory
 
-    law = erm_theory.linear_law("pool", 10, 1, 0.3, 5.0)
-    true = erm_theory.solve(law, 2.0, 1e-2, "logistic").value.metrics["test_error"]
+    law = erm_theory.linear_law(M.POOLED, 10, 1, 0.3, 5.0)
+    true = erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC).value.metrics["test_error"]
     with mutated(MUTANTS["A.law.class_weights:exchanged"]):
-        law = erm_theory.linear_law("pool", 10, 1, 0.3, 5.0)
+        law = erm_theory.linear_law(M.POOLED, 10, 1, 0.3, 5.0)
         assert list(law.weight) == [0.7, 0.3]
-        mut = erm_theory.solve(law, 2.0, 1e-2, "logistic").value.metrics["test_error"]
+        mut = erm_theory.solve(law, 2.0, 1e-2, M.LOGISTIC).value.metrics["test_error"]
     assert mut == pytest.approx(true, rel=1e-9)
 
 

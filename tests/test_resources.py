@@ -77,13 +77,14 @@ def test_sparse_token_option_names_are_the_solvers():
 
 def test_equations_in_row_blocks_give_the_same_solution(monkeypatch):
     from numerics.theory.paper_a import costs, erm_equations as erm_theory
+    from numerics.theory.paper_a import models as M
 
     law = erm_theory.attention_law(6, 1, 0.5, 4.0, 1.0, 1.5, 0.6, log2_points=6, n_scrambles=2, seed=1)
-    whole = erm_theory.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    whole = erm_theory.solve(law, 2.0, 1e-3, M.LOGISTIC, refine=False)
     monkeypatch.setattr(costs, "CHUNK_ELEMENTS", 1000)
-    eqs = erm_theory.Equations(law, 2.0, 1e-3, "logistic")
+    eqs = erm_theory.Equations(law, 2.0, 1e-3, M.LOGISTIC)
     assert eqs.blocks is not None and len(eqs.blocks) > 5
-    blocks = erm_theory.solve(law, 2.0, 1e-3, "logistic", refine=False)
+    blocks = erm_theory.solve(law, 2.0, 1e-3, M.LOGISTIC, refine=False)
     assert whole.ok and blocks.ok
     for k, v in whole.raw.x.items():
         assert blocks.raw.x[k] == pytest.approx(v, rel=1e-12, abs=1e-12)

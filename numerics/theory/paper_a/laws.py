@@ -94,13 +94,12 @@ def _check(name, value, lo, hi):
         raise ParameterError(f"parameter {name}: must be in [{lo}, {hi}], got {value!r}")
 
 
-def linear_law(model, L: int, R: int, pi: float, theta: float) -> LatentLaw:
+def linear_law(model: M.Model, L: int, R: int, pi: float, theta: float) -> LatentLaw:
     """The two-atom law of a linear model (its object's ``latent_law``: ``erm_equations.linear_law``
     on the classes of ``erm_equations.class_law``; docs §3)."""
-    mo = M.model(model)
-    law = mo.latent_law()
+    law = model.latent_law()
     if "atoms" not in law:
-        raise ParameterError(f"parameter model: {mo.name} has no exact two-atom law (it sees q)")
+        raise ParameterError(f"parameter model: {model.name} has no exact two-atom law (it sees q)")
     params = (EQ.theta, EQ.R, EQ.L, EQ.pi_)
     rows = []
     for w, atom in law["atoms"]:
@@ -110,7 +109,7 @@ def linear_law(model, L: int, R: int, pi: float, theta: float) -> LatentLaw:
     dim = float(NUMPY.compile(law["dim"], params, raw=True)(float(theta), float(R), float(L), float(pi)))
     return LatentLaw(y=y, a=a, c=c, s2=s2, weight=wt, group=np.full(len(y), -1),
                      signal_along_q=False, dim=dim, n_groups=0,
-                     info={"model": mo.name, "mu": float(c.max()), "sigma2": float(s2[0])},
+                     info={"model": model.name, "mu": float(c.max()), "sigma2": float(s2[0])},
                      exact=(law, (theta, R, L, pi)))
 
 
