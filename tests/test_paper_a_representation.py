@@ -400,3 +400,19 @@ def test_the_hard_max_evaluation_keeps_its_digits_where_the_limit_law_is_not_one
         assert agree_digits(lo[key], hi[key]) >= 48, key
         with mpmath.workdps(200):
             assert +lo[key] != +hi[key], f"{key}: the same bits at 50 and 100 digits (its dps ignored)"
+
+
+def test_a_position_law_is_named_once():
+    """A law of the signal positions is an object: its name (or ``block:m``) becomes it once, a
+    bad name or block is refused, and a block's span is checked against [R, L]."""
+    from numerics.papers.paper_a.vocabulary import UNIFORM_POSITIONS, PositionLaw
+
+    assert PositionLaw.of("uniform") is UNIFORM_POSITIONS and PositionLaw.of("fixed") is FIXED_POSITIONS
+    assert PositionLaw.of("block:25") == PositionLaw.of_block(25) and str(PositionLaw.of_block(25)) == "block:25"
+    with pytest.raises(ValueError, match="uniform\\|fixed\\|block:m"):
+        PositionLaw.of("sorted")
+    with pytest.raises(ValueError, match="block size must be in"):
+        PositionLaw.of_block(30).span(12, 3)
+    rng = np.random.default_rng(0)
+    assert PositionLaw.of_block(4).indices(rng, 100, 12, 2).max() < 4
+    assert (FIXED_POSITIONS.indices(rng, 5, 12, 3) == np.arange(3)).all()
