@@ -362,3 +362,87 @@ def test_the_compiler_check_can_fail(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _compilers(tmp_path / "m.py") == ["m.py:2: imports the backends' lambdify",
                                              "m.py:3: lambdify(..., 'numpy')", "m.py:4: lambdify(..., 'mpmath')"]
+
+
+#: the names of a user's choices (a loss, a model, a law of the tokens, a number system): a
+#: user's string becomes the object once, where it enters (``DOORS`` and the API), and below
+#: that the object carries its behaviour, so no code asks for the string or compares it
+CHOICES = ("loss", "model", "law", "position_law", "backend")
+#: where a user's strings enter: the request layer and the command line (the API is ``attncheck``)
+DOORS = ("numerics/request", "numerics/cli")
+#: the contexts' own compiler, which names lambdify's modules ("numpy", "mpmath") and the
+#: special functions of each (``numerics.core.special.namespace``)
+NAMED_MODULES = (COMPILER, "numerics/core/special.py")
+
+
+def _named(node) -> str | None:
+    """The choice a name or an attribute (``law``, ``self.position_law``) stands for, if any."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    return name if name in CHOICES else None
+
+
+def _text(node) -> bool:
+    return isinstance(node, (ast.Constant, ast.JoinedStr)) and (
+        isinstance(node, ast.JoinedStr) or isinstance(node.value, str))
+
+
+def _is_str(annotation) -> bool:
+    """``str``, ``"str"`` or a union with ``str`` in it (``str | None``)."""
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "str"
+    if isinstance(annotation, ast.Constant):
+        return annotation.value == "str"
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _is_str(annotation.left) or _is_str(annotation.right)
+    return False
+
+
+def _choices_as_strings(path: pathlib.Path) -> list[str]:
+    """Every parameter named like a choice and annotated ``str``, and every comparison of such a
+    name with a string (``loss == "logistic"``, ``law != 'fixed'``, ``law.startswith("block:")``)."""
+    out = []
+    rel = path.relative_to(ROOT)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            out += [f"{rel}:{arg.lineno}: parameter {arg.arg}: str"
+                    for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs) if arg.arg in CHOICES and _is_str(arg.annotation)]
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            names = [n for n in map(_named, sides) if n]
+            equal = isinstance(node.ops[0], (ast.Eq, ast.NotEq)) and any(map(_text, sides))
+            member = (isinstance(node.ops[0], (ast.In, ast.NotIn)) and _named(node.left)
+                      and isinstance(sides[1], (ast.Tuple, ast.List, ast.Set)) and any(map(_text, sides[1].elts)))
+            if names and (equal or member):
+                out.append(f"{rel}:{node.lineno}: compares {names[0]} with a string")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("startswith", "endswith", "split", "partition") and _named(node.func.value)):
+            out.append(f"{rel}:{node.lineno}: reads {_named(node.func.value)} as a string ({node.func.attr})")
+    return out
+
+
+def test_below_the_request_layer_a_choice_is_an_object():
+    """A loss, a model, a token law or a backend below the request layer is an object
+    (``numerics.papers.paper_a.vocabulary``, ``derivations.paper_a.models``, ``derivations.paper_b.
+    coercivity``, ...): no function in ``numerics`` (outside ``DOORS``) or ``derivations`` takes
+    one as ``str``, and none compares one with a string; only the contexts' compiler names its
+    modules by their names."""
+    paths = [p for folder in ("numerics", "derivations") for p in sorted((ROOT / folder).rglob("*.py"))
+             if not any(p.is_relative_to(ROOT / d) for d in (*DOORS, *NAMED_MODULES))]
+    bad = [v for p in paths for v in _choices_as_strings(p)]
+    assert not bad, "choices handled as strings below the request layer:\n" + "\n".join(bad)
+
+
+def test_the_choice_check_can_fail(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text(
+        "def f(loss: str, model: str | None = None, law='uniform', kind: str = 'pool'):\n"
+        "    if law == 'fixed' or self.position_law != \"uniform\":\n"
+        "        return law.startswith('block:')\n"
+        "    if backend in ('numpy', 'mpmath') and 'atoms' in law:\n"
+        "        return 1\n"
+        "    return loss is LOSS and kind == 'pool'\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _choices_as_strings(tmp_path / "m.py") == [
+        "m.py:1: parameter loss: str", "m.py:1: parameter model: str",
+        "m.py:2: compares law with a string", "m.py:2: compares position_law with a string",
+        "m.py:3: reads law as a string (startswith)", "m.py:4: compares backend with a string"]
