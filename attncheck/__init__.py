@@ -62,39 +62,33 @@ def claims() -> dict:
 
 
 def verify(ids=None, *, mode: str = "quick", seed: int | None = None, dps: int = 30, workers: int | None = None,
-           scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None) -> list:
+           scheduler: str | None = None, cache: bool = True, mutate: float = 0.0, params: dict | None = None,
+           max_memory=None, max_time=None) -> list:
     """Run the claims ``ids`` (ids or prefixes; all if None) and return their verdicts (a list,
     with ``.to_pandas()``: one row per compared row of each claim, and ``.to_xarray()``).
     ``params`` runs the experiment at a parameter point of yours, as ``verify --param`` (claims
     with a ``point_space``: ``A.thm3.*``); such a run neither reads nor writes the cache.
     ``workers``: the processes the claims run on (default: one per CPU when two or more claims
-    are computed, sharing one experiment memo; the records are the same for any number).
+    are computed, sharing one experiment memo; the records are the same for any number).  With
+    ``max_memory``/``max_time`` (or ``$ATTNCHECK_MAX_MEMORY``/``$ATTNCHECK_MAX_TIME``) a run
+    estimated above them from the times recorded on this machine is refused before it starts,
+    as ``verify --max-memory/--max-time``.
 
     >>> [v.passed for v in attncheck.verify("B.coercivity")]          # doctest: +SKIP
     [True, True, True]
     """
     import numerics.report_labels  # noqa: F401  (the verdicts' table in a notebook: Verdict._repr_html_)
     from numerics import request as Q
-    from numerics.claims.base import judge
-    from numerics.claims.runner import collect_all
-
-    settings = Q.settings(mode, seed, dps)
-    if workers is not None:  # None: one process per CPU when two or more claims are computed
-        Q.workers(workers)
-    mutate = Q.mutate(mutate)
-    chosen = Q.select(ids)
-    Q.claims_dps(chosen, settings.dps)
-    if params:
-        settings = Q.point_settings(chosen, settings, params)
-        cache = False
     from numerics.claims.verdicts import VerdictSet
+    from numerics.core import resources
 
     out = VerdictSet()
-    for claim, evidence, cached in collect_all(chosen, settings, workers=workers,
-                                               use_cache=cache, scheduler=scheduler):
-        v = judge(evidence, mutate, claim)
-        v.details = {**v.details, "cached": cached}
-        out.append(v)
+    with resources.limited(max_memory, max_time):
+        plan = Q.plan_verify(ids, mode, seed, dps, mutate_=mutate, params=params, workers_=workers,
+                             scheduler=scheduler, cache=cache, announce=_announce)
+        for _, v, cached in Q.run_verify(plan):
+            v.details = {**v.details, "cached": cached}
+            out.append(v)
     return out
 
 

@@ -18,12 +18,6 @@ from numerics.core.precision import DEFAULT_DPS, MAX_DPS, MIN_DPS
 DEFAULT_SEED = 20260429  # numerics.core.seeding.DEFAULT_SEED (tests/test_cli.py checks they agree)
 
 
-def judge(*a, **kw):
-    from numerics.claims.base import judge as j
-
-    return j(*a, **kw)
-
-
 class UsageFailure(click.ClickException):
     exit_code = 2
 

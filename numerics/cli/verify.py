@@ -6,10 +6,8 @@ import sys
 import click
 
 from numerics import request as Q
-from numerics.core.precision import DPS
-from numerics.cli.app import (Integer, Number, _Listed, _claims_files, _check_cost, _dumps, _fail, _guard, _limits,
-                              _select, dps_option, judge, main, mode_options, _mode, parse_assignments, registry,
-                              requested, seed_option)
+from numerics.cli.app import (Integer, Number, _Listed, _claims_files, _dumps, _guard, _limits, dps_option, main,
+                              mode_options, _mode, registry, requested, seed_option)
 
 
 @main.command("list", short_help="List the claims (id, status, mutants, statement).")
@@ -102,39 +100,17 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
     attncheck verify B --power
     attncheck verify C.reference --power --record-ratchet"""
     with requested():
-        Q.known(ids)  # from the index: an unknown id is refused before anything heavy is imported
-        Q.mutate(mutate, Q.option_name)
-    if show_power and mutate:
-        _fail("--power and --mutate are exclusive")
-    if record_ratchet:
-        _ratchet_request(show_power, full, seed, dps, params)
-    with requested():
-        settings = Q.settings(_mode(quick, full), seed, dps)
-        if params:  # a parameter point of the user's: only claims whose experiment takes one
-            settings = Q.point_settings(Q.select(list(ids)), settings, parse_assignments(params), Q.option_name)
-            no_cache = True  # a one-off point: neither read nor written
-        if settings.dps != DPS.default:
-            Q.claims_dps(_select(ids), settings.dps, Q.option_name)
+        plan = Q.plan_verify(ids, _mode(quick, full), seed, dps, mutate_=mutate, params=params, workers_=workers,
+                             scheduler=scheduler, cache=not no_cache, power=show_power, record=record_ratchet,
+                             spell=Q.option_name, announce=lambda text: click.echo(text, err=True))
     if show_power:
-        sys.exit(_power(_select(ids), settings, as_json, verbose, record=record_ratchet, use_cache=not no_cache))
-    try:  # index stubs: a claim is imported only if its evidence is not in the cache
-        chosen = registry.stubs(ids) if not no_cache else _select(ids)
-    except KeyError as e:
-        _fail(f"unknown claim id {e.args[0]!r}; `attncheck list` (attncheck.claims()) lists them")
-    from numerics.claims.runner import collect_all, estimate, pool_size
-
-    seconds, known, cached = estimate(chosen, settings, use_cache=not no_cache)
-    todo = len(chosen) - cached
-    workers = pool_size(workers, todo)
-    from numerics.core import resources
-
-    if todo and resources.explicit():  # an explicit --max-time or --max-memory
-        _check_cost(resources.verify_cost(seconds, todo, workers))
-    if todo and not as_json:
-        guess = (f"about {_duration(seconds / max(1, min(workers, todo)))} from the times recorded on this "
-                 f"machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
+        sys.exit(_power(plan, as_json, verbose, record=record_ratchet))
+    if plan.todo and not as_json:
+        todo, known = plan.todo, plan.timed
+        guess = (f"about {_duration(plan.seconds / max(1, min(plan.workers, todo)))} from the times recorded on "
+                 f"this machine" + (f" ({todo - known} of {todo} claims not timed yet)" if known < todo else "")
                  if known else "no recorded times yet")
-        click.echo(f"running {todo} claims ({settings.mode}; {cached} from the cache): {guess}", err=True)
+        click.echo(f"running {todo} claims ({plan.settings.mode}; {plan.cached} from the cache): {guess}", err=True)
 
     from contextlib import nullcontext
 
@@ -144,11 +120,10 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
     # progress on stderr: the claim being computed and the tracked loops inside it (trials,
     # crossings, solver iterations), a line each on a terminal, plain lines without one
     with (nullcontext() if as_json else Progress()) as progress, reporting(progress):
-        runs = collect_all(chosen, settings, workers=workers, use_cache=not no_cache, scheduler=scheduler,
-                           on_start=(lambda c: progress.current(c.id)) if progress else None)
+        runs = Q.run_verify(plan, on_start=(lambda c: progress.current(c.id)) if progress else None)
         ok_all = _print_verdicts(_guard(runs), mutate, as_json, verbose)
     if not as_json:
-        n = len(chosen)
+        n, settings = len(plan.claims), plan.settings
         if mutate:
             click.echo(f"mutation {mutate:+g}: {'all' if ok_all else 'NOT all'} of {n} claims rejected")
         else:
@@ -159,8 +134,7 @@ def verify(ids, quick, full, as_json, seed, mutate, dps, show_power, record_ratc
 
 def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
     ok_all = True
-    for claim, evidence, cached in runs:
-        verdict = judge(evidence, mutate, claim)
+    for claim, verdict, cached in runs:
         expected = not verdict.error and (not verdict.passed if mutate else verdict.passed)
         ok_all &= expected
         if as_json:
@@ -188,20 +162,7 @@ def _print_verdicts(runs, mutate, as_json, verbose) -> bool:
     return ok_all
 
 
-def _ratchet_request(show_power, full, seed, dps, params) -> None:
-    """``--record-ratchet`` records at quick size, the default seed and dps, with ``--power``."""
-    from numerics.claims.ratchet import SETTINGS
-
-    if not show_power:
-        _fail("--record-ratchet records what --power computes: give --power too")
-    for given, option in ((full, "--full"), (seed != SETTINGS.seed, "--seed"), (dps != SETTINGS.dps, "--dps"),
-                          (params, "--param")):
-        if given:
-            _fail(f"--record-ratchet records at quick size, seed {SETTINGS.seed} and dps {SETTINGS.dps}: "
-                  f"drop {option}")
-
-
-def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=True) -> int:
+def _power(plan, as_json, verbose=False, record=False) -> int:
     """``verify --power``: each claim's mutants and ±5 % scaling; at the ratchet's settings each
     built-in claim's rows against the power ratchet (``record``: written to it)."""
     from numerics.claims import mutate as automatic
@@ -209,16 +170,13 @@ def _power(chosen, settings, as_json, verbose=False, record=False, use_cache=Tru
     from numerics.claims.power import cached_power
     from numerics.claims.runner import built_in
 
-    if record:
-        plugins = [c.id for c in chosen if not built_in(c)]
-        if plugins:
-            _fail(f"--record-ratchet records the built-in claims only, not {', '.join(plugins)}")
+    chosen, settings = plan.claims, plan.settings
     # the rows are compared with the record where it was made (and is there: a clone)
     compared = settings == ratchet.SETTINGS and (record or ratchet.RECORD.exists())
     recorded = ratchet.load()["claims"] if compared and ratchet.RECORD.exists() else {}
     ok_all, computed = True, {}
     for claim in chosen:
-        p, _ = cached_power(claim, settings, use_cache=use_cache)  # the records the report reads
+        p, _ = cached_power(claim, settings, use_cache=plan.use_cache)  # the records the report reads
         ok_all &= p.all_killed and p.scale_exact
         change = None
         if compared and built_in(claim) and not p.error:

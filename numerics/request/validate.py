@@ -1,13 +1,12 @@
 """The scalars of a request, validated once: the names as the caller spells them, ``dps``,
-``seed``, ``mode``, ``workers``, ``mutate``, the settings of a run and its parameter point, a
-problem's options, an output path."""
+``seed``, ``mode``, ``workers``, ``mutate``, the settings of a run, a problem's options, an
+output path."""
 from __future__ import annotations
 
 import math
 import numbers
 from typing import Callable, Mapping
 
-from numerics import registry
 from numerics.core.params import ParameterError
 from numerics.core.precision import DPS, MAX_DPS, MIN_DPS
 
@@ -55,22 +54,6 @@ def mode(value) -> str:
     return value
 
 
-def claims_dps(chosen, value: int, spell: Callable = python_name) -> None:
-    """``verify`` at a working precision other than the default: every chosen claim must compute
-    its theory at that precision (``Claim.uses_dps``), up to its ``max_dps``; else the request is
-    refused up front, naming the claims."""
-    if value == DPS.default:
-        return
-    ignore = [c.id for c in chosen if not getattr(c, "uses_dps", True)]
-    if ignore:
-        verb = "does" if len(ignore) == 1 else "do"
-        raise ParameterError(f"{spell('dps')} {value}: {', '.join(ignore)} {verb} not evaluate the theory at "
-                             f"{spell('dps')} digits (float64, or a working precision of its own); run "
-                             f"{'it' if len(ignore) == 1 else 'them'} without {spell('dps')}")
-    for c in chosen:
-        dps(value, c, spell)
-
-
 def workers(value, spell: Callable = python_name) -> int:
     return integer("workers", value, 1, MAX_WORKERS, spell)
 
@@ -81,30 +64,12 @@ def mutate(value, spell: Callable = python_name) -> float:
     return float(value)
 
 
-def settings(mode_: str = "quick", seed_=None, dps_: int = DPS.default, params: tuple = ()):
+def settings(mode_: str = "quick", seed_=None, dps_: int = DPS.default, params: tuple = (),
+             spell: Callable = python_name):
     """Validated claim settings (``numerics.claims.base.Settings``)."""
     from numerics.claims.base import Settings
 
-    return Settings(mode=mode(mode_), seed=seed(seed_), dps=dps(dps_), params=params)
-
-
-def point_settings(chosen, base, params: Mapping, spell: Callable = python_name):
-    """``verify`` at a parameter point of the user's: every chosen claim must run its experiment
-    at a point (``point_space``); the point is validated by the first one's space and the
-    settings carry it (``Settings.params``).  No params: ``base`` unchanged."""
-    if not params:
-        return base
-    point = None
-    for c in chosen:
-        if getattr(c, "point_space", None) is None:
-            takers = [x.id for x in registry.claims().values() if getattr(x, "point_space", None) is not None]
-            raise ParameterError(f"claim {c.id} runs at its built-in design only and takes no {spell('param')} "
-                                 f"(claims that do: {', '.join(takers) or 'none'})")
-        values = c.point_space.validate(params)
-        point = point or values
-    from dataclasses import replace
-
-    return replace(base, params=tuple(sorted(point.items())))
+    return Settings(mode=mode(mode_), seed=seed(seed_, spell), dps=dps(dps_, None, spell), params=params)
 
 
 def options(spec, given: Mapping, spell: Callable = python_name) -> dict:
