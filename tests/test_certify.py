@@ -229,17 +229,22 @@ def test_the_certifiable_ids_come_from_the_index_without_importing_a_claim():
         theory_certify._INDEX[key] = saved
 
 
-def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_timings():
+def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_timings(monkeypatch):
     from numerics import request as Q
 
+    refusal = ("claim A.thm2.attention_threshold cannot be certified; certifiable claims: "
+               + ", ".join(theory_certify.certifiable_ids()))
     with pytest.raises(ParameterError) as err:
         Q.certify("A.thm2.attention_threshold", {}, 30)
-    assert str(err.value) == ("claim A.thm2.attention_threshold cannot be certified; certifiable claims: "
-                              + ", ".join(theory_certify.certifiable_ids()))
-    with pytest.raises(ParameterError) as err:  # asked of the theory itself
-        theory_certify.certify("A.thm2.attention_threshold", {}, 30)
-    assert str(err.value) == ("claim A.thm2.attention_threshold cannot be certified; certifiable: "
-                              + ", ".join(theory_certify.certifiable_ids()))
+    assert str(err.value) == refusal
+    # the one refusal: the request refuses before the theory is asked (it takes a certifiable claim)
+    asked = []
+    real = theory_certify.certify
+    monkeypatch.setattr(theory_certify, "certify", lambda *a, **kw: asked.append(a) or real(*a, **kw))
+    with pytest.raises(ParameterError, match="^claim A.thm2.attention_threshold cannot be certified"):
+        attncheck.certify("A.thm2.attention_threshold")
+    out = CliRunner().invoke(main, ["eval", "A.thm2.attention_threshold", "--certify"])
+    assert out.exit_code == 2 and out.output == f"error: {refusal}\n" and asked == []
     with pytest.raises(ParameterError, match="^--dps "):
         Q.certify("A.cor2.ridgeless_rate", {}, 3, spell=lambda n: f"--{n}")
     timings = {}

@@ -101,11 +101,12 @@ def certify(claim_id, params: Mapping, dps_=DPS.default, *, spell: Callable = py
             timings: dict | None = None) -> tuple[dict, dict]:
     """``(validated params, {name: Ball})``: rigorous enclosures, each narrower than
     10^-(dps-3) (``numerics.theory.certify``); raises ParameterError for a claim without a
-    certifier, EvaluationError when no certificate is found."""
+    certifier (the one place that refuses it: the theory's ``certify`` takes a certifiable
+    claim), EvaluationError when no certificate is found."""
     from numerics.theory import certify as cert
 
     c = claim(claim_id)
-    if not cert.certifiable(c.id):
+    if not cert.certifiable(c):  # the claim itself: its evaluator runs under the arb context
         raise ParameterError(f"claim {c.id} cannot be certified; certifiable claims: {', '.join(cert.certifiable_ids())}")
     digits = dps(dps_, None, spell)
     values = c.param_space.validate(params)

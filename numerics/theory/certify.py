@@ -119,16 +119,17 @@ def _balls(ev, params: dict, digits: int, timings: dict | None):
 
 
 def certify(claim_id, params: dict, digits: int, *, timings: dict | None = None, check: bool = True) -> dict:
-    """``{key: Ball}`` for the claim at the (validated) ``params``, each ball of width
-    <= 10^-(digits-3).  Raises :class:`numerics.core.arb.CertifyError` when the balls stay too
-    wide at the largest working precision, and :class:`numerics.core.arb.CertificateMismatch`
-    when a ball fails its cross-check (``check=False`` skips it: for the tests of the check)."""
+    """``{key: Ball}`` for a certifiable claim (:func:`certifiable`) at the (validated)
+    ``params``, each ball of width <= 10^-(digits-3).  The claim is taken to be certifiable: a
+    request for one that is not is refused where it is parsed (``numerics.request.certify``),
+    and the other callers here ask :func:`certifiable` first.  Raises
+    :class:`numerics.core.arb.CertifyError` when the balls stay too wide at the largest working
+    precision, and :class:`numerics.core.arb.CertificateMismatch` when a ball fails its
+    cross-check (``check=False`` skips it: for the tests of the check)."""
     from numerics.core.arb import CertifyError
 
     claim = _claim(claim_id)
     ev = evaluator(claim)
-    if ev is None:
-        raise ParameterError(f"claim {claim.id} cannot be certified; certifiable: {', '.join(certifiable_ids())}")
     try:
         balls = _balls(ev, params, digits, timings)
     except CertifyError as e:
