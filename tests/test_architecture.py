@@ -5,7 +5,9 @@
   simulation that used the formula it tests would check nothing;
 * ``numerics/core`` is generic machinery: it imports neither ``derivations`` nor the theory,
   experiments or claims;
-* ``derivations`` is pure SymPy: it imports neither numpy nor ``numerics``.
+* ``derivations`` is pure SymPy: it imports neither numpy nor ``numerics``;
+* the command line and the Python API run claims only through the request layer's verify plan
+  (``numerics.request.verify``), and the request layer imports neither of them.
 Each module is imported in a fresh process so earlier imports cannot mask a violation: one
 interpreter per folder forks a child per module (``_imported_after``), after loading only the
 third-party packages the folder's rule does not forbid.  That sees what a module imports when it is loaded; a second, static check reads every import in the
@@ -118,6 +120,10 @@ PRESENTATION = ("numerics.cli", "numerics.request", "numerics.sweep", "numerics.
                 "numerics.report_math", "numerics.report_assets", "numerics.report_chromium",
                 "numerics.report_mutate", "numerics.latex", "numerics.latex_text")
 
+#: what runs claims (their evidence from the cache, in process, in a pool or on a cluster): the
+#: request layer's verify plan is the one caller of the command line and the API
+RUNS_CLAIMS = ("numerics.claims.runner.collect_all",)
+
 #: what each folder may never import, at load time or at run time (the static check)
 FORBIDDEN = {
     "numerics/experiments": ("derivations", "numerics.theory", "numerics.claims"),
@@ -139,6 +145,14 @@ FORBIDDEN = {
     "numerics/claims": (*PRESENTATION, "numerics.registration"),
     # a paper's registration names the objects of its roles; it sits below what shows them
     "numerics/registration": PRESENTATION,
+    # the request layer sits under the command line and the API, and shows nothing itself (a
+    # sweep's points and target are numerics.sweep's, which it plans)
+    "numerics/request": ("numerics.cli", "attncheck", "numerics.report_labels", "numerics.report_tables",
+                         *(p for p in PRESENTATION if p not in ("numerics.request", "numerics.sweep"))),
+    # a verify runs through the request layer's one plan (numerics.request.verify: the claims,
+    # the cache, the estimate, the pool), never by calling the runner directly
+    "numerics/cli": RUNS_CLAIMS,
+    "attncheck": ("numerics.cli", *RUNS_CLAIMS),
 }
 
 

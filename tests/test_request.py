@@ -573,3 +573,110 @@ def test_an_evaluation_is_validated_priced_and_never_returns_a_non_finite_value(
     with pytest.raises(ParameterError) as err:
         E.evaluate("B.rate.exponent", {"beta": np.ones((2, 3)), "M": np.full(3, 1e3)}, 20)
     assert str(err.value) == "array parameters beta, M: 6 points requested; at most 4 per request"
+
+
+# --- verify: one plan for the command line and the API -------------------------------------------
+THREE = ["B.kl.bound", "B.rate.exponent", "B.forward.linearity"]
+
+
+def test_a_verify_plan_reads_the_cache_through_stubs_unless_the_point_is_the_users():
+    """The verdict cache is read through index stubs (a claim is imported only to be computed);
+    a parameter point of the user's (a dict from the API, ``K=V`` items from the command line)
+    neither reads nor writes it, so its claims are the claims themselves and none is cached."""
+    from numerics import registry
+
+    plan = Q.plan_verify(["A.thm3.q2_cosine"])
+    assert plan.use_cache and [c.id for c in plan.claims] == ["A.thm3.q2_cosine"] and plan.settings.params == ()
+    assert all(isinstance(c, registry.ClaimStub) for c in plan.claims)
+    at = Q.plan_verify(["A.thm3.q2_cosine"], params={"alpha0": 3})
+    assert not at.use_cache and at.cached == 0 and at.todo == 1 and dict(at.settings.params)["alpha0"] == 3.0
+    assert not any(isinstance(c, registry.ClaimStub) for c in at.claims)
+    typed = Q.plan_verify(("A.thm3.q2_cosine",), params=("alpha0=3",), spell=Q.option_name)
+    assert typed.settings == at.settings and not typed.use_cache
+    assert not Q.plan_verify(["B.kl.bound"], cache=False).use_cache
+    power = Q.plan_verify(["B.kl.bound"], power=True)  # the claims themselves, no estimate
+    assert power.use_cache and not isinstance(power.claims[0], registry.ClaimStub) and power.seconds == 0
+
+
+def test_a_verify_plan_sizes_its_pool_by_the_claims_it_computes(monkeypatch):
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 8)
+    assert Q.plan_verify(THREE, cache=False).workers == 3  # at most one process per claim
+    assert Q.plan_verify(THREE[:1], cache=False).workers == 1  # one claim: no pool
+    assert Q.plan_verify(THREE, cache=False, workers_=5).workers == 5  # as asked
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 2)
+    assert Q.plan_verify(THREE, cache=False).workers == 2  # at most one per CPU
+    assert _refused(Q.plan_verify, THREE, workers_=0, spell=Q.option_name) == \
+        "--workers must be an integer in [1, 64], got 0"
+    assert _refused(Q.plan_verify, THREE, workers_=65) == "workers must be an integer in [1, 64], got 65"
+
+
+def test_a_verify_plan_is_estimated_from_the_times_recorded_here_and_priced(monkeypatch):
+    from numerics.core import cache, resources
+
+    times = {"B.kl.bound": 40.0, "B.rate.exponent": 20.0, "B.forward.linearity": 999.0}
+    monkeypatch.setattr(cache, "recorded_times", lambda mode: times)
+    monkeypatch.setattr(cache, "load", lambda claim, settings: object() if claim.id == THREE[2] else None)
+    monkeypatch.setattr("numerics.core.cluster.available_workers", lambda: 8)
+    plan = Q.plan_verify(THREE)
+    assert (plan.seconds, plan.timed, plan.cached, plan.todo, plan.workers) == (60.0, 2, 1, 2, 2)
+    fresh = Q.plan_verify(THREE, cache=False)
+    assert (fresh.seconds, fresh.timed, fresh.cached, fresh.todo) == (1059.0, 3, 0, 3)
+    del times["B.rate.exponent"]
+    assert (Q.plan_verify(THREE).seconds, Q.plan_verify(THREE).timed) == (40.0, 1)
+    times["B.rate.exponent"] = 20.0
+    # priced only when a limit is given: here 60 s on one process, above 30 s
+    told = []
+    assert Q.plan_verify(THREE, workers_=1, announce=told.append).todo == 2 and told == []
+    with resources.limited(max_time="30s"):
+        assert _refused(Q.plan_verify, THREE, workers_=1, spell=Q.option_name) == (
+            "verify of 2 claims: would take about 60 s, above the limit 30 s (max_time=): lower the number of "
+            "claims (or use --quick, more --workers), or raise the limit")
+        assert Q.plan_verify(THREE, workers_=2).workers == 2  # 30 s on each of two processes
+    with resources.limited(max_time="2h"):
+        Q.plan_verify(THREE, workers_=1, announce=told.append)
+    assert told == ["verify of 2 claims: estimated 60 s, 238 MiB of memory"]
+
+
+def test_a_verify_plan_refuses_in_the_callers_spelling_before_anything_runs():
+    assert _refused(Q.plan_verify, "Z.nope") == \
+        "unknown claim id 'Z.nope'; `attncheck list` (attncheck.claims()) lists them"
+    assert _refused(Q.plan_verify, 3) == "ids must be a claim id, a list of ids or None, got 3"
+    assert _refused(Q.plan_verify, ["B.kl.bound", 3]) == "claim ids must be strings, got ['B.kl.bound', 3]"
+    assert _refused(Q.plan_verify, ["B.kl.bound"], mutate_=float("nan")) == \
+        "mutate must be a finite number > -1, got nan"
+    assert _refused(Q.plan_verify, ["B.kl.bound"], mutate_=0.1, power=True, spell=Q.option_name) == \
+        "--power and --mutate are exclusive"
+    assert _refused(Q.plan_verify, ["B.kl.bound"], record=True, spell=Q.option_name) == \
+        "--record-ratchet records what --power computes: give --power too"
+    assert _refused(Q.plan_verify, ["B.kl.bound"], seed_=3, power=True, record=True, spell=Q.option_name) == \
+        "--record-ratchet records at quick size, seed 20260429 and dps 30: drop --seed"
+    assert _refused(Q.plan_verify, ["B.kl.bound"], params={"M": 3}, spell=Q.option_name).startswith(
+        "claim B.kl.bound runs at its built-in design only and takes no --param (claims that do: ")
+    assert _refused(Q.plan_verify, ["A.grad.q2"], dps_=40) == (
+        "dps 40: A.grad.q2 does not evaluate the theory at dps digits (float64, or a working precision of its "
+        "own); run it without dps")
+    assert _refused(Q.plan_verify, ["B.kl.bound"], "medium") == "mode must be one of quick, full, got 'medium'"
+
+
+def test_the_api_and_the_command_line_plan_a_verify_in_one_place(monkeypatch):
+    """``attncheck.verify`` and ``attncheck verify`` both go through ``numerics.request.plan_verify``
+    (each in its own spelling) and run what it planned through ``run_verify``."""
+    calls = []
+
+    def plan(ids=None, *args, **kw):
+        calls.append((ids, kw.get("spell")))
+        raise ParameterError("planned here")
+
+    monkeypatch.setattr(Q, "plan_verify", plan)
+    with pytest.raises(ParameterError, match="^planned here$"):
+        attncheck.verify("B.kl.bound")
+    out = CliRunner().invoke(main, ["verify", "B.kl.bound"])
+    assert out.exit_code == 2 and out.output == "error: planned here\n"
+    assert calls == [("B.kl.bound", None), (("B.kl.bound",), Q.option_name)]
+    monkeypatch.undo()
+    ran = []
+    real = Q.run_verify
+    monkeypatch.setattr(Q, "run_verify", lambda p, **kw: ran.append(p) or real(p, **kw))
+    (v,) = attncheck.verify("B.kl.bound")
+    assert CliRunner().invoke(main, ["verify", "B.kl.bound"]).exit_code == 0 and v.passed
+    assert [(p.claims[0].id, p.settings, p.use_cache) for p in ran] == [("B.kl.bound", Q.settings(), True)] * 2
