@@ -263,6 +263,13 @@ def test_sample_pins_fixed_values_and_filters_by_the_constraints():
     # one in five accepted: the tries run out first with few of them, not with many
     rare = ParamSpace((Param("k", int, 1, 5),), (lambda v: None if v["k"] == 1 else "rare",))
     assert 0 < len(rare.sample(20, seed=2, tries=1)) < 20 and len(rare.sample(20, seed=2, tries=50)) == 20
+    # every draw refused: exactly tries * n of them (tries = 50 by default; one point: tries draws)
+    drawn = []
+    never = ParamSpace((Param("k", int, 1, 5),), (lambda v: drawn.append(v) or "refused",))
+    assert never.sample(1) == [] and len(drawn) == 50
+    assert never.sample(1, tries=3) == [] and len(drawn) == 53
+    assert never.sample(2, tries=3) == [] and len(drawn) == 59
+    assert space.sample(7) == space.sample(7, seed=0) != space.sample(7, seed=1)  # seed 0 by default
 
 
 # --- strategy(): one parameter's hypothesis strategy ------------------------------------------------

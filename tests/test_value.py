@@ -141,6 +141,8 @@ def test_the_printer_lays_numbers_out_as_before():
 
 
 def test_round_float_int_at_the_values_precision():
+    from fractions import Fraction
+
     with mpmath.workdps(50):
         big = Value(mpmath.mpf(10) ** 40 + 1, dps=50)  # 41 digits: a float holds 17
     assert int(big) == 10**40 + 1 and round(big) == 10**40 + 1 and math.floor(big) == 10**40 + 1
@@ -155,6 +157,11 @@ def test_round_float_int_at_the_values_precision():
     assert f"{v:.10f}" == "3.1415926536" and f"{v:>53}" == "  " + str(v) and f"{A:*<14}" == "86.82 ± 0.65**"
     with pytest.raises(OverflowError):
         round(Value(mpmath.inf))
+    # n decimals beyond the value's precision: rounded at that precision (and its guard digits)
+    third = Value(1 / 3)
+    assert round(third, 50).mpf == V._mpf(round(Fraction(1 / 3), 50), third.dps + V.GUARD_DPS)
+    assert math.trunc(Value(-2.75)) == -2 and math.trunc(Value(mpmath.mpf(10) ** 20 + 0.5)) == 10**20
+    assert bool(Value(0.5)) and bool(Value(-1)) and not bool(Value(0)) and not bool(Value(0.0, "0.1", "se"))
 
 
 def test_comparisons_are_exact():
@@ -170,6 +177,10 @@ def test_comparisons_are_exact():
     # a rational nearer than any precision an mpf conversion would use: compared as a Fraction
     near = V._fraction(third.mpf) + Fraction(1, 3 * 10**2100)
     assert third < near and third != near and not third >= near
+    # the nearest mpf to 1/3 that the conversion of a rational gives is still not 1/3: only a
+    # denominator that is a power of two is compared in binary
+    closest = Value(V._mpf(Fraction(1, 3)))
+    assert closest != Fraction(1, 3) and (closest < Fraction(1, 3)) != (closest > Fraction(1, 3))
     # infinities and nan as floats, an infinite Value against rationals, and what is not a number
     inf = Value(mpmath.inf)
     assert Value(1) < math.inf and Value(1) > -math.inf and not Value(1) == math.nan and Value(1) != math.nan

@@ -250,7 +250,7 @@ class Value:
     def __array__(self, dtype=None, copy=None):
         import numpy as np
 
-        return np.asarray(float(self), dtype=dtype if dtype is not None else float)
+        return np.asarray(float(self), dtype=dtype)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = ufunc.__name__
@@ -489,7 +489,7 @@ def flatten(vals: dict, as_float: bool = False) -> dict:
         if not isinstance(v, Value):
             res.update({} if as_float else {key: v})
             continue
-        res[key] = float(v.value) if as_float else str(v) if v.exact else text(v.value, v.digits)
+        res[key] = float(v.value) if as_float else text(v.value, v.digits)
         if not v.exact:
             res[key + _suffix(v)] = float(v.error) if as_float else error_text(v.error)
     return res
