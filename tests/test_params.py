@@ -406,3 +406,55 @@ def test_the_span_a_parameter_is_sampled_from():
     assert _span(Param("k", int, lo=0, hi=5, lo_open=True, hi_open=True), {}) == (1, 4)
     assert _span(Param("k", int, lo=0, hi=5), {}) == (0, 5)
     assert _span(Param("x", float, lo=0.0, hi=5.0, lo_open=True, hi_open=True), {}) == (0.0, 5.0)
+
+
+def test_a_point_is_refused_word_by_word_and_drawn_inside_the_constraints():
+    """``validate``'s refusals name every unknown and every missing parameter and the valid ones
+    (the fixed parameters with their reasons, only when one of them was given); a point drawn by
+    ``draw`` satisfies the constraints, whatever hypothesis draws."""
+    from hypothesis import given, settings
+
+    space = ParamSpace((Param("n", int, 1, 5), Param("x", float, 0, "n"), Param("y", float, 0, 1)),
+                       (lambda v: "x above n - 1" if v["x"] > v["n"] - 1 else None,),
+                       fixed=(("d", "set by the size"), ("k", "set by the design")))
+    with pytest.raises(ParameterError) as err:
+        space.validate({"q": 1, "p": 2, "n": 2})
+    assert str(err.value) == "unknown parameter(s) p, q; valid: n, x, y"
+    with pytest.raises(ParameterError) as err:
+        space.validate({"k": 1, "d": 2})
+    assert str(err.value) == ("unknown parameter(s) d, k; valid: n, x, y; not free here: d (set by the size); "
+                              "k (set by the design)")
+    with pytest.raises(ParameterError) as err:
+        space.validate({"n": 3})
+    assert str(err.value) == "missing parameter(s): x, y"
+    defaulted = ParamSpace((Param("n", int, 1, 5, default=2), Param("x", float, 0, "n", default=0.5)))
+    assert defaulted.validate({}) == {"n": 2, "x": 0.5} and defaulted.validate({"x": 1}) == {"n": 2, "x": 1.0}
+    with pytest.raises(ParameterError) as err:
+        defaulted.validate({"x": 1}, fill_defaults=False)
+    assert str(err.value) == "missing parameter(s): n"
+    with pytest.raises(ParameterError) as err:
+        space.validate({"n": 2, "x": 1.5, "y": 0})
+    assert str(err.value) == "x above n - 1"  # a constraint's own words
+    late = ParamSpace((Param("n", int, 1, 5), Param("x", float, 0, "n", default=3)))
+    with pytest.raises(ParameterError) as err:  # a default outside the range the given values make
+        late.validate({"n": 2})
+    assert str(err.value) == "parameter x: must be a real number in [0, n] = [0, 2], got 3"
+    with pytest.raises(ParameterError) as err:  # a dependent parameter's numeric end, when parsed
+        late["x"].parse("-1")
+    assert str(err.value) == "parameter x: must be a real number in [0, n], got '-1'"
+    n = Param("n", int, 1, None)
+    assert n.parse("10000000000000000000001") == 10**22 + 1 and n.parse(4.0) == 4 and type(n.parse(4.0)) is int
+    for bad, why in ((True, "got bool True"), (2.5, "got 2.5"), ("2.5", "got '2.5'"), ("two", "got 'two'")):
+        with pytest.raises(ParameterError) as err:
+            n.parse(bad)
+        assert str(err.value) == f"parameter n: expected an integer in [1, inf), {why}"
+    with pytest.raises(KeyError) as err:
+        space["z"]
+    assert err.value.args == ("z",)
+
+    @settings(max_examples=40, derandomize=True, deadline=None)
+    @given(space.draw(prefer_simple=False))
+    def inside(point):
+        assert point["x"] <= point["n"] - 1 and space.validate(point) == point
+
+    inside()
