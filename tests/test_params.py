@@ -358,6 +358,23 @@ def test_strategy_prefers_the_default_then_the_halves_nearest_zero():
     assert _find(Param("x", float, -10, 2, hi_open=True, default=2.0), lambda v: True) == 0.0
     assert _find(Param("x", float, 0.3, 0.5), lambda v: True) == 0.5
     assert _find(Param("x", float, -10, 10, default=2.25), lambda v: True, prefer_simple=False) != 2.25
+    # the halves start at the domain's first half: 1 for lo = 0.7, -1 for hi = -0.7, lo itself when
+    # it is a closed half; 0 first whenever it is inside, though a half above it is nearer an end
+    assert _find(Param("x", float, 0.7, 10), lambda v: True) == 1.0
+    assert _find(Param("x", float, -10, -0.7), lambda v: True) == -1.0
+    assert _find(Param("x", float, 0.5, 10), lambda v: True) == 0.5
+    assert _find(Param("x", float, -10, -0.5), lambda v: True) == -0.5
+    assert _find(Param("x", float, -3, 0.5), lambda v: True) == 0.0
+    assert _find(Param("n", int, 1, 5, default=5), lambda v: True) == 5  # the default at the closed top end
+    assert _find(Param("y", float, 0.0, "u"), lambda v: True, {"u": 0.0}) == 0.0  # one point: [0, 0]
+    # an unbounded top without a default or typical range: up to lo + 4
+    assert _find(Param("x", float, 0, None), lambda v: v > 3.9, prefer_simple=False) <= 4
+    _never(Param("x", float, 0, None), lambda v: v > 4, prefer_simple=False)
+    # simple values first unless asked otherwise
+    from hypothesis import find, settings
+
+    assert find(Param("x", float, -10, 10, default=2.25).strategy({}), lambda v: True,
+                settings=settings(database=None)) == 2.25
 
 
 def test_sample_draws_a_dependent_endpoint_at_the_values_drawn_before_it():

@@ -167,8 +167,7 @@ class Param:
             if (math.nextafter(lo, math.inf) if self.lo_open else lo) > (
                     math.nextafter(hi, -math.inf) if self.hi_open else hi):
                 return st.nothing()
-            base = st.floats(lo, hi, exclude_min=self.lo_open, exclude_max=self.hi_open, allow_nan=False,
-                             allow_infinity=False)
+            base = st.floats(lo, hi, exclude_min=self.lo_open, exclude_max=self.hi_open)  # finite ends: no nan, no inf
             def inside(v):
                 return (lo < v if self.lo_open else lo <= v) and (v < hi if self.hi_open else v <= hi)
             if lo <= 0 <= hi:  # the halves nearest 0 inside the range, few of them
