@@ -528,3 +528,42 @@ def test_a_value_and_a_numpy_array_combine_elementwise_from_either_side():
                         (lambda: words + v, "str, Value")):
         with pytest.raises(TypeError, match=f"^numpy.add of {types}: a Value combines with numbers and Values$"):
             make()
+
+
+def test_what_a_value_is_made_of_is_kept_at_its_precision():
+    """A rational given to a Value is rounded (to nearest) at the Value's precision, its error
+    too; an integer or a binary float is taken exactly at any precision; a number combined with
+    a Value at the largest precision keeps the guard digits; a new error source carries its kind."""
+    from fractions import Fraction
+
+    from numerics.core.precision import MAX_DPS
+
+    with mpmath.workdps(20):
+        two_thirds, one_third = mpmath.mpf(2) / 3, mpmath.mpf(1) / 3
+    v = Value(Fraction(2, 3), Fraction(1, 3), "se", dps=20)
+    assert v.mpf == two_thirds and v.error == one_third and V._mpf(Fraction(2, 3), 20) == two_thirds
+    assert int(V._mpf(10**40 + 1, 15)) == 10**40 + 1 and int(Value(10**40 + 1, dps=15)) == 10**40 + 1
+    top = Value(1, dps=MAX_DPS) + Fraction(1, 3)
+    with mpmath.workdps(MAX_DPS + V.GUARD_DPS):
+        assert top.mpf == 1 + mpmath.mpf(1) / 3
+    assert [kind for kind, _ in Value(1, 0.1, "rqmc_se").sources] == ["rqmc_se"]
+    with pytest.raises(ValueError) as err:
+        Value(1, 0.1, "sd")
+    assert str(err.value) == "kind must be one of dps, radius, se, rqmc_se, qmc_se, mc_se, got 'sd'"
+    # mpmath's layout: exponent form from 10^-5 down at 16 digits, fixed point above
+    assert V.text(mpmath.mpf("1.25e-5"), 16) == "1.250000000000000e-5"
+    assert V.text(mpmath.mpf("1.25e-5"), 18) == "0.0000125000000000000006"
+
+
+def test_numpy_on_values_refuses_what_it_does_not_support_by_name():
+    from numerics.core.value_ops import UFUNCS
+
+    with pytest.raises(TypeError) as err:
+        np.fmod(Value(1), 2)
+    assert str(err.value) == f"numpy.fmod is not supported on a Value; supported: {', '.join(sorted(UFUNCS))}"
+    with pytest.raises(TypeError) as err:
+        np.sqrt(Value(2), dtype=object, casting="unsafe")
+    assert str(err.value) == ("numpy.sqrt with dtype, casting= is not supported on a Value; call numpy.sqrt(...) "
+                              "on Values or object arrays of Values")
+    mixed = np.array([Value(1), 2.0], dtype=object) + 3.0  # an element that is a plain number stays one
+    assert mixed[0] == 4 and isinstance(mixed[0], Value) and mixed[1] == 5.0 and type(mixed[1]) is float

@@ -69,8 +69,7 @@ def text(value, digits: int) -> str:
         if point < 0:
             digs, split = "0" * -point + digs, 1
         else:
-            split = point + 1
-            digs += "0" * (split - len(digs))
+            split = point + 1  # <= digits = len(digs): no padding needed
         return ("-" if sign else "") + (digs[:split] + "." + digs[split:]).rstrip(".")
     return f"{'-' if sign else ''}{digs[0]}.{digs[1:]}e{point:+d}"
 

@@ -140,15 +140,10 @@ def operate(name: str, *args):
     kind = V._combined_kind(vals)
     with mpmath.workdps(dps + V.GUARD_DPS):
         xs = [v.mpf for v in vals]
-        try:
-            mid = op.f(*xs)
-        except ValueError as e:
-            raise ValueError(f"{_call(name, op, xs)}: {e}") from None
+        mid = op.f(*xs)  # mpmath gives a complex number, not an error, outside the real domain
         if not isinstance(mid, mpmath.mpf):
             raise ValueError(f"{_call(name, op, xs)} is not a real number; a Value is real")
-        operands = ()
-        if kind != "dps":
-            operands = tuple((_partial(name, op, d, xs), v) for d, v in zip(op.partials, vals) if not v.exact)
+        operands = tuple((_partial(name, op, d, xs), v) for d, v in zip(op.partials, vals) if not v.exact)
     return V.Value._result(mid, kind, dps, operands)
 
 
