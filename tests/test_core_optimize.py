@@ -563,3 +563,21 @@ def test_bracket_solvers_far_from_zero_and_where_f_is_not_finite():
     assert ugly.result == RESULTS.nonfinite
     short = solve("golden", lambda z: (z - 0.3) ** 2, -1.0, 3.0, 1e-12, max_steps=3, throw=False)
     assert short.result == RESULTS.max_steps_reached
+
+
+def test_the_solvers_shared_checks_finite_and_inside():
+    """``finite``: every entry finite (None is not; lists and tuples entry by entry, mpmath and
+    numpy numbers alike); ``inside``: the open box, ``margin`` from its faces (0 by default)."""
+    import mpmath
+
+    from numerics.core.solve.driver import finite, inside
+
+    assert finite(1.0) and finite([1, mpmath.mpf(2)]) and finite((np.ones(3), 2.0)) and finite(mpmath.mpf(-3))
+    assert not finite(None) and not finite([1.0, None]) and not finite((1.0, np.inf)) and not finite(mpmath.inf)
+    assert not finite([np.array([1.0, np.nan])]) and not finite(mpmath.nan)
+    box = [(0.0, 1.0), (None, 2.0), (-1.0, None)]
+    assert inside([0.5, -1e9, 1e9], box) and inside([1e-12, 2 - 1e-12, -1 + 1e-12], box)
+    for x in ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 2.0, 0.0], [0.5, 0.0, -1.0]):
+        assert not inside(x, box)  # a face is outside the open box
+    assert inside([0.5, 0.0, 0.0], box, margin=0.4) and not inside([0.5, 0.0, 0.0], box, margin=0.5)
+    assert not inside([0.2, 0.0, 0.0], box, margin=0.2) and not inside([0.8, 0.0, 0.0], box, margin=0.2)
