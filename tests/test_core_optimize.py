@@ -581,3 +581,79 @@ def test_the_solvers_shared_checks_finite_and_inside():
         assert not inside(x, box)  # a face is outside the open box
     assert inside([0.5, 0.0, 0.0], box, margin=0.4) and not inside([0.5, 0.0, 0.0], box, margin=0.5)
     assert not inside([0.2, 0.0, 0.0], box, margin=0.2) and not inside([0.8, 0.0, 0.0], box, margin=0.2)
+
+
+def _ascent(fn, x0, bounds, steps, gtol=1e-12):
+    from numerics.core.solve import solve
+
+    return solve("newton-ascent", fn, bounds, gtol, x0=x0, max_steps=steps, throw=False)
+
+
+def test_newton_ascent_steps_halve_into_the_box_and_uphill_on_finite_values_only():
+    """A Newton step of the ascent is halved until the point is inside the open box, its value,
+    gradient and Hessian are finite and the value does not fall by more than 1e-12 max(1, |v|)."""
+    asked = []
+
+    def parabola(x, order):  # -(x - 2)^2, its Hessian not finite beyond x = 1.3
+        asked.append(order)
+        return -(x[0] - 2) ** 2, [-2 * (x[0] - 2)], [[-2.0 if x[0] < 1.3 else math.nan]]
+
+    for bounds in ([(0.0, 1.5)], [(None, None)]):  # outside the box, or its Hessian not finite
+        sol = _ascent(parabola, [0.5], bounds, 1)
+        assert sol.raw.x.tolist() == [1.25] and sol.raw.x.dtype == float and set(asked) == {2}
+    assert _ascent(parabola, [0.5], [(0.0, 3.0)], 2).raw.failure == ""
+    assert _ascent(parabola, [1], [(0.0, 1.0)], 1).raw.failure == "line search failed"  # nothing inside
+    assert _ascent(parabola, [1], [(0.0, 3.0)], 1).raw.x.dtype == float  # an integer start
+
+    def stepper(values):  # a fixed ascent direction +1 (gradient 1, Hessian -1); value by the point
+        return lambda x, order: (values.get(float(x[0]), -1e300), [1], [[-1]])  # elsewhere: far below
+
+    def first_step(v0, v1):
+        raw = _ascent(stepper({0.0: v0, 1.0: v1}), [0.0], [(None, None)], 1).raw
+        assert raw.grad.dtype == float and raw.hess.dtype == float
+        return raw.x.tolist()
+
+    assert first_step(0.0, 0.0) == [1.0]  # a value that does not change: accepted
+    assert first_step(1e6, 1e6 - 1e-7) == [1.0]  # a fall within 1e-12 |v|: rounding
+    assert first_step(0.5, 0.5 - 0.9e-12) == [1.0] and first_step(0.5, 0.5 - 1.5e-12) == [0.0]  # 1e-12 below |v| = 1
+    assert first_step(1e6, 1e6 - 1e-5) == [0.0] and first_step(0.5, 0.0) == [0.0]
+
+
+def test_newton_ascent_says_why_it_stopped():
+    def fixed(g, H):
+        return lambda x, order: (0.0, g, H)
+
+    singular = _ascent(fixed([1.0], [[0.0]]), [0.0], [(None, None)], 5)
+    assert singular.result is RESULTS.failed and singular.raw.failure == "singular Hessian"
+    convex = _ascent(lambda x, order: (x[0] ** 2, [2 * x[0]], [[2.0]]), [1.0], [(None, None)], 5)
+    assert convex.raw.failure == "Hessian not negative definite (no Newton ascent direction)"
+    # a Newton direction orthogonal to the gradient: not an ascent direction either
+    saddle = _ascent(fixed([1.0, 1.0], [[1.0, 0.0], [0.0, -1.0]]), [0.0, 0.0], [(None, None)] * 2, 5)
+    assert saddle.result is RESULTS.failed and saddle.raw.failure.startswith("Hessian not negative definite")
+    from numerics.core.solve.newton import AscentState, NewtonAscent
+
+    nan = AscentState(np.zeros(1), 0.0, np.array([math.nan]), np.zeros((1, 1)))
+    assert NewtonAscent(None, [(None, None)], 1e-8).residual(nan) == math.inf
+
+
+def test_mdnewton_counts_every_call_stops_at_its_limits_and_refuses_a_complex_root():
+    from numerics.core.solve import solve
+
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return [x**2 - 2]
+
+    with mpmath.workdps(30):
+        sol = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -50)
+        assert sol.ok and sol.iterations == len(calls) and abs(sol.residual) < mpmath.mpf(10) ** -25
+        loose = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -3)
+        assert loose.ok and mpmath.mpf(10) ** -25 < loose.residual < mpmath.mpf(10) ** -2
+        short = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -50,
+                      maxsteps=2, throw=False)
+        assert not short.ok
+        # x^2 + 1 = 0 from a complex start: the root is complex, refused as not finite
+        cx = solve("mdnewton", lambda x: [x**2 + 1], lambda x: [[2 * x]], x0=[mpmath.mpc(0.5, 0.5)],
+                   tol=mpmath.mpf(10) ** -20, throw=False)
+        assert cx.result is RESULTS.nonfinite and cx.message == "complex iterate"

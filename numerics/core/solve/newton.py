@@ -226,10 +226,9 @@ class NewtonAscent:
     def __init__(self, fn, bounds, gtol):
         self.fn, self.bounds, self.gtol = fn, bounds, gtol
 
-    def _eval(self, x, failure=""):
+    def _eval(self, x):  # x: a float array
         v, g, H = self.fn(x, 2)
-        return AscentState(np.asarray(x, dtype=float), float(v), np.asarray(g, dtype=float),
-                           np.asarray(H, dtype=float), failure)
+        return AscentState(x, float(v), np.asarray(g, dtype=float), np.asarray(H, dtype=float))
 
     def init(self, x0):
         return self._eval(np.asarray(x0, dtype=float))
@@ -244,7 +243,7 @@ class NewtonAscent:
         tau = 1.0
         for _ in range(60):
             xn = s.x + tau * p
-            if inside(xn, self.bounds, 0.0):
+            if inside(xn, self.bounds):
                 new = self._eval(xn)
                 if finite(new.value) and finite(new.grad) and finite(new.hess) \
                         and new.value >= s.value - 1e-12 * max(1.0, abs(s.value)):
