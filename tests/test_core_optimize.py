@@ -603,7 +603,7 @@ def test_newton_ascent_steps_halve_into_the_box_and_uphill_on_finite_values_only
         assert sol.raw.x.tolist() == [1.25] and sol.raw.x.dtype == float and set(asked) == {2}
     assert _ascent(parabola, [0.5], [(0.0, 3.0)], 2).raw.failure == ""
     assert _ascent(parabola, [1], [(0.0, 1.0)], 1).raw.failure == "line search failed"  # nothing inside
-    assert _ascent(parabola, [1], [(0.0, 3.0)], 1).raw.x.dtype == float  # an integer start
+    assert _ascent(parabola, [1], [(0.0, 3.0)], 0).raw.x.dtype == float  # an integer start, as it is kept
 
     def stepper(values):  # a fixed ascent direction +1 (gradient 1, Hessian -1); value by the point
         return lambda x, order: (values.get(float(x[0]), -1e300), [1], [[-1]])  # elsewhere: far below
