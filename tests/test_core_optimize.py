@@ -617,6 +617,7 @@ def test_newton_ascent_steps_halve_into_the_box_and_uphill_on_finite_values_only
     assert first_step(1e6, 1e6 - 1e-7) == [1.0]  # a fall within 1e-12 |v|: rounding
     assert first_step(0.5, 0.5 - 0.9e-12) == [1.0] and first_step(0.5, 0.5 - 1.5e-12) == [0.0]  # 1e-12 below |v| = 1
     assert first_step(1e6, 1e6 - 1e-5) == [0.0] and first_step(0.5, 0.0) == [0.0]
+    assert first_step(0.5, 0.5 - 1e-12 * 1.0) == [1.0]  # a fall of exactly the slack: still accepted
 
 
 def test_newton_ascent_says_why_it_stopped():
@@ -632,6 +633,10 @@ def test_newton_ascent_says_why_it_stopped():
     assert saddle.result is RESULTS.failed and saddle.raw.failure.startswith("Hessian not negative definite")
     from numerics.core.solve.newton import AscentState, NewtonAscent
 
+    for g, H in (([1.0], [[math.nan]]), ([math.inf], [[-1.0]])):  # not finite where it starts
+        assert _ascent(fixed(g, H), [0.0], [(None, None)], 5).result is RESULTS.nonfinite
+    at_gtol = _ascent(fixed([1e-8], [[-1.0]]), [0.0], [(None, None)], 5, gtol=1e-8)
+    assert at_gtol.ok and at_gtol.iterations == 0  # a gradient of exactly gtol has converged
     nan = AscentState(np.zeros(1), 0.0, np.array([math.nan]), np.zeros((1, 1)))
     assert NewtonAscent(None, [(None, None)], 1e-8).residual(nan) == math.inf
 
@@ -646,8 +651,11 @@ def test_mdnewton_counts_every_call_stops_at_its_limits_and_refuses_a_complex_ro
         return [x**2 - 2]
 
     with mpmath.workdps(30):
-        sol = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -50)
+        jacobians = []
+        sol = solve("mdnewton", f, lambda x: jacobians.append(x) or [[2 * x]], x0=[mpmath.mpf(1)],
+                    tol=mpmath.mpf(10) ** -50)
         assert sol.ok and sol.iterations == len(calls) and abs(sol.residual) < mpmath.mpf(10) ** -25
+        assert 0 < len(jacobians) < len(calls)  # the exact Jacobian is the one used
         loose = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -3)
         assert loose.ok and mpmath.mpf(10) ** -25 < loose.residual < mpmath.mpf(10) ** -2
         short = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -50,
