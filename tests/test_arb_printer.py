@@ -177,3 +177,17 @@ def _precision(bits):
     from numerics.core import arb as core_arb
 
     return core_arb.precision(bits)
+
+
+def test_abs_and_log_in_complex_balls_are_indeterminate_where_not_analytic():
+    """In complex balls |x| is acb's real_abs and log acb's log, each under the analytic flag of
+    acb.integral: indeterminate where the function is not analytic (|x| at 0, log on its cut)."""
+    absolute, log = compile_acb(sp.Abs(x), (x,)), compile_acb(sp.log(x), (x,))
+    with _precision(100):
+        assert absolute(acb(-2)).real.overlaps(arb(2)) and absolute(acb(-2), _an=True).real.overlaps(arb(2))
+        assert absolute(acb(arb(0, "0.1"))).is_finite() and not absolute(acb(arb(0, "0.1")), _an=True).is_finite()
+        assert log(acb(2), _an=True).real.overlaps(arb(2).log()) and log(acb(-2)).is_finite()
+        assert not log(acb(-2), _an=True).is_finite()
+        # the integral of |x| over [-1, 1] is 1: only with real_abs split at the kink
+        v = acb.integral(lambda z, an: absolute(z, _an=an), -1, 1)
+        assert v.real.overlaps(arb(1)) and v.real.rad() < 1e-20
