@@ -95,6 +95,25 @@ def test_backends_do_not_let_the_prior_pi_shadow_the_constant():
     assert float(evalf_reference(expr, {prior: 0.5}, 30)) == pytest.approx(want, rel=1e-15)
 
 
+def test_mp_eval_gives_an_mpf_at_dps_plus_ten_digits_or_a_complex_value_as_it_is():
+    import mpmath
+    import sympy as sp
+
+    from numerics.core.backends import mp_eval
+
+    x = sp.Symbol("x")
+    for dps in (None, 50):
+        got = mp_eval(sp.sqrt(x), {x: 2}) if dps is None else mp_eval(sp.sqrt(x), {x: 2}, dps)
+        with mpmath.workdps((dps or 30) + 10):
+            assert got == mpmath.sqrt(2)  # rounded once, at dps + 10 digits (30 by default)
+        with mpmath.workdps((dps or 30) + 11):
+            assert got != mpmath.sqrt(2)
+    two = mp_eval(sp.Integer(2), {}, 20)
+    assert type(two) is mpmath.mpf and two == 2
+    root = mp_eval(sp.sqrt(x), {x: -4}, 20)
+    assert isinstance(root, mpmath.mpc) and root == mpmath.mpc(0, 2)
+
+
 def test_agree_digits_and_evalf_reference_keep_their_precision():
     import mpmath
     import sympy as sp
