@@ -92,11 +92,10 @@ def test_ridgeless_limit_matches_the_population_least_squares_closed_form():
 
 def test_cor2_mpmath_matches_evalf():
     from numerics.core.backends import evalf_reference, mp_eval
-    from numerics.core.special import namespace
 
     for eq in EQ.ridgeless_limit_equations():
         vals = {EQ.theta: 5, EQ.R: 1, EQ.L: 10, EQ.pi_: 0.5}
-        a = mp_eval(eq.rhs, vals, 40, extra=namespace("mpmath"))
+        a = mp_eval(eq.rhs, vals, 40)
         b = evalf_reference(eq.rhs, vals, 40)
         assert abs(a - b) <= abs(b) * mpmath.mpf(10) ** -38
 

@@ -58,11 +58,11 @@ def _compile(exprs, args, backend: str, extra: Mapping | None, cse: bool, raw: b
     return _compile_cached(key, tuple(args), backend, extra_t, bool(cse), bool(raw))
 
 
-def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30, extra: Mapping | None = None):
+def mp_eval(expr: sp.Basic, values: Mapping[sp.Symbol, object], dps: int = 30):
     """Evaluate ``expr`` in mpmath at ``dps`` digits.  Parameters are converted from their
     decimal string so that e.g. 0.2 means exactly 1/5, as it does for ``evalf``."""
     args = tuple(values)
-    f = MPMATH.compile(expr, args, extra=extra, raw=True)
+    f = MPMATH.compile(expr, args, raw=True)  # the special functions' mpmath namespace included
     with mpmath.workdps(dps + 10):
         out = f(*[to_mpf(values[a]) for a in args])
         return +mpmath.mpf(out) if not isinstance(out, mpmath.mpc) else out
