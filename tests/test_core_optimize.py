@@ -665,3 +665,28 @@ def test_mdnewton_counts_every_call_stops_at_its_limits_and_refuses_a_complex_ro
         cx = solve("mdnewton", lambda x: [x**2 + 1], lambda x: [[2 * x]], x0=[mpmath.mpc(0.5, 0.5)],
                    tol=mpmath.mpf(10) ** -20, throw=False)
         assert cx.result is RESULTS.nonfinite and cx.message == "complex iterate"
+
+
+def _scalar_root(GG, h0, steps, tol=1e-14):
+    from numerics.core.solve.driver import iterate
+    from numerics.core.solve.increasing import IncreasingRootScalar
+
+    return iterate(IncreasingRootScalar(GG, tol=tol), h0, max_steps=steps, throw=False)
+
+
+def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only():
+    """``IncreasingRootScalar``: the start's slope sets the first probe (here the bracket
+    [0, 1/2], midpoint 1/4); a Newton step onto an end of the bracket is replaced by the midpoint
+    of what is left; a root hit exactly ends the search with a zero step."""
+    def slopes(root, at_start):  # G(h) = h - root, its slope 1/32.. at the start and 15/16 elsewhere
+        return lambda h: (h - root, at_start if h == 0 else 0.9375)
+
+    low = _scalar_root(slopes(1 / 64, 1 / 32), 0.0, 1)  # Newton from 1/4 lands on 0 = lo
+    assert low.raw == 0.125
+    high = _scalar_root(slopes(31 / 64, 31 / 32), 0.0, 1)  # Newton from 1/4 lands on 1/2 = hi
+    assert high.raw == 0.375
+    exact = _scalar_root(slopes(0.25, 0.5), 0.0, 5)  # the midpoint 1/4 is the root
+    assert exact.ok and exact.raw == 0.25 and exact.residual == 0 and exact.iterations == 1
+    # Newton steps on a smooth function: about a dozen steps (11 here), not the 50 of a bisection
+    cubic = _scalar_root(lambda h: (h**3 + h - 3, 3 * h**2 + 1), 0.0, 60)
+    assert cubic.ok and abs(cubic.raw**3 + cubic.raw - 3) < 1e-12 and cubic.iterations <= 12
