@@ -159,7 +159,7 @@ class IncreasingRootScalar:
         u, lo, hi = s.u, s.lo, s.hi
         f, fp = self.GG(u)
         if f == 0:
-            return _Scalar(u, lo, hi, f, 0, RESULTS.successful)
+            return s._replace(step=0, result=RESULTS.successful)
         if f < 0:
             lo = u
         else:
