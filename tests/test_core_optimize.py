@@ -690,3 +690,15 @@ def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only()
     # Newton steps on a smooth function: about a dozen steps (11 here), not the 50 of a bisection
     cubic = _scalar_root(lambda h: (h**3 + h - 3, 3 * h**2 + 1), 0.0, 60)
     assert cubic.ok and abs(cubic.raw**3 + cubic.raw - 3) < 1e-12 and cubic.iterations <= 12
+
+
+def test_increasing_roots_iterate_their_last_points_on_arguments_broadcast_to_the_start():
+    """Once half the points have converged, the rest are iterated alone, on the arguments
+    broadcast to the start's shape and flattened: a row of arguments against a 2-D start, a
+    scalar argument, integer arguments."""
+    from numerics.core.solve import increasing_root
+
+    a = np.array([1, 2, 10**12])  # one root at the start, one near it, one far: the last alone
+    h0 = np.ones((2, 3))
+    roots = increasing_root(lambda h, a, c: (h**3 - a * c, 3 * h**2), (a, 1), h0)
+    assert roots.shape == (2, 3) and np.allclose(roots, np.cbrt(a.astype(float))[None, :], rtol=1e-13)
