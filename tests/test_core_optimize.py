@@ -687,6 +687,13 @@ def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only()
     assert high.raw == 0.375
     exact = _scalar_root(slopes(0.25, 0.5), 0.0, 5)  # the midpoint 1/4 is the root
     assert exact.ok and exact.raw == 0.25 and exact.residual == 0 and exact.iterations == 1
+    # a Newton step inside the bracket is taken only while |G| at least halves each step
+    def table(at_three_eighths):
+        values = {0.0: (-1 / 64, 1 / 32), 0.5: (0.25, 1.0), 0.25: (-0.25, 2.0), 0.375: (at_three_eighths, 4.0)}
+        return lambda h: values[h]
+
+    assert _scalar_root(table(-0.2), 0.0, 2).raw == 0.4375  # |G| fell from 1/4 to 1/5: bisected
+    assert _scalar_root(table(-0.125), 0.0, 2).raw == 0.40625  # exactly halved: Newton's 3/8 + 1/32
     # Newton steps on a smooth function: about a dozen steps (11 here), not the 50 of a bisection
     cubic = _scalar_root(lambda h: (h**3 + h - 3, 3 * h**2 + 1), 0.0, 60)
     assert cubic.ok and abs(cubic.raw**3 + cubic.raw - 3) < 1e-12 and cubic.iterations <= 12
