@@ -694,6 +694,10 @@ def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only()
 
     assert _scalar_root(table(-0.2), 0.0, 2).raw == 0.4375  # |G| fell from 1/4 to 1/5: bisected
     assert _scalar_root(table(-0.125), 0.0, 2).raw == 0.40625  # exactly halved: Newton's 3/8 + 1/32
+    # the tolerance is relative: at a triple root 10^6 (Newton's error shrinking by 2/3 a step)
+    # the search stops at the first step below tol (1 + |h|) = 1e-6, far before the root itself
+    triple = _scalar_root(lambda h: ((h - 1e6) ** 3, 3 * (h - 1e6) ** 2), 0.0, 500, tol=1e-12)
+    assert triple.ok and triple.residual <= 1e-12 * (1 + 1e6) and 1e-7 < abs(triple.raw - 1e6) < 1e-5
     # Newton steps on a smooth function: about a dozen steps (11 here), not the 50 of a bisection
     cubic = _scalar_root(lambda h: (h**3 + h - 3, 3 * h**2 + 1), 0.0, 60)
     assert cubic.ok and abs(cubic.raw**3 + cubic.raw - 3) < 1e-12 and cubic.iterations <= 12
