@@ -698,6 +698,9 @@ def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only()
     # the search stops at the first step below tol (1 + |h|) = 1e-6, far before the root itself
     triple = _scalar_root(lambda h: ((h - 1e6) ** 3, 3 * (h - 1e6) ** 2), 0.0, 500, tol=1e-12)
     assert triple.ok and triple.residual <= 1e-12 * (1 + 1e6) and 1e-7 < abs(triple.raw - 1e6) < 1e-5
+    # ... and its first such step: the step before it (3/2 of it, at a triple root) was above tol (1 + |h|)
+    half = _scalar_root(lambda h: ((h - 0.5) ** 3, 3 * (h - 0.5) ** 2), 0.0, 500, tol=1e-12)
+    assert half.ok and 1.5e-12 < 1.5 * half.residual and half.residual <= 1.5e-12
     # Newton steps on a smooth function: about a dozen steps (11 here), not the 50 of a bisection
     cubic = _scalar_root(lambda h: (h**3 + h - 3, 3 * h**2 + 1), 0.0, 60)
     assert cubic.ok and abs(cubic.raw**3 + cubic.raw - 3) < 1e-12 and cubic.iterations <= 12
