@@ -618,6 +618,9 @@ def test_newton_ascent_steps_halve_into_the_box_and_uphill_on_finite_values_only
     assert first_step(0.5, 0.5 - 0.9e-12) == [1.0] and first_step(0.5, 0.5 - 1.5e-12) == [0.0]  # 1e-12 below |v| = 1
     assert first_step(1e6, 1e6 - 1e-5) == [0.0] and first_step(0.5, 0.0) == [0.0]
     assert first_step(0.5, 0.5 - 1e-12 * 1.0) == [1.0]  # a fall of exactly the slack: still accepted
+    # sixty halvings: tau = 1, 1/2, ..., 2^-59 are tried, 2^-60 is not
+    tried = lambda values: _ascent(stepper(values), [0.0], [(None, None)], 1).raw.x.tolist()  # noqa: E731
+    assert tried({0.0: 0.0, 2.0**-59: 1.0}) == [2.0**-59] and tried({0.0: 0.0, 2.0**-60: 1.0}) == [0.0]
 
 
 def test_newton_ascent_says_why_it_stopped():
