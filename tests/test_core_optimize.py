@@ -664,6 +664,9 @@ def test_mdnewton_counts_every_call_stops_at_its_limits_and_refuses_a_complex_ro
         short = solve("mdnewton", f, lambda x: [[2 * x]], x0=[mpmath.mpf(1)], tol=mpmath.mpf(10) ** -50,
                       maxsteps=2, throw=False)
         assert not short.ok
+        from numerics.core.solve.newton import MPNewton
+
+        assert MPNewton(f, None, tol=1).maxsteps == 100  # mpmath.findroot's steps unless told
         # x^2 + 1 = 0 from a complex start: the root is complex, refused as not finite
         cx = solve("mdnewton", lambda x: [x**2 + 1], lambda x: [[2 * x]], x0=[mpmath.mpc(0.5, 0.5)],
                    tol=mpmath.mpf(10) ** -20, throw=False)
