@@ -699,6 +699,10 @@ def test_the_scalar_increasing_root_takes_newton_steps_inside_its_bracket_only()
         return lambda h: values[h]
 
     assert _scalar_root(table(-0.2), 0.0, 2).raw == 0.4375  # |G| fell from 1/4 to 1/5: bisected
+    # converged when the step is at most tol (1 + |h|): here exactly, 1/32 = tol (1 + 9/32)
+    short = {0.0: (-1 / 64, 1 / 32), 0.5: (0.25, 1.0), 0.25: (-0.0625, 2.0)}
+    at_tol = _scalar_root(lambda h: short[h], 0.0, 1, tol=0.03125 / 1.28125)
+    assert at_tol.ok and at_tol.raw == 0.28125 and at_tol.iterations == 1
     assert _scalar_root(table(-0.125), 0.0, 2).raw == 0.40625  # exactly halved: Newton's 3/8 + 1/32
     # the tolerance is relative: at a triple root 10^6 (Newton's error shrinking by 2/3 a step)
     # the search stops at the first step below tol (1 + |h|) = 1e-6, far before the root itself
@@ -722,3 +726,28 @@ def test_increasing_roots_iterate_their_last_points_on_arguments_broadcast_to_th
     h0 = np.ones((2, 3))
     roots = increasing_root(lambda h, a, c: (h**3 - a * c, 3 * h**2), (a, 1), h0)
     assert roots.shape == (2, 3) and np.allclose(roots, np.cbrt(a.astype(float))[None, :], rtol=1e-13)
+
+
+def test_the_scalar_increasing_root_gives_up_after_its_default_limits():
+    """``increasing_root_scalar``: 400 expanding probes to find a bracket, then 200 steps."""
+    from numerics.core.solve import increasing_root_scalar
+
+    calls = []
+
+    def never(h):  # below zero everywhere: no bracket
+        calls.append(h)
+        return -1.0, 1.0
+
+    with pytest.raises(SolveError, match="not bracketed"):
+        increasing_root_scalar(never, 0.0, tol=1e-12)
+    assert len(calls) == 1 + 400
+    calls.clear()
+
+    def slow(h):  # a root at 1/3 and a slope that sends every Newton step out of the bracket
+        calls.append(h)
+        return h - third, mpmath.mpf(10) ** -300 if h else 1
+
+    with mpmath.workdps(100), pytest.raises(SolveError, match="did not converge"):  # 330 bisections
+        third = mpmath.mpf(1) / 3
+        increasing_root_scalar(slow, mpmath.mpf(0), tol=0)
+    assert len(calls) == 2 + 200  # the start, the probe that brackets, then a step each

@@ -168,7 +168,7 @@ class IncreasingRootScalar:
         if un <= lo or un >= hi or (s.f_prev is not None and abs(f) > abs(s.f_prev) / 2):
             un = (lo + hi) / 2
         tol = self.tol * (1 + abs(un))
-        done = abs(un - u) <= tol or hi - lo <= tol
+        done = abs(un - u) <= tol  # u is an end of [lo, hi] and un inside it: the bracket is no narrower
         return _Scalar(un, lo, hi, f, abs(un - u), RESULTS.successful if done else None)
 
     def terminate(self, s: _Scalar):
