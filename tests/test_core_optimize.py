@@ -738,16 +738,33 @@ def test_the_scalar_increasing_root_gives_up_after_its_default_limits():
         calls.append(h)
         return -1.0, 1.0
 
-    with pytest.raises(SolveError, match="not bracketed"):
+    with pytest.raises(SolveError) as err:
         increasing_root_scalar(never, 0.0, tol=1e-12)
     assert len(calls) == 1 + 400
+    failed = err.value.solution
+    assert (failed.result, failed.iterations, failed.message) == (RESULTS.no_bracket, 400, "proximal point not bracketed")
+    calls.clear()
+    with pytest.raises(SolveError):
+        increasing_root_scalar(never, 0.0, tol=1e-12, max_expand=5)
+    assert len(calls) == 1 + 5
+    calls.clear()
+    from numerics.core.solve import solve
+
+    assert solve("increasing-scalar", never, tol=1e-12, x0=0.0, throw=False).result is RESULTS.no_bracket
+    assert len(calls) == 1 + 400  # the solver's own default
+    calls.clear()
+    root = increasing_root_scalar(lambda h: calls.append(h) or (h - 0.5, 1.0), 0.5, tol=1e-12)
+    assert root == 0.5 and calls == [0.5]  # a start at the root: asked once
     calls.clear()
 
     def slow(h):  # a root at 1/3 and a slope that sends every Newton step out of the bracket
         calls.append(h)
         return h - third, mpmath.mpf(10) ** -300 if h else 1
 
-    with mpmath.workdps(100), pytest.raises(SolveError, match="did not converge"):  # 330 bisections
+    with mpmath.workdps(100), pytest.raises(SolveError) as err:  # 330 bisections would be needed
         third = mpmath.mpf(1) / 3
         increasing_root_scalar(slow, mpmath.mpf(0), tol=0)
     assert len(calls) == 2 + 200  # the start, the probe that brackets, then a step each
+    failed = err.value.solution
+    assert (failed.result, failed.iterations, failed.message) == (RESULTS.max_steps_reached, 200,
+                                                                  "proximal point did not converge")
