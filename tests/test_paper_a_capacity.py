@@ -204,7 +204,7 @@ def test_vec_symmetric_reduction_is_optimal():
     fixed = float(ncap.closed_form_capacity(dcap.VEC_FIXED, L, R, pi, th, dps=20).alpha)
     assert fixed > sym * 1.05
     m = np.r_[np.full(R, 0.5), np.zeros(L - R)]
-    assert ncap.vec_general_m_objective(m, -0.3, L, R, pi, th, "fixed") == pytest.approx(
+    assert ncap.vec_general_m_objective(m, -0.3, L, R, pi, th, exchangeable=False) == pytest.approx(
         float(dcap.closed_form_objective(dcap.VEC_FIXED).subs({dcap.rho: 0.5 * math.sqrt(R), dcap.b: -0.3, dcap.theta: th,
                                                             dcap.R: R, dcap.L: L, dcap.pi_: pi}).evalf()), rel=1e-10)
 

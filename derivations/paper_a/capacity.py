@@ -367,14 +367,14 @@ def vec_equals_L_pool_residual() -> sp.Expr:
 
 
 @derivation
-def vec_general_objective(Lval: int, Rval: int, positions: str = "uniform") -> tuple:
+def vec_general_objective(Lval: int, Rval: int, exchangeable: bool = True) -> tuple:
     """The vectorised threshold for a GENERAL signal-coordinate vector m in R^L (||m|| < 1),
     before the symmetric reduction: per signal position set S, T_+ = theta sum_S m + b (rho c =
     theta v.m, rho = ||m||), the expectation over positions exact (all R-subsets for
-    'uniform', the first R tokens for 'fixed').  Returns (m symbols, objective in (m, b, theta,
-    pi))."""
+    exchangeable positions, the first R tokens otherwise).  Returns (m symbols, objective in
+    (m, b, theta, pi))."""
     m = sp.symbols(f"m_1:{Lval + 1}", real=True)
-    sets = list(combinations(range(Lval), Rval)) if positions == "uniform" else [tuple(range(Rval))]
+    sets = list(combinations(range(Lval), Rval)) if exchangeable else [tuple(range(Rval))]
     norm = sp.sqrt(sum(mi**2 for mi in m))
     units = model_latents(VEC)["units"].subs(L, Lval)
     p_pos, p_neg = label_prior()

@@ -239,15 +239,16 @@ def vec_capacity(L, R, pi, theta, dps=30):
 
 
 @derivation
-def _vec_general(Lval: int, Rval: int, positions: str):
-    m, obj = dcap.vec_general_objective(Lval, Rval, positions)
+def _vec_general(Lval: int, Rval: int, exchangeable: bool):
+    m, obj = dcap.vec_general_objective(Lval, Rval, exchangeable)
     return NUMPY.compile(obj, tuple(m) + (dcap.b, dcap.theta, dcap.pi_), raw=True)
 
 
-def vec_general_m_objective(m, b, L, R, pi, theta, positions="uniform") -> float:
+def vec_general_m_objective(m, b, L, R, pi, theta, exchangeable: bool = True) -> float:
     """The vectorised threshold for a general signal-coordinate vector m (``||m|| < 1``), the
-    expectation over positions exact (``dcap.vec_general_objective``)."""
-    return float(_vec_general(int(L), int(R), positions)(*np.asarray(m, dtype=float), b, theta, pi))
+    expectation over positions exact (``dcap.vec_general_objective``): exchangeable positions,
+    or the signal on the first R tokens."""
+    return float(_vec_general(int(L), int(R), bool(exchangeable))(*np.asarray(m, dtype=float), b, theta, pi))
 
 
 # ---- attention --------------------------------------------------------------------------------
