@@ -328,19 +328,20 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     import os
 
     from numerics import report as R
+    from numerics import report_latex as RL
     from numerics import request as Q
     from numerics.core.params import ParameterError
 
     kind = os.path.splitext(str(path))[1].lower()
     if kind not in (".html", ".htm", ".pdf"):
         raise ParameterError(f"path must end in .html or .pdf, got {path!r}")
-    if kind == ".pdf" and R.pdflatex() is None:
+    if kind == ".pdf" and RL.pdflatex() is None:
         raise ParameterError("a PDF report needs pdflatex: apt-get install texlive-latex-base "
                              "texlive-latex-recommended texlive-fonts-recommended")
     settings = Q.settings(mode, seed)
     entries, prov = R.collect(Q.select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
     if kind == ".pdf":
-        R.to_latex_pdf(entries, prov, settings, str(path))
+        RL.to_latex_pdf(entries, prov, settings, str(path))
     else:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(R.html_page(entries, prov, settings))

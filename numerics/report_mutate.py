@@ -180,7 +180,7 @@ def section_html(claim, m, use_cache: bool) -> str:
 def section_tex(claim, m, use_cache: bool) -> str:
     """The claim's automatic mutants in the LaTeX report (the same content as :func:`section_html`)."""
     from numerics.latex import _tex_text as t
-    from numerics.report import _heading
+    from numerics.report_latex import _heading
     from numerics.report_tables import breakable_tex, longtable
 
     head = _heading("Automatic mutants")

@@ -118,7 +118,7 @@ def test_derivations_are_pure_sympy(module):
 #: the layers that present a verdict or take a user's request: nothing below them imports them
 PRESENTATION = ("numerics.cli", "numerics.request", "numerics.sweep", "numerics.explore", "numerics.report",
                 "numerics.report_math", "numerics.report_assets", "numerics.report_chromium",
-                "numerics.report_mutate", "numerics.latex", "numerics.latex_text")
+                "numerics.report_mutate", "numerics.report_latex", "numerics.latex", "numerics.latex_text")
 
 #: what runs claims (their evidence from the cache, in process, in a pool or on a cluster): the
 #: request layer's verify plan is the one caller of the command line and the API

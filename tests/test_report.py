@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from numerics import report
+from numerics import report, report_latex
 from numerics.claims.base import Settings
 from numerics.report_labels import render_label
 from numerics import registry
@@ -100,7 +100,7 @@ def test_report_pdf_without_chromium_is_one_line(tmp_path, monkeypatch):
     out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf"), "--pdf-engine", "chromium"])
     assert out.exit_code == 2 and "apt-get install chromium" in out.output
     assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
-    monkeypatch.setattr(report, "pdflatex", lambda: None)
+    monkeypatch.setattr(report_latex, "pdflatex", lambda: None)
     out = CliRunner().invoke(cli.main, ["report", "B.kl.bound", "-o", str(tmp_path / "r.pdf")])
     assert out.exit_code == 2 and "texlive-latex-base" in out.output
     assert len(out.output.strip().splitlines()) == 1 and not (tmp_path / "r.pdf").exists()
@@ -191,7 +191,7 @@ def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
     monkeypatch.setenv(cache.ENV, str(folder / "cache"))  # the fixture's records: nothing recomputed
 
     entries, prov = report.collect(registry.select(BOTH[1:3]), Settings(), with_figures=False)
-    tex = report.latex_document(entries, prov, Settings(), {})
+    tex = report_latex.latex_document(entries, prov, Settings(), {})
     assert not re.search(r"\{longtable\}\{[^\n]*\bp\{", tex), "a justified p-column"
     work = folder / "tex"
     work.mkdir()
@@ -288,7 +288,7 @@ def test_equations_are_math_in_the_papers_notation(html_report):
 
 
 def test_a_figure_label_survives_latex():
-    from numerics.report import _fig_label
+    from numerics.report_latex import _fig_label
 
     # an underscore, escaped for LaTeX, inside a label stops pdflatex (Missing endcsname)
     assert _fig_label("A.sharp_threshold") == "fig:A.sharp-threshold"
@@ -418,7 +418,7 @@ def test_report_runs_the_automatic_mutants_only_when_asked(planted, tmp_path):
 def test_the_pdf_shows_the_automatic_mutants(planted, tmp_path):
     claims, r = planted
     entries, prov = report.collect(claims, Settings(), with_power=False, with_figures=False)
-    tex = report.latex_document(entries, prov, Settings(), {})
+    tex = report_latex.latex_document(entries, prov, Settings(), {})
     assert tex.count("\\fitmath{") == len(r.survivors) and "\\fitmath{x^{2}}" in tex
     (tmp_path / "r.tex").write_text(tex)
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "r.tex"], cwd=tmp_path, capture_output=True, timeout=300)

@@ -47,9 +47,9 @@ def latex(ids, output, body, snippets, certified):
         if output.lower().endswith(".pdf") and body:
             _fail("--body writes sections for \\input, not a document: give -o FILE.tex")
         if output.lower().endswith(".pdf"):
-            from numerics import report as R
+            from numerics.report_latex import pdflatex
 
-            if R.pdflatex() is None:
+            if pdflatex() is None:
                 _fail("a PDF needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
                       "texlive-fonts-recommended (or -o FILE.tex)")
     from numerics.latex import claim_section, claims_latex
@@ -69,10 +69,10 @@ def latex(ids, output, body, snippets, certified):
             return
     text = claims_latex(chosen, standalone=not body, certified=certified)
     if output and output.lower().endswith(".pdf"):
-        from numerics import report as R
+        from numerics.report_latex import typeset
 
         try:
-            passes = R.typeset(text, output)
+            passes = typeset(text, output)
         except (RuntimeError, OSError) as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(1)
@@ -149,6 +149,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     with requested():
         Q.known(ids)  # from the index, before the report and the claims are imported
     from numerics import report as R
+    from numerics import report_latex as RL
 
     for path in outputs:
         _check_output(path, (".html", ".htm", ".pdf"))
@@ -158,7 +159,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
         pdfs += [os.path.splitext(h)[0] + ".pdf" for h in htmls if os.path.splitext(h)[0] + ".pdf" not in pdfs]
     if pdfs and pdf_engine == "chromium" and R.chromium() is None:
         _fail("a PDF report needs headless Chromium: apt-get install chromium")
-    if pdfs and pdf_engine == "latex" and R.pdflatex() is None:
+    if pdfs and pdf_engine == "latex" and RL.pdflatex() is None:
         _fail("a PDF report needs pdflatex: apt-get install texlive-latex-base texlive-latex-recommended "
               "texlive-fonts-recommended (or --pdf-engine chromium)")
     for path in htmls + pdfs:
@@ -179,7 +180,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
     for pdf in pdfs:
         try:
             if pdf_engine == "latex":
-                R.to_latex_pdf(entries, prov, settings, pdf, use_cache=not no_cache)
+                RL.to_latex_pdf(entries, prov, settings, pdf, use_cache=not no_cache)
             else:
                 R.to_pdf(text, pdf)
         except (RuntimeError, OSError) as e:
