@@ -366,16 +366,22 @@ def test_every_compilation_goes_through_a_context():
     assert not bad, "compilations outside a context:\n" + "\n".join(bad)
 
 
-def test_the_compiler_check_can_fail(tmp_path, monkeypatch):
-    (tmp_path / "m.py").write_text(
-        "import sympy as sp\n"
-        "from numerics.core.backends import lambdify\n"
-        "f = lambdify(x, (x,), 'numpy')\n"
-        "g = sp.lambdify((x,), x, modules='mpmath')\n"
-        "h = sp.lambdify((x,), x)\n")
+def _check_one_file(check, source: str, tmp_path, monkeypatch) -> list[str]:
+    """What the static ``check`` finds in a module ``m.py`` of ``source`` (the tree's root moved
+    to ``tmp_path``): how each check is shown to fail."""
+    (tmp_path / "m.py").write_text(source)
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert _compilers(tmp_path / "m.py") == ["m.py:2: imports the backends' lambdify",
-                                             "m.py:3: lambdify(..., 'numpy')", "m.py:4: lambdify(..., 'mpmath')"]
+    return check(tmp_path / "m.py")
+
+
+def test_the_compiler_check_can_fail(tmp_path, monkeypatch):
+    source = ("import sympy as sp\n"
+              "from numerics.core.backends import lambdify\n"
+              "f = lambdify(x, (x,), 'numpy')\n"
+              "g = sp.lambdify((x,), x, modules='mpmath')\n"
+              "h = sp.lambdify((x,), x)\n")
+    assert _check_one_file(_compilers, source, tmp_path, monkeypatch) == [
+        "m.py:2: imports the backends' lambdify", "m.py:3: lambdify(..., 'numpy')", "m.py:4: lambdify(..., 'mpmath')"]
 
 
 #: the names of a user's choices (a loss, a model, a law of the tokens, a number system): a
@@ -448,15 +454,13 @@ def test_below_the_request_layer_a_choice_is_an_object():
 
 
 def test_the_choice_check_can_fail(tmp_path, monkeypatch):
-    (tmp_path / "m.py").write_text(
-        "def f(loss: str, model: str | None = None, law='uniform', kind: str = 'pool'):\n"
-        "    if law == 'fixed' or self.position_law != \"uniform\":\n"
-        "        return law.startswith('block:')\n"
-        "    if backend in ('numpy', 'mpmath') and 'atoms' in law:\n"
-        "        return 1\n"
-        "    return loss is LOSS and kind == 'pool'\n")
-    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert _choices_as_strings(tmp_path / "m.py") == [
+    source = ("def f(loss: str, model: str | None = None, law='uniform', kind: str = 'pool'):\n"
+              "    if law == 'fixed' or self.position_law != \"uniform\":\n"
+              "        return law.startswith('block:')\n"
+              "    if backend in ('numpy', 'mpmath') and 'atoms' in law:\n"
+              "        return 1\n"
+              "    return loss is LOSS and kind == 'pool'\n")
+    assert _check_one_file(_choices_as_strings, source, tmp_path, monkeypatch) == [
         "m.py:1: parameter loss: str", "m.py:1: parameter model: str",
         "m.py:2: compares law with a string", "m.py:2: compares position_law with a string",
         "m.py:3: reads law as a string (startswith)", "m.py:4: compares backend with a string"]
