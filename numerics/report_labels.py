@@ -2,15 +2,19 @@
 
 Every printer renders a row's label through :func:`render`: the terminal in Unicode (``α₀ = 3``),
 the HTML report and the PDF as LaTeX (``$\\alpha_{0} = 3$``), each name through the one printer
-(``derivations.core.name_latex``).  A claim's design point (``numerics.claims.labels.
-design_point``) is printed as one line, ``design point: π₊ = 0.4, θ = 4``, by
-:func:`design_line`; a verdict as the notebook's HTML table by :func:`verdict_html`, which
+(``derivations.core.name_latex``).  A claim's design point (``Verdict.design``) is printed as
+one line, ``design point: π₊ = 0.4, θ = 4``, by :func:`design_line`; a verdict as the notebook's HTML table by :func:`verdict_html`, which
 ``attncheck`` registers as the verdicts' ``_repr_html_`` (the claims never import a printer)."""
 from __future__ import annotations
 
 import re
 
-from numerics.claims.labels import ASSIGNMENT, design_point, point
+#: ``name=value`` in a label: an identifier, then a plain number (not ``L=10^(10^8)``, not a
+#: fraction ``shift=1/2``, not the first of a list ``K = 16, 32, 64``).  It locates where a label
+#: writes a name of its point (the printers typeset the point's value there); the values are the
+#: point's (``Comparison.at``), never the label's text
+ASSIGNMENT = re.compile(r"(?<![\w.*])([A-Za-z][A-Za-z0-9_]*)\s*=\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
+                        r"(?![\w.^(/])(?!\s*,\s*\d)")
 
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
           "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
@@ -69,8 +73,8 @@ def _math(tex: str, fmt: str) -> str:
 
 
 def render(row, fmt: str = "text") -> str:
-    """A row's label with its parameter point (:func:`point`) in the papers' notation."""
-    return render_label(row.label, fmt, point(row))
+    """A row's label with its parameter point (``row.at``) in the papers' notation."""
+    return render_label(row.label, fmt, dict(row.at))
 
 
 def render_label(label: str, fmt: str = "text", at: dict | None = None) -> str:
@@ -124,7 +128,7 @@ def point_text(at: dict, fmt: str = "text") -> str:
 def design_line(verdict, fmt: str = "text") -> str:
     """One line, ``design point: π₊ = 0.4, θ = 4`` (named groups separated by ``;``); empty
     when the claim reports no design point."""
-    d = design_point(verdict)
+    d = verdict.design
     if not d:
         return ""
     word = "point" if getattr(verdict, "point", None) else "design point"

@@ -380,8 +380,9 @@ def test_a_tail_bound_at_the_wrong_variance_is_refused(wrong_tail):
     assert "excludes the independent value" in r.output
     label, score, _, text = theory_certify.certified_row(claim, 30)  # the row of verify fails
     assert score > 1.0 and "logistic" in label and "excludes the independent value" in text
-    from numerics.claims.base import Settings, _certified_rows, judge, Evidence
-    rows = _certified_rows(claim, Settings())
+    from numerics.claims.base import Settings, judge, Evidence
+    from numerics.claims.certified import certified_rows
+    rows = certified_rows(claim, Settings().dps)
     v = judge(Evidence(claim.id, rows, Settings()))
     assert not v.passed
 

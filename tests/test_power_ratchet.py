@@ -117,9 +117,9 @@ def test_a_better_row_passes_the_ratchet(quick_evidence, quick_power):
 def no_entry_left_behind(monkeypatch):
     """A test that tampers with the derivations' cache keys leaves no entry behind."""
     from derivations.core import derivation_caches_restored
-    from numerics.claims import base
+    from numerics.claims import certified
 
-    monkeypatch.setattr(base, "_CERTIFIED", {})
+    monkeypatch.setattr(certified, "_CERTIFIED", {})
     with derivation_caches_restored():
         yield
         monkeypatch.undo()

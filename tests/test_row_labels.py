@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 from numerics import registry
 from numerics import report_labels
-from numerics.claims import labels
 from numerics.claims.base import SCHEMA, Claim, Comparison, Evidence, Settings, judge
 from numerics.claims.runner import built_in
 
@@ -21,16 +20,16 @@ CLAIMS = [c for c in registry.claims().values() if built_in(c)]
 
 
 def test_a_row_point_is_its_at_never_its_label():
-    assert labels.point(Comparison(LABEL, 1.0, 1.0, at=AT)) == AT
-    assert labels.point(Comparison(LABEL, 1.0, 1.0)) == {}  # no point given: none read from the label
-    assert labels.point(Comparison("alpha*_vec", 1.0, 1.0)) == {}
+    assert Comparison(LABEL, 1.0, 1.0, at=AT).at == AT
+    assert Comparison(LABEL, 1.0, 1.0).at == {}  # no point given: none read from the label
+    assert Comparison("alpha*_vec", 1.0, 1.0, at=None).at == {}
     # a point's value is typeset where the label writes its name; without a point the label is text
     assert report_labels.render_label(LABEL, "text", {"L": 10, "a0": 3.0}) == "q2_cosine[logistic, L = 10, α₀ = 3]"
     assert report_labels.render_label(LABEL, "text") == LABEL
     assert report_labels.render_label(LABEL, "text", {"L": 10}) == "q2_cosine[logistic, L = 10, a0=3]"
     # a fraction, a power or a list is not a plain number: not where a point is written
     text = "shift=1/2, x=0.0 L=10^(10^8), M=1e6, K = 16, 32, 64 (L=10,R=1,pi=.5)"
-    assert [m.group(1) for m in labels.ASSIGNMENT.finditer(text)] == ["x", "M", "L", "R", "pi"]
+    assert [m.group(1) for m in report_labels.ASSIGNMENT.finditer(text)] == ["x", "M", "L", "R", "pi"]
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
@@ -42,8 +41,8 @@ def test_every_row_gives_the_point_its_label_writes(claim, quick_evidence):
     for c in ev.comparisons:
         if c.certified:  # a certified row has no point (``judge``)
             continue
-        written = [(m.group(1), m.group(2)) for m in labels.ASSIGNMENT.finditer(c.label)]
-        at = c.at or {}
+        written = [(m.group(1), m.group(2)) for m in report_labels.ASSIGNMENT.finditer(c.label)]
+        at = c.at
         assert sorted(n for n, _ in written) == sorted(at), \
             f"{claim.id}: row {c.label!r} writes {[n for n, _ in written]}, its at is {c.at!r}"
         for name, text in written:

@@ -159,11 +159,12 @@ class Comparison:
     #: the score ``mean`` is <= 1.  It is not a statistical estimate: it is listed apart and
     #: takes no part in the Bonferroni correction of the others
     certified: str = ""
-    #: the row's parameter point (name -> value); None: the ``name=value`` of its label
-    #: (``numerics.claims.labels``; ``numerics.report_labels`` prints it in the papers' notation)
+    #: the row's parameter point (name -> value; None: none), the values its label writes
+    #: (``numerics.report_labels`` prints it in the papers' notation; no number is read back from a label)
     at: dict | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "at", dict(self.at) if self.at else {})
         for name in ("theory", "mean", "se", "allowance"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or math.isnan(v):
@@ -204,7 +205,7 @@ class RowVerdict:
     n: int | None
     #: a certified row's text (:attr:`Comparison.certified`), printed apart from the statistical rows
     certified: str = ""
-    at: dict = field(default_factory=dict)  #: the row's parameter point (``labels.point``)
+    at: dict = field(default_factory=dict)  #: the row's parameter point (:attr:`Comparison.at`)
 
 
 def statistical_rows(comparisons) -> int:
@@ -267,14 +268,33 @@ class Verdict:
     def _repr_html_(self) -> str | None:  # notebooks render the verdict table (None: the text repr)
         return type(self).html_renderer(self) if type(self).html_renderer else None
 
+    @property
+    def design(self) -> dict:
+        """The point the claim ran at: the user's ``--param`` point, else the design its experiment
+        reports in its details (``design``, ``setting`` or ``params``: one point, or named groups
+        of points).  Empty when the claim reports none."""
+        if self.point:
+            return dict(self.point)
+        for key in ("design", "setting", "params"):
+            d = (self.details or {}).get(key)
+            if _flat(d):
+                return dict(d)
+            if isinstance(d, dict) and d and all(_flat(v) for v in d.values()):
+                return {str(k): dict(v) for k, v in d.items()}
+        return {}
+
     def to_json(self) -> dict:
         d = asdict(self)
-        from numerics.claims.labels import design_point
-
-        d["schema"], d["design"] = SCHEMA, design_point(self)
+        d["schema"], d["design"] = SCHEMA, self.design
         d["status"] = self.status
         d["seed_paths"] = [list(p) for p in self.seed_paths]
         return d
+
+
+def _flat(d) -> bool:
+    """``d`` is one parameter point: a non-empty dict of real numbers."""
+    return isinstance(d, dict) and bool(d) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in d.values())
 
 
 def _titles(claim) -> dict:
@@ -297,8 +317,6 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
                        **_titles(claim), versions=dict(_versions()), error=evidence.error)
     if not evidence.comparisons:
         raise ValueError(f"{evidence.claim_id}: a claim with no comparisons checks nothing")
-    from numerics.claims.labels import point
-
     zc = z_critical(statistical_rows(evidence.comparisons))
     rows = []
     for c in evidence.comparisons:
@@ -309,7 +327,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         z = diff / c.se if c.se > 0 and not cert else None
         rows.append(
             RowVerdict(c.label, c.theory, t, c.mean, c.se, c.allowance, tol, z, abs(diff) <= tol, c.n, cert,
-                       {} if cert else point(c))
+                       {} if cert else dict(c.at))
         )
     s = evidence.settings
     return Verdict(
@@ -440,7 +458,10 @@ class Claim:
         t0 = time.perf_counter()
         with recording() as paths:
             comparisons, sizes, details = self.experiment(settings, self)
-        comparisons = list(comparisons) + _certified_rows(self, settings)
+        if not settings.params:  # a certificate is of the claim's defaults, not of a user's point
+            from numerics.claims.certified import certified_rows
+
+            comparisons = list(comparisons) + certified_rows(self, settings.dps)
         return Evidence(
             claim_id=self.id,
             comparisons=comparisons,
@@ -455,37 +476,6 @@ class Claim:
         import numpy as np
 
         return np.random.default_rng(settings.seed_sequence(self.id, *path))
-
-
-#: the certified row of each (claim, dps) of the true derivation, for mutated runs
-_CERTIFIED: dict = {}
-
-
-def _certified_rows(claim: "Claim", settings: Settings) -> list:
-    """The certified row of a certifiable claim (``numerics.theory.certify.certified_row``):
-    theory 0, the experiment the worst cross-check score of its balls, allowance 1, marked
-    ``certified`` (listed apart, outside the Bonferroni family; passes
-    when every ball contains the independent value and is as narrow as promised)."""
-    from derivations.core import active_mutants, unmutated
-    from numerics.theory.certify import certified_row
-
-    if settings.params:  # the certificate is of the claim's defaults, not of a user's point
-        return []
-    key = (claim.id, settings.dps)
-    if active_mutants():
-        # a structural mutant changes the arb and the mpmath values alike, so the row cannot see
-        # it; under a mutant the row is the true derivation's (computed once per process), which
-        # keeps the rows of a mutated run aligned with the unmutated ones at no cost
-        if key not in _CERTIFIED:
-            with unmutated():
-                _CERTIFIED[key] = certified_row(claim, settings.dps)
-        row = _CERTIFIED[key]
-    else:
-        row = _CERTIFIED[key] = certified_row(claim, settings.dps)
-    if row is None:
-        return []
-    label, score, n, text = row
-    return [Comparison(label, 0.0, score, 0.0, 1.0, n, certified=text)]
 
 
 # --- mutation power ------------------------------------------------------------------------------

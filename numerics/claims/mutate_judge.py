@@ -12,7 +12,6 @@ import warnings
 from dataclasses import dataclass, field
 
 from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
-from numerics.claims.labels import point as row_point
 from numerics.core.tasks import OverBudget
 from numerics.core.tasks import time_budget as _budget
 
@@ -46,7 +45,7 @@ class AutoOutcome:
     #: the row whose theory value it moves most (its label), and by how much (relative)
     row: str = ""
     row_change: float | None = None
-    #: that row's parameter point (``numerics.claims.labels.point``)
+    #: that row's parameter point (:attr:`numerics.claims.base.Comparison.at`)
     row_at: dict = field(default_factory=dict)
     #: the point of the domain where it moves a theory value most (`` `KEY` at a=1, b=2 ``), and by how much
     point: str = ""
@@ -122,7 +121,7 @@ def _judge(o, claim, settings, base, site, original, mutated, earlier, rows, res
         return
     (o.largest, o.where, seen), row, point = _largest(base, ev, rows, domain, m, resolution)
     o.row_change, o.row = row
-    o.row_at = next((row_point(c) for c in base.comparisons if c.label == o.row), {})
+    o.row_at = next((dict(c.at) for c in base.comparisons if c.label == o.row), {})
     o.point_change, o.point = point
     if seen is not None:
         o.resolution = seen

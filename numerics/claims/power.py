@@ -77,7 +77,7 @@ def detectable(evidence: Evidence, sensitivity: list | None = None, rejects: lis
     """What each row of ``evidence`` can detect, one dict per row (``docs/claims.md``, "Power of
     each row"):
 
-    ``label``; ``at``: its parameter point (``numerics.claims.labels.point``);
+    ``label``; ``at``: its parameter point (:attr:`Comparison.at`);
     ``relative``: the smallest relative change of its theory value that the row rejects in both
     directions, (tolerance + |mean - theory|) / |theory| (None for a zero theory value);
     ``sensitivity``: how the row's theory follows the claim's output steps,
@@ -94,8 +94,6 @@ def detectable(evidence: Evidence, sensitivity: list | None = None, rejects: lis
     tolerance).
 
     ``sensitivity`` and ``rejects`` are per-row lists from a :func:`power` run (or None)."""
-    from numerics.claims.labels import point
-
     zc = z_critical(statistical_rows(evidence.comparisons))
     out = []
     for i, c in enumerate(evidence.comparisons):
@@ -103,7 +101,7 @@ def detectable(evidence: Evidence, sensitivity: list | None = None, rejects: lis
         rel = (tol + abs(c.mean - c.theory)) / abs(c.theory) if c.theory else None
         s = sensitivity[i] if sensitivity is not None and c.theory else None
         through = None if rel is None or s is None else (rel / s if s > 0 else math.inf)
-        out.append({"label": c.label, "at": point(c), "relative": rel, "sensitivity": s, "through_outputs": through,
+        out.append({"label": c.label, "at": dict(c.at), "relative": rel, "sensitivity": s, "through_outputs": through,
                     "allowance": c.allowance / abs(c.theory) if c.theory else c.allowance,
                     "tolerance": tol, "absolute": tol + abs(c.mean - c.theory),
                     "rejects": dict(rejects[i]) if rejects is not None else {}})
