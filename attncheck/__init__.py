@@ -330,6 +330,7 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
     from numerics import report as R
     from numerics import report_latex as RL
     from numerics import request as Q
+    from numerics.report_content import collect
     from numerics.core.params import ParameterError
 
     kind = os.path.splitext(str(path))[1].lower()
@@ -339,7 +340,7 @@ def report(ids=None, path: str = "report.html", *, mode: str = "quick", seed: in
         raise ParameterError("a PDF report needs pdflatex: apt-get install texlive-latex-base "
                              "texlive-latex-recommended texlive-fonts-recommended")
     settings = Q.settings(mode, seed)
-    entries, prov = R.collect(Q.select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
+    entries, prov = collect(Q.select(ids), settings, with_power=power, with_figures=figures, use_cache=cache)
     if kind == ".pdf":
         RL.to_latex_pdf(entries, prov, settings, str(path))
     else:

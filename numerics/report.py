@@ -11,12 +11,7 @@ provenance of the run (seed, seed paths, package versions, git commit, machine, 
 table.  Nothing in the file refers to anything outside it.  The PDF is the same content typeset
 by pdflatex (``numerics.report_latex``), or the HTML printed by headless Chromium.
 
-``collect`` computes the content once for every format.  It reads the verdict cache, and records
-next to it each claim's mutation power (``numerics.claims.power.cached_power``, the records
-``verify --power`` fills too) and each figure's PNG (``_figure_png``), so a report of cached
-claims reruns no claim, mutant or figure (the automatic mutants are read, computed only when
-asked: ``report --automatic-mutants``); its progress says per claim what it reuses and what it
-computes, with an estimate from the times recorded on this machine.  A claim names its own
+The content is computed once for every format (``numerics.report_content.collect``).  A claim names its own
 figures (``Claim.figures``; a plugin registers its figures as the built-in papers do, a
 ``FIGURES`` dict next to its claims).  Each figure is embedded once, with the first claim that
 uses it; later claims link to it.
@@ -24,14 +19,10 @@ uses it; later claims link to it.
 from __future__ import annotations
 
 import html
-import os
-import platform
-import time
-from dataclasses import dataclass
 
+from numerics.report_content import PROVENANCE_NAMES, _killed, _provenance_text, _tally, _tolerance_note, collect
 from numerics.report_labels import design_line
 from numerics.report_tables import power_table, render as render_table, verdict_table
-from numerics.report_assets import _figure_png, figures_of, plan
 from numerics.report_math import _equations_html, _statement_html, _statement_prose_html, prose_html  # noqa: F401
 
 CSS = """
@@ -51,20 +42,6 @@ window.addEventListener('load',function(){var m=document.getElementsByTagName('m
 for(var i=0;i<m.length;i++){if(m[i].getBoundingClientRect().width>0){ok++;}}
 document.body.setAttribute('data-math-total',m.length);document.body.setAttribute('data-math-rendered',ok);});
 """
-
-
-def _label_html(label: str, at: dict | None = None) -> str:
-    """A row label as HTML, its parameter point ``at`` in the papers' notation (``labels``)."""
-    from numerics.report_labels import render_label
-
-    return render_label(label, "html", at)
-
-
-def _label_tex(label: str, at: dict | None = None) -> str:
-    """A row label in the LaTeX report, its parameter point ``at`` in the papers' notation."""
-    from numerics.report_labels import render_label
-
-    return render_label(label, "tex", at)
 
 
 def _verdict_table(v) -> str:
@@ -94,110 +71,9 @@ def _certified_table(cert) -> str:
             f"<table class='text'><tr><th>value</th><th>certified digits</th><th>enclosure</th></tr>{rows}</table>")
 
 
-#: the provenance table's row names
-PROVENANCE_NAMES = {"mode": "mode", "seed": "seed", "dps": "digits (dps)", "versions": "package versions",
-                    "commit": "git commit", "machine": "machine", "cpus": "CPUs", "python": "Python",
-                    "generated": "generated", "seconds": "computed in (s)"}
-
-
-def provenance(settings) -> dict:
-    from numerics.core.cache import git_commit, versions
-
-    return {"mode": settings.mode, "seed": settings.seed, "dps": settings.dps, "versions": versions(),
-            "commit": git_commit(), "machine": platform.platform(), "cpus": os.cpu_count(),
-            "python": platform.python_implementation() + " " + platform.python_version(),
-            "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
-
-
-@dataclass
-class Entry:
-    """One claim of the report: its verdict, mutation power and figures (``(id, PNG base64)``
-    each, in the order the claim names them)."""
-
-    claim: object
-    verdict: object
-    power: object | None
-    cached: bool
-    figures: list
-    certificate: object | None  # numerics.theory.certify.Certificate at the defaults, or None
-    #: the automatic mutants (numerics.claims.mutate.Mutation) recorded or computed, or None
-    automatic: object | None = None
-
-
-def collect(claims, settings, *, with_power: bool = True, with_figures: bool = True, use_cache: bool = True,
-            with_automatic: bool = False, progress=None) -> tuple[list, dict]:
-    """The report's content, whatever its format: ``(entries, provenance)``.  ``progress(claim,
-    text)`` is told per claim, before its power and figures are computed, what is reused and what
-    is computed (:func:`plan`).  The automatic mutants are those ``attncheck mutate`` recorded;
-    ``with_automatic``: the missing ones are computed (``numerics.report_mutate``)."""
-    from numerics.claims.base import judge
-    from numerics.claims.power import cached_power
-    from numerics.claims.runner import collect_all
-    from numerics.report_mutate import find, plan as automatic_plan
-    from numerics.theory.certify import at_defaults
-
-    t0 = time.time()
-    entries, figures_done = [], {}
-    # one process: the mutants' theory (power) and the figures read the experiments from this
-    # process's memo, which a pool's workers would not fill
-    for claim, evidence, cached in collect_all(claims, settings, workers=1, use_cache=use_cache):
-        v = judge(evidence, 0.0, claim)
-        fids = figures_of(claim) if with_figures else ()
-        if progress:
-            progress(claim, plan(claim, settings, cached, evidence.elapsed_s, with_power=with_power, figures=fids,
-                                 use_cache=use_cache, done=set(figures_done))
-                     + "; " + automatic_plan(claim, settings, compute=with_automatic, use_cache=use_cache))
-        p = cached_power(claim, settings, evidence, use_cache)[0] if with_power and claim.mutants else None
-        for fid in fids:
-            if fid not in figures_done:
-                figures_done[fid] = _figure_png(fid, settings, use_cache)
-        entries.append(Entry(claim, v, p, cached, [(f, figures_done[f]) for f in fids if figures_done[f]],
-                             at_defaults(claim), find(claim, settings, compute=with_automatic, use_cache=use_cache)))
-    prov = provenance(settings)
-    prov["seconds"] = round(time.time() - t0, 1)
-    return entries, prov
-
-
-def _tally(entries) -> str:
-    """How many verdicts passed, failed and raised (an error is never counted as passed)."""
-    from collections import Counter
-
-    n = Counter(e.verdict.status for e in entries)
-    return ", ".join(f"{n[s]} {word}" for s, word in (("passed", "passed"), ("failed", "failed"), ("error", "errors"))
-                     if n[s] or s == "passed")
-
-
-def _killed(p) -> str:
-    if p is not None and p.error:
-        return "ERROR"
-    return "" if p is None else f"{sum(m.killed for m in p.mutants)}/{len(p.mutants)}"
-
-
-def _tolerance_note(v, cached) -> str:
-    n = sum(not r.certified for r in v.rows)
-    return (f"tolerance = z·se + allowance, z = {v.z_crit:.2f} (Bonferroni over {n} statistical rows); "
-            f"{'recorded evidence (cache)' if cached else f'{v.elapsed_s:.1f} s'}; sizes {_provenance_text(v.sizes)}; "
-            f"seed paths {_seed_paths_text(v.seed_paths[:6])}")
-
-
 def build(claims, settings, **kw) -> str:
     """The report's HTML for ``claims`` (evidence from the verdict cache where recorded)."""
     return html_page(*collect(claims, settings, **kw), settings, kw.get("use_cache", True))
-
-
-def _provenance_text(value) -> str:
-    """A provenance value as readable text: ``numpy 2.1.3, sympy 1.13`` for a mapping, a list
-    joined by commas; never a Python repr."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_provenance_text(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_provenance_text(v) for v in value)
-    return "—" if value is None else str(value)
-
-
-def _seed_paths_text(paths) -> str:
-    """Seed paths (tuples of keys) as ``A.thm3/trial/3`` each."""
-    return ", ".join("/".join(map(str, p)) if isinstance(p, (list, tuple)) else str(p) for p in paths)
 
 
 def html_page(entries, prov, settings, use_cache: bool = True) -> str:

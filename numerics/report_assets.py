@@ -1,6 +1,6 @@
 """What a report reuses and what it computes: the figures a claim names, each figure's PNG
 recorded in the verdict cache's folder (keyed by everything it depends on), and the per-claim
-plan the report's progress prints (``numerics.report.collect``)."""
+plan the report's progress prints (``numerics.report_content.collect``)."""
 from __future__ import annotations
 
 import base64

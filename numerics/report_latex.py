@@ -1,7 +1,7 @@
 """The verification report typeset by pdflatex: the LaTeX driver of ``attncheck report --pdf``
 and ``attncheck latex -o FILE.pdf``.
 
-:func:`latex_document` lays out the content :func:`numerics.report.collect` computed (the claims'
+:func:`latex_document` lays out the content :func:`numerics.report_content.collect` computed (the claims'
 sections of ``attncheck latex``, each verdict and power table from the one table renderer,
 ``numerics.report_tables``, the automatic mutants, the figures, the provenance);
 :func:`typeset` runs pdflatex as often as its log asks.  The HTML page is ``numerics.report``'s.
@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 
-from numerics.report import PROVENANCE_NAMES, _killed, _provenance_text, _tally, _tolerance_note
+from numerics.report_content import PROVENANCE_NAMES, _killed, _provenance_text, _tally, _tolerance_note
 from numerics.report_labels import design_line
 from numerics.report_tables import breakable_tex, longtable, power_table, render as render_table, verdict_table
 

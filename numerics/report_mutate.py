@@ -117,17 +117,17 @@ def _spans(said: str, text, code) -> str:
 
 
 def _html_fmt():
-    from numerics.report import _label_html
+    from numerics.report_labels import render_label
 
-    return html.escape, lambda s: f"<code>{html.escape(s)}</code>", _label_html
+    return html.escape, lambda s: f"<code>{html.escape(s)}</code>", lambda label, at=None: render_label(label, "html", at)
 
 
 def _tex_fmt():
     from numerics.latex import _tex_text
-    from numerics.report import _label_tex
+    from numerics.report_labels import render_label
     from numerics.report_tables import breakable_tex
 
-    return _tex_text, breakable_tex, _label_tex
+    return _tex_text, breakable_tex, lambda label, at=None: render_label(label, "tex", at)
 
 
 def summary_text(m) -> str:

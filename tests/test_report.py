@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from numerics import report, report_latex
+from numerics import report, report_assets, report_content, report_latex
 from numerics.claims.base import Settings
 from numerics.report_labels import render_label
 from numerics import registry
@@ -49,7 +49,7 @@ def toy_figure(path, settings, progress):
 
 def test_figures_are_inlined(monkeypatch):
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
-    assert report._figure_png("T.fig", Settings()).startswith("iVBOR")  # a PNG, base64
+    assert report_assets._figure_png("T.fig", Settings()).startswith("iVBOR")  # a PNG, base64
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs headless Chromium: apt-get install chromium")
@@ -123,10 +123,10 @@ def both_formats(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("both")
     calls = []
-    real = report.collect
+    real = report_content.collect
     mp = pytest.MonkeyPatch()
     mp.setenv(cache.ENV, str(folder / "cache"))
-    mp.setattr(report, "collect", lambda *a, **k: calls.append(1) or real(*a, **k))
+    mp.setattr(report_content, "collect", lambda *a, **k: calls.append(1) or real(*a, **k))
     try:
         out = CliRunner().invoke(main, [*BOTH, "-o", str(folder / "r.html"), "-o", str(folder / "r.pdf")])
     finally:
@@ -190,7 +190,7 @@ def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
     folder, _, _ = both_formats
     monkeypatch.setenv(cache.ENV, str(folder / "cache"))  # the fixture's records: nothing recomputed
 
-    entries, prov = report.collect(registry.select(BOTH[1:3]), Settings(), with_figures=False)
+    entries, prov = report_content.collect(registry.select(BOTH[1:3]), Settings(), with_figures=False)
     tex = report_latex.latex_document(entries, prov, Settings(), {})
     assert not re.search(r"\{longtable\}\{[^\n]*\bp\{", tex), "a justified p-column"
     work = folder / "tex"
@@ -209,7 +209,7 @@ def test_pdf_tables_fit_and_no_heading_ends_a_page(both_formats, monkeypatch):
 def test_each_figure_is_embedded_once(monkeypatch):
     """Claims that share a figure show it once; the others link to it."""
     monkeypatch.setattr(registry, "figures", lambda: {"T.fig": toy_figure})
-    monkeypatch.setattr(report, "figures_of", lambda claim: ("T.fig",))
+    monkeypatch.setattr(report_content, "figures_of", lambda claim: ("T.fig",))
     page = report.build(registry.select(["B.kl.bound", "A.thm1.linear_threshold"]), Settings(), with_power=False)
     assert page.count("data:image/png;base64,") == 1
     assert "href='#figure-T.fig'" in page
@@ -258,7 +258,7 @@ def test_a_certified_row_is_shown_apart():
     table = report._verdict_table(v)
     assert table.count("<tr>") == 2 and "0.4" not in table  # the score is not shown as a number
     assert "<b>Certified</b>" in table and "contains the independent value 1.5 (60 digits)" in table
-    assert "Bonferroni over 1 statistical rows" in report._tolerance_note(v, True)
+    assert "Bonferroni over 1 statistical rows" in report_content._tolerance_note(v, True)
 
 
 def test_certifiable_claims_show_their_certified_digits():
@@ -298,10 +298,10 @@ def test_a_row_label_with_math_is_rendered_not_shown_as_source():
     """A curve's label ``attention, $\\eta_q\\beta = 50$`` is MathML in the HTML and math in the
     LaTeX report, never its source as text."""
     label = r"attention, $\eta_q\beta = 50$"
-    page = report._label_html(label)
+    page = render_label(label, "html")
     assert "<math" in page and "\\" not in page and "$" not in page
-    assert report._label_tex(label) == r"attention, $\eta_q\beta = 50$"
-    assert report._label_tex("a_b & c") == r"a\_b \& c"
+    assert render_label(label, "tex") == r"attention, $\eta_q\beta = 50$"
+    assert render_label("a_b & c", "tex") == r"a\_b \& c"
 
 
 # --- the automatic mutants (attncheck mutate) ------------------------------------------------------
@@ -417,7 +417,7 @@ def test_report_runs_the_automatic_mutants_only_when_asked(planted, tmp_path):
 @needs_latex
 def test_the_pdf_shows_the_automatic_mutants(planted, tmp_path):
     claims, r = planted
-    entries, prov = report.collect(claims, Settings(), with_power=False, with_figures=False)
+    entries, prov = report_content.collect(claims, Settings(), with_power=False, with_figures=False)
     tex = report_latex.latex_document(entries, prov, Settings(), {})
     assert tex.count("\\fitmath{") == len(r.survivors) and "\\fitmath{x^{2}}" in tex
     (tmp_path / "r.tex").write_text(tex)

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from numerics import latex as L
-from numerics import registry, report
+from numerics import registry, report, report_content
 from numerics.claims.base import Claim, Comparison, Evidence, Settings, judge
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def test_latex_heading_is_the_title_with_the_id_under_it():
 
 def _page(claim):
     ev = Evidence(claim.id, [Comparison("x", 1.0, 1.0)], Settings())
-    entry = report.Entry(claim, judge(ev, 0.0, claim), None, True, [], None)
+    entry = report_content.Entry(claim, judge(ev, 0.0, claim), None, True, [], None)
     return report.html_page([entry], {"mode": "quick"}, Settings())
 
 

@@ -150,6 +150,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
         Q.known(ids)  # from the index, before the report and the claims are imported
     from numerics import report as R
     from numerics import report_latex as RL
+    from numerics.report_content import collect
 
     for path in outputs:
         _check_output(path, (".html", ".htm", ".pdf"))
@@ -170,7 +171,7 @@ def report(ids, outputs, as_pdf, pdf_engine, quick, full, seed, no_power, no_fig
 
     chosen = paper_order(_select(ids))  # as the papers state them (each step shown where it is first derived)
     with _claim_progress(len(chosen), "report") as progress:
-        entries, prov = R.collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
+        entries, prov = collect(chosen, settings, with_power=not no_power, with_figures=not no_figures,
                                   use_cache=not no_cache, with_automatic=automatic, progress=progress)
     text = R.html_page(entries, prov, settings, not no_cache)
     for path in htmls:
