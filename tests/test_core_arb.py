@@ -77,3 +77,101 @@ def test_a_printed_ball_encloses_the_value_and_its_rounding():
     with core_arb.precision(53):  # the ball's midpoint printed with more digits than its precision
         coarse = core_arb.ball(arb(1) / 3, 30)
     assert coarse.contains(mpmath.mpf(1) / 3) and len(coarse.digits.replace("0.", "")) <= 17
+
+
+# ---- Krawczyk: a root proved in a box, and the second-order condition on a box -----------------
+def _shrinking(c=2):
+    """F(x) = x - c with a Jacobian enclosure [1 ± 2/5]: the Krawczyk operator of a box of radius
+    r around c is c ± 2r/5 (up to arb's rounding), so the steps to a width can be counted."""
+    return (lambda x: [x - c]), (lambda x: [[arb(1, 0.4)]])
+
+
+def test_krawczyk_proves_a_root_of_a_system():
+    """x^2 + y^2 = 4, x = y: the box holds (sqrt 2, sqrt 2), each side at most 10^-40 wide."""
+    F = lambda x, y: [x * x + y * y - 4, x - y]  # noqa: E731
+    J = lambda x, y: [[2 * x, 2 * y], [arb(1), arb(-1)]]  # noqa: E731
+    with core_arb.precision(200):
+        box, _ = core_arb.krawczyk(F, J, [arb("1.41"), arb("1.42")], 1e-2, 40)
+        assert all(b.contains(arb(2).sqrt()) and 2 * b.rad() <= arb(10) ** -40 for b in box)
+
+
+def test_krawczyk_counts_its_steps_and_stops_at_max_iter():
+    """The box of radius 0.6 has radius 0.6 (2/5)^k after k steps: width 10^-d needs the
+    smallest k >= log(1.2 10^d) / log(5/2): 56 for d = 22 (55.5, within the default 60), 61 for
+    d = 24 (60.5, beyond it); the iteration count is the steps' count."""
+    F, J = _shrinking()
+    with core_arb.precision(200):
+        box, it = core_arb.krawczyk(F, J, [arb(2)], 0.6, 22)
+        assert it == 56 and box[0].contains(2) and 2 * box[0].rad() <= arb(10) ** -22 < 5 * box[0].rad()
+        assert core_arb.krawczyk(F, J, [arb(2)], 0.6, 22, max_iter=56)[1] == 56
+        with pytest.raises(core_arb.CertifyError, match="^Krawczyk: the box did not shrink to the asked width$"):
+            core_arb.krawczyk(F, J, [arb(2)], 0.6, 22, max_iter=55)
+        with pytest.raises(core_arb.CertifyError, match="^Krawczyk: the box did not shrink to the asked width$"):
+            core_arb.krawczyk(F, J, [arb(2)], 0.6, 24)  # 61 steps > the default 60
+
+
+def test_krawczyk_stops_when_the_width_is_met_not_before_or_after():
+    """A box within 10^-digits is returned at once; an enclosure that cannot shrink below its
+    width 2 w is refused with that width."""
+    J = lambda x: [[arb(1)]]  # noqa: E731
+    F = lambda x: [x - 2 + arb(0, 4e-11)]  # noqa: E731  (width 8e-11 <= 1e-10 < 11^-10 * 2)
+    assert core_arb.krawczyk(F, J, [arb(2)], 1e-3, 10)[1] == 1
+    F = lambda x: [x - 2 + arb(0, 1e-10)]  # noqa: E731
+    with pytest.raises(core_arb.CertifyError,
+                       match=r"^Krawczyk: no contraction below width 2e-10 at this working precision$"):
+        core_arb.krawczyk(F, J, [arb(2)], 1e-3, 20)
+
+
+def test_krawczyk_tries_the_radii_in_order_and_refuses_without_a_root():
+    """x^2 + 1 has no real root: the inclusion fails for every starting box, tried at radius
+    r, 100 r, 1000 r, r/100, r/10^4, r/10^6, and the refusal says so."""
+    seen = []
+
+    def J(x):
+        if x.rad() > 0:
+            seen.append(float(x.rad()))
+        return [[2 * x]]
+
+    with pytest.raises(core_arb.CertifyError, match="^Krawczyk: no box around the guess passed the inclusion test$"):
+        core_arb.krawczyk(lambda x: [x * x + 1], J, [arb("0.5")], 1e-1, 10)
+    assert seen == pytest.approx([1e-1, 10.0, 100.0, 1e-3, 1e-5, 1e-7], rel=1e-6)
+
+
+def test_krawczyk_refuses_a_singular_jacobian_and_an_inconsistent_function():
+    with pytest.raises(core_arb.CertifyError, match="^Krawczyk: the Jacobian at the midpoint is singular$"):
+        core_arb.krawczyk(lambda x: [x * x], lambda x: [[2 * x]], [arb(0)], 1e-1, 10)
+    calls = []
+
+    def moving(x):  # a function that is not one function: its root moves after the proof
+        calls.append(1)
+        return [x - (2 if len(calls) == 1 else 5)]
+
+    with pytest.raises(core_arb.CertifyError, match=r"^Krawczyk: K\(X\) left the proved box \(should not happen\)$"):
+        core_arb.krawczyk(moving, lambda x: [[arb(1, 0.4)]], [arb(2)], 1e-3, 10)
+
+
+@pytest.mark.parametrize("H, definite", [
+    ([[-1]], True), ([["-0.5"]], True), ([[1]], False), ([[arb(0, 0.1)]], False),
+    ([[-2, 1], [1, -2]], True), ([[-1, 2], [2, -1]], False), ([[-1, 0], [0, 1]], False),
+    ([[-1, 0], [0, 0]], False), ([[1, 0], [0, 1]], False),
+    ([[-2, 1, 0], [1, -2, 1], [0, 1, -2]], True), ([[-2, 1, 0], [1, -2, 1], [0, 1, 2]], False),
+])
+def test_negative_definite_by_sylvester_on_balls(H, definite):
+    """(-1)^k det of every leading block > 0, each decided by the balls: a block whose
+    determinant is zero or a ball around zero is not proved, and every block is checked."""
+    M = [[arb(v) for v in row] for row in H]
+    assert core_arb.negative_definite(lambda *X: M, [arb(0)] * len(M)) is definite
+
+
+def test_gaussian_expectation_passes_the_analytic_flag_to_branch_cuts():
+    """E sqrt(zeta^2 + 1/100) exp(-zeta^2/2) (at most 1 on the real line): the branch points sit at
+    ±i/10, near the segment; the ball must hold the value (without the analytic flag the
+    quadrature steps over the branch cut and returns a ball 6e-19 off, excluding it)."""
+    x = sp.Symbol("x", real=True)
+    f = core_arb.compile_acb(sp.sqrt(x**2 + sp.Rational(1, 100)) * sp.exp(-x**2 / 2), (x,))
+    with mpmath.workdps(50):
+        exact = mpmath.quad(lambda z: mpmath.sqrt(z * z + mpmath.mpf(1) / 100) * mpmath.exp(-z * z / 2) * mpmath.npdf(z),
+                            [-mpmath.inf, -0.1, 0, 0.1, mpmath.inf])
+    with core_arb.precision(120):
+        v = core_arb.gaussian_expectation(f, arb(0), arb(1), arb(1), 20)
+        assert v.contains(arb(mpmath.nstr(exact, 40))) and v.rad() < 1e-25
