@@ -188,3 +188,22 @@ def test_the_evalf_reference_takes_decimals_as_written_at_twenty_more_digits():
         long = "0.12345678901234567890123456789"  # more digits than a float holds: kept
         assert backends.agree_digits(backends.evalf_reference(x, {x: long}, 40), mpmath.mpf(long)) >= 40
         assert backends.evalf_reference(x**2, {x: np.int64(3)}, 30) == 9
+
+
+def test_the_ball_context_encloses_each_expectation_with_no_quadrature_error():
+    """E sigmoid(zeta') and E sigmoid'(zeta') at zeta' ~ N(1/2, 2^2): each a ball holding mpmath's
+    tanh-sinh value, the tail bounded from the integrand itself (at 300 bits the balls are far
+    narrower than the mass beyond the cutoff, so a tail left out shows), and the quadrature error
+    the balls already carry (reported as 0)."""
+    import mpmath
+    from flint import arb as ball
+
+    z = sp.Symbol("z", real=True)
+    fs = [1 / (1 + sp.exp(-z)), sp.exp(z) / (1 + sp.exp(z)) ** 2]
+    with mpmath.workdps(70):
+        want = [mpmath.quad(lambda t: g(mpmath.mpf(1) / 2 + 2 * t) * mpmath.npdf(t), [-mpmath.inf, 0, mpmath.inf])
+                for g in (lambda u: 1 / (1 + mpmath.exp(-u)), lambda u: mpmath.exp(u) / (1 + mpmath.exp(u)) ** 2)]
+    with arb.precision(300):
+        out, err = backends.ArbContext(25).expect([(fs, ball("0.5"), ball(2))], z)
+        assert err == 0 and len(out) == 2 and all(v.rad() < 1e-24 for v in out)
+        assert all(v.overlaps(ball(mpmath.nstr(w, 65))) for v, w in zip(out, want))
