@@ -175,3 +175,25 @@ def test_gaussian_expectation_passes_the_analytic_flag_to_branch_cuts():
     with core_arb.precision(120):
         v = core_arb.gaussian_expectation(f, arb(0), arb(1), arb(1), 20)
         assert v.contains(arb(mpmath.nstr(exact, 40))) and v.rad() < 1e-25
+
+
+def test_real_line_bound_of_a_constant_and_its_depth_of_splitting():
+    """A constant bounds itself; 1 / ((e^x - 1/3)^2 + 2^-k) (sup 2^k at x = -log 3) needs k
+    halvings of [0, 1] before every piece's ball is finite: k = 8 is bounded within the default
+    8 levels, k = 9 is refused."""
+    x = sp.Symbol("x", real=True)
+    assert core_arb.real_line_bound(sp.Rational(-3, 2), x) == arb(1.5)
+    assert core_arb.real_line_bound(-sp.pi, x).contains(arb.pi())
+    bumped = [1 / ((sp.exp(x) - sp.Rational(1, 3)) ** 2 + sp.Rational(1, 2**k)) for k in (8, 9)]
+    assert core_arb.real_line_bound(bumped[0], x) >= 256
+    with pytest.raises(core_arb.CertifyError, match="is not bounded on the real line"):
+        core_arb.real_line_bound(bumped[1], x)
+
+
+def test_gaussian_expectation_refuses_an_integrand_that_is_not_real():
+    """E i sigmoid(zeta): a finite ball whose imaginary part is not 0 is refused (the real part
+    alone would be a wrong answer)."""
+    x = sp.Symbol("x", real=True)
+    f = core_arb.compile_acb(sp.I / (1 + sp.exp(-x)), (x,))
+    with pytest.raises(core_arb.CertifyError, match=r"^Gaussian expectation: quadrature did not give a finite real ball \("):
+        core_arb.gaussian_expectation(f, arb(0), arb(1), arb(1), 10)
