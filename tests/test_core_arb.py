@@ -188,6 +188,12 @@ def test_real_line_bound_of_a_constant_and_its_depth_of_splitting():
     assert core_arb.real_line_bound(bumped[0], x) >= 256
     with pytest.raises(core_arb.CertifyError, match="is not bounded on the real line"):
         core_arb.real_line_bound(bumped[1], x)
+    # a rational function of exp(x) with another symbol in it, or not rational: refused, named
+    y = sp.Symbol("y")
+    for f in (y / (1 + sp.exp(x)), x / (1 + sp.exp(x))):
+        with pytest.raises(core_arb.CertifyError, match=r"^cannot bound \|.*\| on the real line: not a rational "
+                                                        r"function of exp\(x\)$"):
+            core_arb.real_line_bound(f, x)
 
 
 def test_gaussian_expectation_refuses_an_integrand_that_is_not_real():
