@@ -768,3 +768,19 @@ def test_the_scalar_increasing_root_gives_up_after_its_default_limits():
     failed = err.value.solution
     assert (failed.result, failed.iterations, failed.message) == (RESULTS.max_steps_reached, 200,
                                                                   "proximal point did not converge")
+
+
+def test_increasing_scalar_brackets_from_its_start():
+    """The scalar increasing root's bracket: a start at the root is the answer with 0 iterations
+    and residual 0; a flat start (G_h = 0) probes 1, then 4 more (h^3 = 27 from 0: [1, 5], whose
+    midpoint is the root, found in one step); a start within tol of the root probes at least
+    16 tol (1 + |h|) away."""
+    from numerics.core.solve import solve
+    from numerics.core.solve.increasing import IncreasingRootScalar
+
+    sol = solve("increasing-scalar", lambda h: (h - 2.0, 1.0), x0=2.0, tol=1e-12)
+    assert sol.ok and sol.value == 2.0 and sol.iterations == 0 and sol.residual == 0
+    sol = solve("increasing-scalar", lambda h: (h**3 - 27.0, 3 * h**2), x0=0.0, tol=1e-15)
+    assert sol.ok and sol.value == 3.0 and sol.iterations == 1
+    s = IncreasingRootScalar(lambda h: (h - 1.0 - 1e-13, 1.0), tol=1e-10).init(1.0)
+    assert (s.lo, s.hi) == (1.0, 1.0 + 16 * 1e-10 * 2.0) and s.result is None
