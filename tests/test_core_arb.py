@@ -203,3 +203,18 @@ def test_gaussian_expectation_refuses_an_integrand_that_is_not_real():
     f = core_arb.compile_acb(sp.I / (1 + sp.exp(-x)), (x,))
     with pytest.raises(core_arb.CertifyError, match=r"^Gaussian expectation: quadrature did not give a finite real ball \("):
         core_arb.gaussian_expectation(f, arb(0), arb(1), arb(1), 10)
+
+
+@pytest.mark.parametrize("bound, digits", [(1e6, 14), (0.5, 64), (arb(1e6, 5e5), 20), (1, 100)])
+def test_gaussian_cutoff_is_the_documented_integer_and_its_tail_an_upper_bound(bound, digits):
+    """Z = ceil(sqrt(2 (digits + 6) ln 10 + 2 ln(max(B, 1) + 1))) for B the upper end of the
+    bound, and the tail an upper bound of B P(|zeta| > Z) below 10^-(digits + 6) (mpmath's erfc
+    at more digits).  (The cases sit where a changed constant of the formula moves the ceiling.)"""
+    B = float(arb(bound).upper().mid())
+    with mpmath.workdps(digits + 30):
+        want = int(mpmath.ceil(mpmath.sqrt(2 * (digits + 6) * mpmath.log(10) + 2 * mpmath.log(max(1.0, B) + 1))))
+        with core_arb.precision(core_arb.bits(digits + 30)):
+            Z, tail = core_arb.gaussian_cutoff(bound, digits)
+            assert Z == want and tail < arb(10) ** (-(digits + 6))
+            exact = B * mpmath.erfc(want / mpmath.sqrt(2))
+            assert tail >= arb(mpmath.nstr(exact, digits + 20)) * (1 - arb(10) ** -(digits + 10))

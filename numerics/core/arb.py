@@ -175,18 +175,13 @@ def normal_tail(Z) -> arb:
 
 def gaussian_cutoff(bound, digits: int) -> tuple:
     """(Z, tail): the truncation [-Z, Z] of a Gaussian expectation of an integrand with
-    sup |f| <= ``bound`` and the rigorous bound ``bound * P(|zeta| > Z)`` of what it leaves
-    out, with Z the first integer from sqrt(2 (digits + 6) ln 10 + 2 ln(bound + 1)) on at which
-    the tail is below 10^-(digits + 5)."""
+    sup |f| <= ``bound`` (B) and the rigorous bound ``B * P(|zeta| > Z)`` of what it leaves out,
+    with Z = ceil(sqrt(2 (digits + 6) ln 10 + 2 ln(max(B, 1) + 1))).  The tail is then below
+    10^-(digits + 6): P(|zeta| > Z) <= exp(-Z^2 / 2) <= 10^-(digits + 6) / (max(B, 1) + 1)."""
     bound = arb(bound).upper()
-    target = arb(10) ** (-(digits + 5))
     Z = arb(int(math.ceil(math.sqrt(2 * (digits + 6) * math.log(10) + 2 * math.log(max(1.0, float(bound.mid()))
                                                                                      + 1)))))
-    tail = bound * normal_tail(Z)
-    while not tail < target:
-        Z += 1
-        tail = bound * normal_tail(Z)
-    return Z, tail.upper()
+    return Z, (bound * normal_tail(Z)).upper()
 
 
 def gaussian_expectation(f_acb: Callable, mu: arb, s: arb, bound: arb, digits: int) -> arb:
