@@ -759,7 +759,7 @@ def test_the_scalar_increasing_root_gives_up_after_its_default_limits():
 
     def slow(h):  # a root at 1/3 and a slope that sends every Newton step out of the bracket
         calls.append(h)
-        return h - third, mpmath.mpf(10) ** -300 if h else 1
+        return h - third, mpmath.mpf(10) ** -300 if h else mpmath.mpf(1) / 5  # the probe brackets [0, 5/3]
 
     with mpmath.workdps(100), pytest.raises(SolveError) as err:  # 330 bisections would be needed
         third = mpmath.mpf(1) / 3
@@ -772,7 +772,7 @@ def test_the_scalar_increasing_root_gives_up_after_its_default_limits():
 
 def test_increasing_scalar_brackets_from_its_start():
     """The scalar increasing root's bracket: a start at the root is the answer with 0 iterations
-    and residual 0; a flat start (G_h = 0) probes 1, then 4 more (h^3 = 27 from 0: [1, 5], whose
+    and residual 0, and so is a probe that lands on it; a flat start (G_h = 0) probes 1, then 4 more (h^3 = 27 from 0: [1, 5], whose
     midpoint is the root, found in one step); a start within tol of the root probes at least
     16 tol (1 + |h|) away."""
     from numerics.core.solve import solve
@@ -782,5 +782,8 @@ def test_increasing_scalar_brackets_from_its_start():
     assert sol.ok and sol.value == 2.0 and sol.iterations == 0 and sol.residual == 0
     sol = solve("increasing-scalar", lambda h: (h**3 - 27.0, 3 * h**2), x0=0.0, tol=1e-15)
     assert sol.ok and sol.value == 3.0 and sol.iterations == 1
+    for x0 in (2.0, 0.0):  # a probe on the root (from either side) is the answer, with no bisection
+        sol = solve("increasing-scalar", lambda h: (h - 1.0, 1.0), x0=x0, tol=1e-12)
+        assert sol.value == 1.0 and sol.iterations == 0 and sol.residual == 0
     s = IncreasingRootScalar(lambda h: (h - 1.0 - 1e-13, 1.0), tol=1e-10).init(1.0)
     assert (s.lo, s.hi) == (1.0, 1.0 + 16 * 1e-10 * 2.0) and s.result is None

@@ -148,7 +148,9 @@ class IncreasingRootScalar:
         for _ in range(self.max_expand):
             probe = x + step if up else x - step
             gp = GG(probe)[0]
-            if (gp >= 0) if up else (gp <= 0):
+            if gp == 0:  # the probe is the root (Newton would otherwise bisect towards this end)
+                return _Scalar(probe, probe, probe, None, 0, RESULTS.successful)
+            if (gp > 0) if up else (gp < 0):
                 lo, hi = (x, probe) if up else (probe, x)
                 return _Scalar((lo + hi) / 2, lo, hi, None, hi - lo, None)
             x = probe
