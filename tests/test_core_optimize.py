@@ -787,3 +787,31 @@ def test_increasing_scalar_brackets_from_its_start():
         assert sol.value == 1.0 and sol.iterations == 0 and sol.residual == 0
     s = IncreasingRootScalar(lambda h: (h - 1.0 - 1e-13, 1.0), tol=1e-10).init(1.0)
     assert (s.lo, s.hi) == (1.0, 1.0 + 16 * 1e-10 * 2.0) and s.result is None
+
+
+def test_the_driver_stops_a_solver_that_never_ends_at_1000_steps_and_says_only_its_own_reason():
+    """``iterate``'s defaults: 1000 steps, and no message of its own (a failure carries the
+    caller's message and the solver's ``explain``, nothing else)."""
+    from numerics.core.solve.driver import iterate
+
+    class Forever:
+        def init(self, x0):
+            return x0
+
+        def step(self, s):
+            return s + 1
+
+        def terminate(self, s):
+            return False, RESULTS.failed
+
+        def residual(self, s):
+            return 1.0
+
+        def value(self, s):
+            return s
+
+    sol = iterate(Forever(), 0, throw=False)
+    assert (sol.result, sol.iterations, sol.raw, sol.message) == (RESULTS.max_steps_reached, 1000, 1000, "")
+    Forever.explain = lambda self, s: f"still going at {s}"
+    assert iterate(Forever(), 0, max_steps=3, throw=False).message == "still going at 3"
+    assert iterate(Forever(), 0, max_steps=3, throw=False, message="asked").message == "asked; still going at 3"
