@@ -207,3 +207,26 @@ def test_the_ball_context_encloses_each_expectation_with_no_quadrature_error():
         out, err = backends.ArbContext(25).expect([(fs, ball("0.5"), ball(2))], z)
         assert err == 0 and len(out) == 2 and all(v.rad() < 1e-24 for v in out)
         assert all(v.overlaps(ball(mpmath.nstr(w, 65))) for v, w in zip(out, want))
+
+
+def test_the_tanh_sinh_context_integrates_each_integrand_alone_with_its_own_error():
+    """``MpContext(rule="tanh-sinh")`` is the independent reference: mpmath.quad one integrand at
+    a time (never the shared trapezoid nodes), its error the largest of their estimates."""
+    from numerics.core import quadrature
+
+    z = sp.Symbol("z", real=True)
+    calls = []
+    real = quadrature.expect_mp_err
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(quadrature, "expect_mp_err", counted)
+        mp.setattr(quadrature, "gaussian_expect_mp", lambda *a, **k: pytest.fail("the trapezoid ran"))
+        ctx = backends.MpContext(30, "tanh-sinh")
+        with ctx.scope():
+            out, err = ctx.expect([([z**2, z**4], 0, 1), ([sp.exp(z)], 0, 2)], z)
+    assert len(calls) == 3 and 0 <= err < 1e-25
+    assert [float(v) for v in out] == pytest.approx([1.0, 3.0, float(sp.exp(2))], rel=1e-14)

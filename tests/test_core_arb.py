@@ -218,3 +218,6 @@ def test_gaussian_cutoff_is_the_documented_integer_and_its_tail_an_upper_bound(b
             assert Z == want and tail < arb(10) ** (-(digits + 6))
             exact = B * mpmath.erfc(want / mpmath.sqrt(2))
             assert tail >= arb(mpmath.nstr(exact, digits + 20)) * (1 - arb(10) ** -(digits + 10))
+            exact = arb(mpmath.nstr(exact, digits + 20))
+        with core_arb.precision(53):  # a wide ball of the tail: its upper end is taken, not its middle
+            assert core_arb.gaussian_cutoff(bound, digits)[1] >= exact

@@ -24,25 +24,19 @@ import sympy as sp
 @lru_cache(maxsize=512)
 def _compile_cached(expr, args: tuple, backend: str, extra: tuple, cse: bool, raw: bool):
     """The code of :meth:`NumpyContext.compile` and :meth:`MpContext.compile`, once per
-    (expr, args, backend, extra, cse, raw): every argument is in the key."""
+    (expr, args, backend, extra, cse, raw): every argument is in the key (``expr`` a SymPy object,
+    hashable: :func:`_compile` makes a list of outputs a ``Tuple``)."""
     modules = [dict(extra), backend] if extra else [backend]
     # Rename the arguments first: a parameter Symbol named like a constant (the prior "pi")
     # would otherwise shadow that constant inside the generated code (sympy's dummify=True
     # still leaks the name into the namespace).
     safe = tuple(sp.Symbol(f"_arg{i}") for i in range(len(args)))
-    f = sp.lambdify(safe, _rename(expr, dict(zip(args, safe))), modules=modules, cse=cse)
+    f = sp.lambdify(safe, sp.sympify(expr).xreplace(dict(zip(args, safe))), modules=modules, cse=cse)
     if raw:
         return f
     if backend == "numpy":
         return lambda *v: tuple(np.asarray(o, dtype=float) for o in f(*v))
     return lambda *v: tuple(o if isinstance(o, mpmath.mpc) else mpmath.mpf(o) for o in f(*v))
-
-
-def _rename(expr, mapping):
-    """xreplace through (nested) lists and tuples, the output shapes lambdify accepts."""
-    if isinstance(expr, (list, tuple)):
-        return type(expr)(_rename(e, mapping) for e in expr)
-    return sp.sympify(expr).xreplace(mapping)
 
 
 def _compile(exprs, args, backend: str, extra: Mapping | None, cse: bool, raw: bool):
