@@ -119,8 +119,12 @@ def test_compile_options_are_part_of_the_cache_key():
         assert float(twice(1)[0]) == 2 and float(thrice(1)[0]) == 3
         # the special functions are always there; extra adds to them
         assert float(ctx.compile([sp.erfc(x)], (x,), extra={"g": abs})(0)[0]) == 1
-    with pytest.raises(ValueError, match="no extra implementations"):
+    with pytest.raises(ValueError, match="^the arb context compiles its own functions: no extra implementations$"):
         backends.ArbContext().compile([x], (x,), extra={"g": abs})
+    # outputs as a list of balls by default (any iterable of expressions), one ball when raw
+    balls = backends.ArbContext().compile((e for e in (x, 2 * x)), (x,))
+    assert balls(arb.arb(3)) == (3, 6)
+    assert backends.ArbContext().compile(x**2, (x,), raw=True)(arb.arb(3)) == 9
 
 
 def test_numpy_expectations_on_the_contexts_grid_with_the_step_halving_error():
@@ -230,3 +234,15 @@ def test_the_tanh_sinh_context_integrates_each_integrand_alone_with_its_own_erro
             out, err = ctx.expect([([z**2, z**4], 0, 1), ([sp.exp(z)], 0, 2)], z)
     assert len(calls) == 3 and 0 <= err < 1e-25
     assert [float(v) for v in out] == pytest.approx([1.0, 3.0, float(sp.exp(2))], rel=1e-14)
+
+
+def test_the_mpmath_context_integrates_beyond_its_digits():
+    """The shared trapezoid of ``MpContext(dps)`` works at dps + 5 digits, so E exp(zeta) =
+    e^{1/2} comes out right well past dps digits."""
+    import mpmath
+
+    z = sp.Symbol("z", real=True)
+    ctx = backends.MpContext(40)
+    with ctx.scope():
+        (v,), err = ctx.expect([([sp.exp(z)], 0, 1)], z)
+        assert abs(v - mpmath.exp(mpmath.mpf(1) / 2)) < mpmath.mpf(10) ** -43 and err < 1e-43
