@@ -812,6 +812,24 @@ def test_the_driver_stops_a_solver_that_never_ends_at_1000_steps_and_says_only_i
 
     sol = iterate(Forever(), 0, throw=False)
     assert (sol.result, sol.iterations, sol.raw, sol.message) == (RESULTS.max_steps_reached, 1000, 1000, "")
+    from numerics.core.tasks import reporting
+
+    seen = []
+    with reporting(lambda label, done, total: seen.append((label, done, total))):
+        iterate(Forever(), 0, max_steps=2, throw=False)
+    assert seen == [("solver Forever", 1, None), ("solver Forever", 2, None)]  # each step, by the solver's name
+
+    class Diverged(Forever):  # says it is done, with a residual that is not finite
+        def terminate(self, s):
+            return True, RESULTS.successful
+
+        def residual(self, s):
+            return math.inf
+
+    sol = iterate(Diverged(), 0, throw=False)
+    assert sol.result is RESULTS.nonfinite and not sol.ok
+    Diverged.residual = lambda self, s: 0.0
+    assert iterate(Diverged(), 0).message == ""  # a success has no message
     Forever.explain = lambda self, s: f"still going at {s}"
     assert iterate(Forever(), 0, max_steps=3, throw=False).message == "still going at 3"
     assert iterate(Forever(), 0, max_steps=3, throw=False, message="asked").message == "asked; still going at 3"
