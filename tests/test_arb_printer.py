@@ -101,6 +101,12 @@ def test_the_printer_knows_two_kinds():
         ArbPrinter({}, kind="float")
 
 
+def test_a_free_symbol_that_is_not_an_argument_is_refused_by_name():
+    y = sp.Symbol("y")
+    with pytest.raises(ArbPrintError, match=_exactly("free symbol y is not an argument")):
+        compile_arb(x + y, (x,))
+
+
 # ---- what is printed: values --------------------------------------------------------------------
 def test_lambertw_on_both_real_branches_in_real_and_complex_balls():
     with mpmath.workdps(40), _precision(150):

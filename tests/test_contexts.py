@@ -246,3 +246,13 @@ def test_the_mpmath_context_integrates_beyond_its_digits():
     with ctx.scope():
         (v,), err = ctx.expect([([sp.exp(z)], 0, 1)], z)
         assert abs(v - mpmath.exp(mpmath.mpf(1) / 2)) < mpmath.mpf(10) ** -43 and err < 1e-43
+
+
+def test_an_evaluators_reference_is_the_tanh_sinh_context():
+    """``Evaluator.reference``: the run under ``MpContext(dps, "tanh-sinh")``, the independent
+    quadrature, not the evaluator's own trapezoid."""
+    seen = []
+    ev = backends.Evaluator(lambda ctx, params: seen.append(ctx.key()) or {"v": ctx.number(1)}, name="probe")
+    ev.reference({}, 25)
+    ev({}, 25)
+    assert seen == [("mpmath", 25, "tanh-sinh"), ("mpmath", 25, "trapezoid")]

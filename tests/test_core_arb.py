@@ -221,3 +221,10 @@ def test_gaussian_cutoff_is_the_documented_integer_and_its_tail_an_upper_bound(b
             exact = arb(mpmath.nstr(exact, digits + 20))
         with core_arb.precision(53):  # a wide ball of the tail: its upper end is taken, not its middle
             assert core_arb.gaussian_cutoff(bound, digits)[1] >= exact
+
+
+def test_width_ok_is_relative_to_the_smallest_magnitude_of_the_ball():
+    """[0.5 ± 0.025] is 0.05 wide: within 10^-1 absolutely, and within 10^-1 of |x| at its upper
+    end (0.0525) but not at its lower end (0.0475): not narrow enough."""
+    assert not core_arb.width_ok(arb("0.5", "0.025"), 1)
+    assert core_arb.width_ok(arb("0.5", "0.02"), 1) and core_arb.width_ok(arb(0, "0.04"), 1)

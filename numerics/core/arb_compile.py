@@ -119,9 +119,7 @@ class ArbPrinter(Printer):
             return f"_ipow({b}, {n})"
         if e == sp.S.Half:
             return self._sqrt(b)
-        if e == -sp.S.Half:
-            return f"(1/{self._sqrt(b)})"
-        if e.is_Rational:  # (b^(1/2))^p for p/2, else exp(e log b) (nan for a ball touching b <= 0)
+        if e.is_Rational:  # (b^(1/2))^p for p/2 (1/sqrt(b) for -1/2), else exp(e log b) (nan for a ball touching b <= 0)
             if e.q == 2:
                 return f"_ipow({self._sqrt(b)}, {int(e.p)})"
             return self._pow(b, self._print(e))
