@@ -184,6 +184,11 @@ def test_real_line_bound_of_a_constant_and_its_depth_of_splitting():
     x = sp.Symbol("x", real=True)
     assert core_arb.real_line_bound(sp.Rational(-3, 2), x) == arb(1.5)
     assert core_arb.real_line_bound(-sp.pi, x).contains(arb.pi())
+    # both half-lines: sup of the sigmoid is 1 (x -> +inf), of a bump at e^x = 3/2 is 4 (x > 0);
+    # a small function is bounded by a small number (no floor at 1)
+    assert core_arb.real_line_bound(1 / (1 + sp.exp(-x)), x) >= 1
+    assert core_arb.real_line_bound(1 / ((sp.exp(x) - sp.Rational(3, 2)) ** 2 + sp.Rational(1, 4)), x) >= 4
+    assert core_arb.real_line_bound(1 / (10 * (1 + sp.exp(x))), x) < 0.2
     bumped = [1 / ((sp.exp(x) - sp.Rational(1, 3)) ** 2 + sp.Rational(1, 2**k)) for k in (8, 9)]
     assert core_arb.real_line_bound(bumped[0], x) >= 256
     with pytest.raises(core_arb.CertifyError, match="is not bounded on the real line"):
