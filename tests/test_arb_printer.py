@@ -101,6 +101,12 @@ def test_the_printer_knows_two_kinds():
         ArbPrinter({}, kind="float")
 
 
+def test_a_printer_is_real_by_default_and_a_function_of_no_argument_compiles():
+    assert ArbPrinter({}).kind == "arb"
+    assert compile_arb(sp.sqrt(2), ())().overlaps(arb(2).sqrt())
+    assert compile_acb(sp.sqrt(2), ())().real.overlaps(arb(2).sqrt())  # its analytic flag still there
+
+
 def test_a_free_symbol_that_is_not_an_argument_is_refused_by_name():
     y = sp.Symbol("y")
     with pytest.raises(ArbPrintError, match=_exactly("free symbol y is not an argument")):
