@@ -493,3 +493,15 @@ def test_verify_prints_the_certified_row_as_what_it_showed():
     text = render(verdict_table(SimpleNamespace(rows=[row])), "text")
     assert text.strip() == "ok  certified: k: ball [1.5 ± 1e-29] contains the independent value 1.5 (60 digits)"
     assert "theory=" not in text and "tolerance=" not in text
+
+
+def test_the_certified_row_is_of_the_defaults_and_absent_at_a_users_point():
+    """A certificate is of a claim's defaults: ``verify`` at the defaults carries the certified
+    row, at a point of the user's (``--param``) it does not (the row would vouch for another point)."""
+    from numerics import request as Q
+
+    claim = registry.claim("A.thm3.q2_cosine")
+    at_defaults = claim.collect(Q.settings())
+    assert sum(bool(c.certified) for c in at_defaults.comparisons) == 1
+    at_point = claim.collect(Q.point_settings([claim], Q.settings(), {"alpha0": 3}))
+    assert at_point.comparisons and not any(c.certified for c in at_point.comparisons)
