@@ -1,5 +1,6 @@
 """Trials inside a claim: same results for any number of workers, progress reported."""
 import numpy as np
+import pytest
 
 from numerics.core.seeding import seed_sequence
 from numerics.core.tasks import map_tasks, reporting, track, trial_workers
@@ -282,3 +283,58 @@ def test_a_pool_has_as_many_processes_as_granted_and_no_more_than_tasks(monkeypa
     with trial_workers(2):
         map_tasks(_worker_view, [0, 1, 2], "x")
     assert sizes == [3, 2]
+
+
+
+# a parent that opens a pool of 2, prints its workers' pids (once both have started and run a
+# task, or at once, while they are still starting) and sleeps
+_ORPHAN_SCRIPT = """
+import os, sys, time
+from numerics.core.tasks import _pool_processes, process_pool
+with process_pool(2) as pool:
+    if sys.argv[1] == "started":
+        seen = set()
+        while len(seen) < 2:
+            seen |= {f.result() for f in [pool.submit(os.getpid) for _ in range(8)]}
+    else:
+        pool.submit(os.getpid), pool.submit(os.getpid)
+    print(' '.join(str(p.pid) for p in _pool_processes(pool)), flush=True)
+    time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or a zombie waiting for whoever adopted it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("when", ["started", "starting"])
+def test_a_pool_s_workers_die_with_a_parent_killed_outright(when):
+    """SIGKILL gives the parent no chance to stop its pool: each worker's parent-death signal
+    ends it, and a worker that was still starting when its parent died ends on noticing it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("the parent-death signal is Linux's; this test reads /proc")
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT, when], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2 and not any(_gone(p) for p in workers)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    t0 = time.monotonic()
+    while not all(_gone(p) for p in workers) and time.monotonic() - t0 < 60:
+        time.sleep(0.05)
+    left = [p for p in workers if not _gone(p)]
+    for p in left:  # do not leave them waiting for ever
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"pool workers {left} outlived their parent"

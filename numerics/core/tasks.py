@@ -83,7 +83,8 @@ GRACE_S = 2.0
 
 def _worker_init() -> None:
     """In each worker: SIGINT is the parent's to handle; SIGTERM ends the worker (default); the
-    worker dies with its parent (Linux), even if the parent is killed outright."""
+    worker dies with its parent (Linux), even if the parent is killed outright, and even if the
+    parent died while the worker was starting, before it asked for the signal."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since its start (_Pool)
@@ -93,6 +94,11 @@ def _worker_init() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # adopted: the parent is gone already
+        os._exit(1)
 
 
 class _Pool(ProcessPoolExecutor):
