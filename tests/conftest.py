@@ -70,7 +70,9 @@ def pytest_configure(config):
 #: claim that read its session evidence or power run (the claims and mutation catalogues, the
 #: power ratchet) form one xdist group (``--dist loadgroup``, pyproject.toml): one process runs
 #: them one after the other, computing the claim's runs once, where two processes asking at once
-#: would leave one of them waiting on the other's lock for the whole run (up to a minute a claim)
+#: would leave one of them waiting on the other's lock for the whole run (up to a minute a claim);
+#: the claims of one family (``Claim.shares``) are one group, so that one process's memo of their
+#: common solves serves them all
 FIRST = ("test_mutation_catalogue.py", "test_claims_catalogue.py", "test_third_paper.py",
          "test_reproducibility.py", "test_notebook.py")
 
@@ -117,7 +119,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         claim = getattr(item, "callspec", None) and item.callspec.params.get("claim")
         if claim is not None and {"quick_evidence", "quick_power"} & set(item.fixturenames):
-            item.add_marker(pytest.mark.xdist_group(f"claim {claim.id}"))
+            item.add_marker(pytest.mark.xdist_group(f"claim {claim.shares or claim.id}"))
 
 
 @pytest.hookimpl(optionalhook=True)

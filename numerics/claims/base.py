@@ -431,6 +431,10 @@ class Claim:
     #: ``FIGURES`` dict, built-in or a plugin's); the report shows each once, with the first
     #: claim that names it
     figures: Sequence[str] = ()
+    #: claims whose theory is the same computation (the same solves, read for different
+    #: outputs) name one family: the test suite runs a family's claims in one process, where the
+    #: process's memo of those solves serves them all; empty: the claim alone
+    shares: str = ""
 
     def get_equations(self) -> tuple:
         """The claim's equations, built if ``equations`` is a callable; an inconsistent

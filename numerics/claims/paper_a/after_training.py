@@ -278,7 +278,8 @@ def _make(model: Model, quantity: str, ref: str, statement: str, statement_eq: s
         equations=_LazyEquations(_equations), status=STATUS, allowance_note=ALLOW_NOTE,
         doc="docs/paper_a_after_training.md",
         mutants=MUTANTS[model.name] + OUTPUT_MUTANTS[quantity], outputs=OUTPUT_STEPS[quantity],
-        statement_eq=statement_eq, uses_dps=False, figures=("A.fig1",))  # the step-4 solve: float64, polished at fixed digits
+        statement_eq=statement_eq, uses_dps=False, figures=("A.fig1",),  # the step-4 solve: float64, polished at fixed digits
+        shares=f"A.step4.{model.name}")  # the test error and the training loss read one solve
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,7 +24,9 @@ x quadrature nodes.  This module is generic machinery:
 """
 from __future__ import annotations
 
+import hashlib
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -241,11 +243,59 @@ def _start(eqs: Equations) -> list:
     return [guess[k] for k in eqs.cmp.names]
 
 
+#: the solves at a fixed rule done in this process (:func:`_solve_rule`), by what they depend on
+_SOLVES: "OrderedDict[tuple, tuple]" = OrderedDict()
+_SOLVES_KEPT = 4096
+
+
+def _law_digest(law: LatentLaw) -> bytes:
+    """A digest of what a solve reads of the law: its weights, latent points and dimension."""
+    h = hashlib.blake2b(digest_size=16)
+    for v in (law.weight, *law.latent):
+        h.update(np.ascontiguousarray(v, dtype=float).tobytes())
+        h.update(b"|")
+    h.update(repr((float(law.dim), bool(law.signal_along_q))).encode())
+    return h.digest()
+
+
+def _solve_key(eqs: "Equations", law, alpha1, lam, loss, step, x0, tol, max_steps) -> tuple:
+    """What a solve at a fixed rule depends on: the SymPy expressions it compiles (the prox, the
+    channel, the outer map and their derivatives: not the outputs, which only the metrics
+    read), the quadrature rule they imply, the law's digest and the numbers given.  A mutant
+    of an output step (or a scaling of it) has the key of the true system; a mutant that
+    reaches the equations, the prox or the law has another."""
+    sy = EQ.system(loss, law.signal_along_q)
+    system = (sy["G"], sy["G_h"], sy["omega"], sy["unknowns"], sy["expectations"], sy["equations"],
+              sy["integrands"], *(tuple(r) for k in ("dr_dx", "dF_dx", "dF_dE") for r in sy[k]))
+    return (system, eqs.cmp.exact_nodes, _law_digest(law), loss, float(alpha1), float(lam),
+            eqs.step, None if x0 is None else tuple(float(v) for v in x0), float(tol), int(max_steps))
+
+
 def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
     """Newton at a fixed quadrature rule; if it fails from x0, continuation in lambda from
     lambda = 1 down to the target (steps of up to a decade in log lambda, halved after a
-    failure; a target lambda = 0 is reached from 1e-12)."""
+    failure; a target lambda = 0 is reached from 1e-12).  The value's ``Equations`` are fresh
+    (the metrics start from no earlier proximal point), so a solve found in the process's
+    memo (:func:`_solve_key`: the same system, law and numbers) gives what solving again
+    would, bit for bit, with the outputs of the current derivation."""
     eqs = Equations(law, alpha1, lam, loss, step)
+    key = _solve_key(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
+    if key in _SOLVES:
+        _SOLVES.move_to_end(key)
+        result, its, residual, x, lam_k, message = _SOLVES[key]
+    else:
+        sol = _solve_from(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
+        result, its, residual, message = sol.result, sol.iterations, sol.residual, sol.message
+        x, lam_k = (tuple(sol.raw[1]), sol.raw[0].lam) if sol.ok else (None, None)
+        _SOLVES[key] = (result, its, residual, x, lam_k, message)
+        if len(_SOLVES) > _SOLVES_KEPT:
+            _SOLVES.popitem(last=False)
+    raw = None if x is None else (Equations(law, alpha1, lam_k, loss, step), list(x))
+    return Solution(result, its, residual, raw, message)
+
+
+def _solve_from(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
+    """:func:`_solve_rule` without the memo: the value is (the equations solved, x)."""
     start = list(x0) if x0 is not None else _start(eqs)
     sol = _newton(eqs, start, tol, max_steps if x0 is not None else min(max_steps, 20))
     if sol.ok:
