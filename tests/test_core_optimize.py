@@ -833,3 +833,65 @@ def test_the_driver_stops_a_solver_that_never_ends_at_1000_steps_and_says_only_i
     Forever.explain = lambda self, s: f"still going at {s}"
     assert iterate(Forever(), 0, max_steps=3, throw=False).message == "still going at 3"
     assert iterate(Forever(), 0, max_steps=3, throw=False, message="asked").message == "asked; still going at 3"
+
+
+def test_increasing_root_takes_any_number_type_and_keeps_every_float_error_inside():
+    """The vectorised prox root: values of any numeric dtype are taken as float64 (an object
+    array from a compiled mpmath-style function would break the bracket tests), and the
+    overflow, division by zero and 0/0 of its Newton steps stay inside it, even where the
+    caller raises on them: non-convergence is a SolveError, never a FloatingPointError."""
+    from numerics.core.results import SolveError
+    from numerics.core.solve import increasing_root
+
+    def as_objects(h):
+        return np.array(h - 0.5, dtype=object), np.array(np.ones_like(h), dtype=object)
+
+    with np.errstate(all="raise"):
+        assert np.allclose(increasing_root(as_objects, (), np.zeros(3)), 0.5)
+        cases = [(lambda h: (np.exp(h) - 2, np.exp(h)), 800.0),  # exp overflows
+                 (lambda h: (h**3 - 1, 3 * h**2), 0.0),  # -1 / 0
+                 (lambda h: (h**3, 3 * h**2), 0.0)]  # 0 / 0
+        for gg, h0 in cases:
+            try:
+                increasing_root(gg, (), np.full(2, h0), max_iter=3)
+            except SolveError:
+                pass
+
+
+def test_increasing_root_tolerance_and_limit_reach_the_solver():
+    """``tol`` is the solver's (a loose one stops sooner, farther from the root); ``max_iter``
+    defaults to 200 and is the count the refusal reports."""
+    from numerics.core.results import SolveError
+    from numerics.core.solve import increasing_root
+
+    def gg(h):
+        return np.exp(h) - 2, np.exp(h)
+
+    exact = np.log(2.0)
+    assert abs(increasing_root(gg, (), np.full(1, 3.0))[0] - exact) < 1e-15
+    assert abs(increasing_root(gg, (), np.full(1, 3.0), tol=0.1)[0] - exact) > 1e-12
+
+    def never(h):  # increasing, no root: every step bisects or walks on
+        return np.arctan(h) + 2.0, 1.0 / (1.0 + h**2)
+
+    with pytest.raises(SolveError) as e:
+        increasing_root(never, (), np.zeros(1))
+    assert e.value.solution.iterations == 200 and e.value.solution.residual == float("inf")
+
+
+def test_increasing_root_states_its_residual_and_lower_bracket():
+    """No point: done at once with residual 0.  A point approached from above: Newton's first
+    step is inside the bracket (-inf, h0], so a linear G takes one step to its root and one to
+    see it."""
+    from numerics.core.solve.driver import iterate
+    from numerics.core.solve.increasing import IncreasingRoot, IncreasingRootScalar
+
+    empty = iterate(IncreasingRoot(lambda h: (h - 1, np.ones_like(h)), ()), np.zeros(0))
+    assert empty.ok and empty.residual == 0.0 and empty.iterations == 0
+    lin = iterate(IncreasingRoot(lambda h: (h - 1, np.ones_like(h)), ()), np.full(1, 3.0))
+    assert lin.ok and lin.raw[0] == 1.0 and lin.iterations == 2
+    # the scalar root's first bracket: its width is the state's residual until the first step
+    start = iterate(IncreasingRootScalar(lambda h: (h**3 - 2, 3 * h**2), tol=1e-12), 1.0, max_steps=0, throw=False)
+    assert start.result is RESULTS.max_steps_reached and 0 < start.residual < 1
+    lo_hi = IncreasingRootScalar(lambda h: (h**3 - 2, 3 * h**2), tol=1e-12).init(1.0)
+    assert start.residual == lo_hi.hi - lo_hi.lo and lo_hi.lo < 2 ** (1 / 3) < lo_hi.hi
