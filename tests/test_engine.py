@@ -124,7 +124,11 @@ def test_agree_digits_and_evalf_reference_keep_their_precision():
         a = mpmath.mpf(1) / 3
         b = a + mpmath.mpf(10) ** -30
     # at the default 15-digit context these would look identical
-    assert 28 < agree_digits(a, b) < 31
+    with mpmath.workdps(60):
+        want = float(-mpmath.log10(mpmath.mpf(10) ** -30 / b))  # relative to the larger one
+    assert agree_digits(a, b) == pytest.approx(want, abs=1e-12) and agree_digits(b, a) == agree_digits(a, b)
+    assert agree_digits(1000, 1000.001) == pytest.approx(6.0, abs=1e-6)  # any number type
+    assert agree_digits(-2, 2) == pytest.approx(-math.log10(2)) and agree_digits(0, 0) == math.inf
     x = sp.Symbol("x", positive=True)
     ref = evalf_reference(sp.sqrt(x), {x: 2}, 50)
     with mpmath.workdps(70):

@@ -95,12 +95,10 @@ def agree_digits(a, b) -> float:
     Works at a precision above the CLI's maximum (2000 digits) whatever the caller's context,
     so two 50-digit values are never rounded to doubles before they are compared."""
     with mpmath.workdps(2100):
-        a = a if isinstance(a, mpmath.mpf) else mpmath.mpf(a)
-        b = b if isinstance(b, mpmath.mpf) else mpmath.mpf(b)
+        a, b = mpmath.mpf(a), mpmath.mpf(b)  # exact: no mp number has more digits than this
         if a == b:
             return float("inf")
-        scale = max(abs(a), abs(b))
-        return float(-mpmath.log10(abs(a - b) / scale)) if scale else float("inf")
+        return float(-mpmath.log10(abs(a - b) / max(abs(a), abs(b))))  # a != b: the scale is > 0
 
 
 # ---- number systems: one compiled chain, three contexts ---------------------------------------
