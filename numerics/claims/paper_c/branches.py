@@ -182,9 +182,10 @@ def transition_experiment(settings, claim):
 
 
 def _claim(**kw) -> Claim:
-    """A claim of this module: Paper C's derivation, its reported outputs scaled by --power."""
+    """A claim of this module: Paper C's derivation, its reported outputs scaled by --power; both
+    solve the two branches at the same points (one family: the solves of one serve the other)."""
     return Claim(**{"paper": "C", "status": "paper", "equations": lambda: tuple(D.equations().values()),
-                    "outputs": ("C.out.reported",), "uses_dps": False, **kw})
+                    "outputs": ("C.out.reported",), "uses_dps": False, "shares": "C.branches", **kw})
 
 
 CLAIMS = [

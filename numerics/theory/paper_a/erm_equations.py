@@ -24,9 +24,7 @@ x quadrature nodes.  This module is generic machinery:
 """
 from __future__ import annotations
 
-import hashlib
 import math
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +33,7 @@ import sympy as sp
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import erm_equations as EQ
 from numerics.core.backends import CONTEXTS, NUMPY, Context
+from numerics.core.content_memo import ContentMemo, digest
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
 from numerics.core.results import RESULTS, Solution, SolveError
@@ -244,18 +243,7 @@ def _start(eqs: Equations) -> list:
 
 
 #: the solves at a fixed rule done in this process (:func:`_solve_rule`), by what they depend on
-_SOLVES: "OrderedDict[tuple, tuple]" = OrderedDict()
-_SOLVES_KEPT = 4096
-
-
-def _law_digest(law: LatentLaw) -> bytes:
-    """A digest of what a solve reads of the law: its weights, latent points and dimension."""
-    h = hashlib.blake2b(digest_size=16)
-    for v in (law.weight, *law.latent):
-        h.update(np.ascontiguousarray(v, dtype=float).tobytes())
-        h.update(b"|")
-    h.update(repr((float(law.dim), bool(law.signal_along_q))).encode())
-    return h.digest()
+SOLVES = ContentMemo(kept=4096)
 
 
 def _solve_key(eqs: "Equations", law, alpha1, lam, loss, step, x0, tol, max_steps) -> tuple:
@@ -267,7 +255,8 @@ def _solve_key(eqs: "Equations", law, alpha1, lam, loss, step, x0, tol, max_step
     sy = EQ.system(loss, law.signal_along_q)
     system = (sy["G"], sy["G_h"], sy["omega"], sy["unknowns"], sy["expectations"], sy["equations"],
               sy["integrands"], *(tuple(r) for k in ("dr_dx", "dF_dx", "dF_dE") for r in sy[k]))
-    return (system, eqs.cmp.exact_nodes, _law_digest(law), loss, float(alpha1), float(lam),
+    law_digest = digest(law.weight, *law.latent, float(law.dim), bool(law.signal_along_q))
+    return (system, eqs.cmp.exact_nodes, law_digest, loss, float(alpha1), float(lam),
             eqs.step, None if x0 is None else tuple(float(v) for v in x0), float(tol), int(max_steps))
 
 
@@ -279,17 +268,14 @@ def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
     memo (:func:`_solve_key`: the same system, law and numbers) gives what solving again
     would, bit for bit, with the outputs of the current derivation."""
     eqs = Equations(law, alpha1, lam, loss, step)
-    key = _solve_key(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
-    if key in _SOLVES:
-        _SOLVES.move_to_end(key)
-        result, its, residual, x, lam_k, message = _SOLVES[key]
-    else:
+
+    def compute():
         sol = _solve_from(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
-        result, its, residual, message = sol.result, sol.iterations, sol.residual, sol.message
         x, lam_k = (tuple(sol.raw[1]), sol.raw[0].lam) if sol.ok else (None, None)
-        _SOLVES[key] = (result, its, residual, x, lam_k, message)
-        if len(_SOLVES) > _SOLVES_KEPT:
-            _SOLVES.popitem(last=False)
+        return sol.result, sol.iterations, sol.residual, x, lam_k, sol.message
+
+    key = _solve_key(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
+    result, its, residual, x, lam_k, message = SOLVES.get(key, compute)
     raw = None if x is None else (Equations(law, alpha1, lam_k, loss, step), list(x))
     return Solution(result, its, residual, raw, message)
 

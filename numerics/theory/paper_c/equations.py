@@ -23,7 +23,8 @@ all four unknowns stays on its branch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -32,6 +33,7 @@ import sympy as sp
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import NUMPY
+from numerics.core.content_memo import ContentMemo, digest
 from numerics.core.quadrature import gauss_hermite, gaussian_sobol
 from numerics.core.results import RESULTS, Solution
 from numerics.core.solve import solve as run_solver
@@ -76,9 +78,26 @@ class Compiled:
     pgradhess: object
 
 
+def _system() -> tuple:
+    """The derivation's parts that :func:`_compiled` compiles (the channel, the fixed-point map,
+    the outputs, the fields, the prox), as built under the mutants in force."""
+    return D.channel(), D.fixed_point(), D.outputs(), D.fields(), D.prox()
+
+
+def _expressions(part) -> tuple:
+    """Every SymPy expression of a part of the system, in a fixed order (a hashable key)."""
+    if isinstance(part, dict):
+        return tuple((k, _expressions(v)) for k, v in part.items())
+    if isinstance(part, (list, tuple)):
+        return tuple(_expressions(v) for v in part)
+    if isinstance(part, sp.MatrixBase):
+        return sp.ImmutableMatrix(part)
+    return part
+
+
 @replaying_cache(maxsize=16)
 def _compiled(_mutants) -> Compiled:
-    ch, fp, out, fi, pr = D.channel(), D.fixed_point(), D.outputs(), D.fields(), D.prox()
+    ch, fp, out, fi, pr = _system()
     c = lambda e, a=ARGS: NUMPY.compile(e, a, cse=True, raw=True)  # noqa: E731
     hats = [fp["conjugates"][k] for k in D.CONJUGATES]
     return Compiled(
@@ -273,7 +292,22 @@ def _newton(avg, x, alpha, lam, sigma, tol):
     return Solution(RESULTS.failed, iters, sol.residual, x, "the prox's global minimum keeps changing at the root")
 
 
+#: the solves on one rule done in this process (:func:`_solve_n`), by what they read
+SOLVES = ContentMemo(kept=512)
+
+
 def _solve_n(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
+    """The root on one rule and its outputs, ``(Solution, dict or None)``: solved, or found in
+    the process's memo under the same key (the system's expressions, the rule, the numbers),
+    which a mutant or a scaling of a step downstream (``C.out.reported``) leaves unchanged."""
+    rule = (n,) if isinstance(n, int) else (digest(*n),)
+    key = (_expressions(_system()), rule, branch, *map(float, (alpha, sigma, lam, omega, tol)),
+           tuple(float(v) for v in x0), int(n_sweeps))
+    sol, res = SOLVES.get(key, lambda: _solve_n_fresh(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps))
+    return replace(sol), (None if res is None else copy.deepcopy(res))
+
+
+def _solve_n_fresh(branch, alpha, sigma, lam, omega, n, x0, tol, n_sweeps):
     cmp = compiled()
     if n_sweeps and not (isinstance(n, int) and n <= PRESOLVE_N):
         sol0, res0 = _solve_n(branch, alpha, sigma, lam, omega, PRESOLVE_N, x0, tol, n_sweeps)
