@@ -895,3 +895,22 @@ def test_increasing_root_states_its_residual_and_lower_bracket():
     assert start.result is RESULTS.max_steps_reached and 0 < start.residual < 1
     lo_hi = IncreasingRootScalar(lambda h: (h**3 - 2, 3 * h**2), tol=1e-12).init(1.0)
     assert start.residual == lo_hi.hi - lo_hi.lo and lo_hi.lo < 2 ** (1 / 3) < lo_hi.hi
+
+
+def test_increasing_root_is_newton_where_newton_works_and_stops_at_its_relative_tolerance():
+    """From starts where Newton converges, each step is Newton's (quadratic: a handful of
+    steps, also for a root of size 1e6), and a root stops at its first step no longer than
+    tol * (1 + |u|): for h^3 = 8 from 2.2 with tol = 0.047 the first step (0.182) is longer than
+    0.047 * 3.2 = 0.150 and the second (0.017) is not, so two steps end at 2.000154."""
+    from numerics.core.solve.driver import iterate
+    from numerics.core.solve.increasing import IncreasingRoot
+
+    def run(gg, h0, tol=1e-14):
+        return iterate(IncreasingRoot(gg, (), tol=tol), np.array(h0, dtype=float), max_steps=200)
+
+    cube = run(lambda h: (h**3 - 2, 3 * h**2), [1.0, 1.5, 3.0])
+    assert cube.iterations <= 8 and np.allclose(cube.raw, 2 ** (1 / 3), rtol=1e-15, atol=0)
+    big = run(lambda h: (h**3 - 2e18, 3 * h**2), [1e6])
+    assert big.iterations <= 6 and big.raw[0] == pytest.approx(2e18 ** (1 / 3), rel=1e-15)
+    loose = run(lambda h: (h**3 - 8, 3 * h**2), [2.2], tol=0.047)
+    assert loose.iterations == 2 and loose.raw[0] == pytest.approx(2.000153618, rel=1e-9)
