@@ -18,7 +18,9 @@ def test_each_loss_is_defined_once_and_read_by_every_derivation():
     y, h = sp.symbols("y h", real=True)
     for lo in LS.LOSSES:
         # the step-4 equations and the gradient derivation use the same object
-        assert sp.simplify(EQ.loss(lo.name)["ell"] - lo.ell(h, y)) == 0
+        assert sp.simplify(EQ.loss(lo)["ell"] - lo.ell(h, y)) == 0
+        with pytest.raises(TypeError, match="losses.by_name turns a name into one"):
+            EQ.loss(lo.name)  # names are parsed at the door, not inside the derivation
         assert sp.simplify(G.loss_derivative(lo, y) - lo.derivative(G.yhat, y, elementary=True)) == 0
         # the elementary form is the same function
         assert sp.simplify((lo.ell(h, y, elementary=True) - lo.ell(h, y).rewrite(sp.exp))) == 0
@@ -101,3 +103,19 @@ def test_the_sampled_token_counts_are_read_from_their_step():
         assert sampled_tokens(10, 3) == ((9, 0), (9, 3))
     with mutated(MUTANTS["A.thm2.sampled_tokens:unshifted"]):
         assert sampled_tokens(10, 3) == ((9, 0), (9, 0))
+
+
+def test_a_linear_model_carries_its_latent_law_and_attention_has_none():
+    """The linear law's mu, sigma^2 and dimension factor are the model's own (one object per
+    model, no table by name): a model with another mu gives that mu to the steps."""
+    from dataclasses import replace
+
+    from derivations.paper_a import models as DM
+
+    for mo in DM.LINEAR:
+        law = EQ.linear_law(mo)
+        assert (law["mu"], law["sigma2"], law["dim"]) == (mo.mu, mo.sigma2, mo.dim_factor)
+    other = replace(DM.POOLED, mu=2 * DM.POOLED.mu)
+    assert EQ.linear_law(other)["mu"] == 2 * DM.POOLED.mu
+    with pytest.raises(ValueError, match="a linear model"):
+        EQ.linear_law(DM.ATTENTION)

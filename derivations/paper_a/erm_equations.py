@@ -92,10 +92,13 @@ LOSS_NAMES = tuple(lo.name for lo in LS.LOSSES)
 
 
 @derivation
-def loss(name) -> dict:
-    """ell(h; y) of the loss object ``name`` (``derivations.paper_a.losses``) and its first
-    two h-derivatives."""
-    lo = LS.by_name(name)
+def loss(lo: "LS.Loss") -> dict:
+    """ell(h; y) of the loss ``lo`` (an object of ``derivations.paper_a.losses``: a user's
+    spelling is turned into one at the door, by ``losses.by_name``) and its first two
+    h-derivatives."""
+    if not isinstance(lo, LS.Loss):
+        raise TypeError(f"loss: a Loss of derivations.paper_a.losses is expected, got {lo!r} "
+                        "(losses.by_name turns a name into one)")
     ell = step(f"A.erm.loss.{lo.name}", lo.ell(h, y))
     dl = sp.diff(ell, h)
     return {"ell": ell, "dl": dl, "d2l": sp.diff(dl, h), "loss": lo}
@@ -111,7 +114,7 @@ def field():
 
 
 @derivation
-def channel(loss_name: str) -> dict:
+def channel(lo: "LS.Loss") -> dict:
     """The prox equation and the five residual integrands of a loss, as SymPy expressions of
     (h, zeta, unknowns, latent), and the three output integrands.
 
@@ -120,24 +123,24 @@ def channel(loss_name: str) -> dict:
     (ell', a ell', 1 - d_omega h, c ell', sigma2 ell'^2).  Outputs: test error (latent only),
     training loss (at h), training error (latent only; omega_0 = the root in omega of
     G(0, omega) = 0).  Returns dict G, G_h, r (5-tuple), outputs (dict), mu, omega."""
-    lo = loss(loss_name)
+    ls = loss(lo)
     mu, omega = field()
-    G_om = step("A.erm.prox", lo["loss"].prox_equation(h, om, s2 * V, y, dl=lo["dl"]))
+    G_om = step("A.erm.prox", lo.prox_equation(h, om, s2 * V, y, dl=ls["dl"]))
     G_h = sp.diff(G_om, h)
     dprox = -sp.diff(G_om, om) / G_h
-    r = (step("A.erm.integrand_b", lo["dl"]),
-         step("A.erm.integrand_w1", a * lo["dl"]),
+    r = (step("A.erm.integrand_b", ls["dl"]),
+         step("A.erm.integrand_w1", a * ls["dl"]),
          step("A.erm.integrand_V", sp.together(1 - dprox)),  # one fraction: no cancellation
-         step("A.erm.integrand_m", c * lo["dl"]),
-         step("A.erm.integrand_Q", s2 * lo["dl"] ** 2))
+         step("A.erm.integrand_m", c * ls["dl"]),
+         step("A.erm.integrand_Q", s2 * ls["dl"] ** 2))
     r = tuple(e.subs(om, omega) for e in r)
     roots = sp.solve(G_om.subs(h, 0), om)
     if len(roots) != 1:
-        raise ValueError(f"the prox of {loss_name} at h = 0 has {len(roots)} fields, expected one")
+        raise ValueError(f"the prox of {lo} at h = 0 has {len(roots)} fields, expected one")
     omega0 = roots[0]
     outputs = {
         "test_error": step("A.erm.test_error", sp.erfc(y * mu / sp.sqrt(2 * s2 * Q)) / 2),
-        "train_loss": step("A.erm.train_loss", lo["ell"]).subs(om, omega),
+        "train_loss": step("A.erm.train_loss", ls["ell"]).subs(om, omega),
         "train_error": step("A.erm.train_error", sp.erfc(y * (mu - omega0) / sp.sqrt(2 * s2 * Q)) / 2),
     }
     return {"G": G_om.subs(om, omega), "G_h": G_h.subs(om, omega), "r": r, "outputs": outputs,
@@ -156,14 +159,14 @@ def equations() -> tuple:
 
 
 @derivation
-def system(loss_name: str, signal_along_q: bool = True) -> dict:
+def system(lo: "LS.Loss", signal_along_q: bool = True) -> dict:
     """Everything a solver needs, exactly: unknowns, equations F(x, Ebar), integrands r, the
     prox G and G_h, and the Jacobian pieces dF/dx, dF/dEbar and dr/dx (implicit function
     theorem), plus the outputs.
 
     ``signal_along_q=False`` (latent a = 0: the linear models): w1 does not enter the field,
     its equation reads lam w1 = 0, and w1 is dropped from the unknowns."""
-    ch = channel(loss_name)
+    ch = channel(lo)
     F, r, Ebar, unknowns = list(equations()), list(ch["r"]), list(EBAR), list(UNKNOWNS)
     G, G_h, outputs = ch["G"], ch["G_h"], dict(ch["outputs"])
     if not signal_along_q:
@@ -186,13 +189,13 @@ def system(loss_name: str, signal_along_q: bool = True) -> dict:
 
 
 @derivation
-def exact_channel(loss_name: str, signal_along_q: bool = False) -> dict:
+def exact_channel(lo: "LS.Loss", signal_along_q: bool = False) -> dict:
     """A loss whose prox is linear in h (the square loss): h solved in closed form and every
     zeta-average done exactly by Gaussian moments.  Returns the averaged integrands and
     outputs as expressions of (unknowns, latent), or raises ValueError for another loss."""
-    sy = system(loss_name, signal_along_q)
+    sy = system(lo, signal_along_q)
     if sp.simplify(sp.diff(sy["G"], h, 2)) != 0:
-        raise ValueError(f"the prox of {loss_name} is not linear in h")
+        raise ValueError(f"the prox of {lo} is not linear in h")
     sol = sp.solve(sy["G"], h)
     sub = {h: sol[0]}
     r = tuple(gaussian_expectation(sp.simplify(e.subs(sub))) for e in sy["integrands"])
@@ -208,9 +211,6 @@ def exact_channel(loss_name: str, signal_along_q: bool = False) -> dict:
 # token-permutation symmetry of the law forces <W, e_l (x) xi> to be equal for all l, so W's
 # signal part lies along u = L^{-1/2} sum_l e_l (x) xi and <u, theta v (x) xi> = theta R/sqrt(L)
 # for every position set v; docs §3).
-_LINEAR = {"pool": (theta * R / L, 1 / L, sp.Integer(1)),
-           "vec": (theta * R / sp.sqrt(L), sp.Integer(1), L)}
-LINEAR_MODELS = tuple(_LINEAR)
 
 
 @derivation
@@ -232,14 +232,14 @@ def two_point_atoms() -> tuple:
 
 @derivation
 def linear_law(model: Model) -> dict:
-    """mu, sigma^2 and the dimension factor (alpha = alpha_1 / dim) of a linear model, and its
-    two atoms (weight, {y, a, c, sigma2}) as expressions of (theta, R, L, pi)."""
-    if model.name not in _LINEAR:
-        raise ValueError(f"model must be one of {', '.join(LINEAR_MODELS)}, got {model!r}")
-    mu0, s20, dim0 = _LINEAR[model.name]
-    mu = step(f"A.law.{model}.mu", mu0)
-    sig2 = step(f"A.law.{model}.sigma2", s20)
-    dim = step(f"A.law.{model}.dim", dim0)
+    """mu, sigma^2 and the dimension factor (alpha = alpha_1 / dim) of a linear model (what
+    the model says: ``derivations.paper_a.models.LinearModel``), and its two atoms
+    (weight, {y, a, c, sigma2}) as expressions of (theta, R, L, pi)."""
+    if model.sees_q:
+        raise ValueError(f"model: a linear model (its step-4 law blind to the query) is expected, got {model!r}")
+    mu = step(f"A.law.{model}.mu", model.mu)
+    sig2 = step(f"A.law.{model}.sigma2", model.sigma2)
+    dim = step(f"A.law.{model}.dim", model.dim_factor)
     atoms = tuple((w, {**{k: sp.sympify(v).subs(mu_s, mu) for k, v in vals.items()}, s2: sig2})
                   for w, vals in two_point_atoms())
     return {"mu": mu, "sigma2": sig2, "dim": dim, "atoms": atoms}
@@ -429,33 +429,33 @@ DPROX = sp.Symbol(r"\partial_{\omega} h", positive=True)
 E_TEST = sp.Symbol(r"E_{\rm test}")
 
 
-def general_equations(loss_name: str = "logistic") -> tuple:
+def general_equations(lo: "LS.Loss" = LS.LOGISTIC) -> tuple:
     """The step-4 system as a chain of named steps (for LaTeX), in the order derived: the loss
     and its derivatives, the mean field and the leave-one-out field, the prox (it defines the
     training prediction h) and its slope, the five equations in their averages, the test error.
     Each step is printed in the symbols of the steps before it (:meth:`Equation.written`)."""
-    lo, ch = loss(loss_name), channel(loss_name)
-    tag = f"[{loss_name}] "
+    ls, ch = loss(lo), channel(lo)
+    tag = f"[{lo}] "
     mu, omega = ch["mu"], ch["omega"]
-    ell = Equation(f"A.erm.loss.{loss_name}", ELL, lo["ell"], REFERENCE_T4, (h, y), f"{tag}the loss")
-    dl = Equation(f"A.erm.dloss.{loss_name}", DELL, lo["dl"], REFERENCE_T4, (h, y), f"{tag}its slope in h")
-    d2l = Equation(f"A.erm.d2loss.{loss_name}", D2ELL, lo["d2l"], REFERENCE_T4, (h, y), f"{tag}its curvature in h")
+    ell = Equation(f"A.erm.loss.{lo}", ELL, ls["ell"], REFERENCE_T4, (h, y), f"{tag}the loss")
+    dl = Equation(f"A.erm.dloss.{lo}", DELL, ls["dl"], REFERENCE_T4, (h, y), f"{tag}its slope in h")
+    d2l = Equation(f"A.erm.d2loss.{lo}", D2ELL, ls["d2l"], REFERENCE_T4, (h, y), f"{tag}its curvature in h")
     fld = Equation("A.erm.field", FIELD_MEAN, mu, REFERENCE_T4, (w1, a, m, c, b),
                    "mean of the field of a fresh sample given its latent variables (ours)")
     cav = Equation("A.erm.cavity_field", om, omega, REFERENCE_T4, (w1, a, m, c, b, s2, Q, zeta),
                    "the leave-one-out field, zeta ~ N(0, 1) (ours)").written(
         FIELD_MEAN + sp.sqrt(s2 * Q) * zeta, {FIELD_MEAN: fld})
-    prox_rhs = h + s2 * V * lo["dl"]
+    prox_rhs = h + s2 * V * ls["dl"]
     prox = Equation("A.erm.prox", om, prox_rhs, REFERENCE_T4, (h, s2, V, y),
                     f"{tag}the training prediction h is the prox of the leave-one-out field (ours)").written(
         h + s2 * V * DELL, {DELL: dl})
-    slope = 1 / (1 + s2 * V * lo["d2l"])
+    slope = 1 / (1 + s2 * V * ls["d2l"])
     dprox = Equation("A.erm.dprox", DPROX, slope, REFERENCE_T4, (h, s2, V, y),
                      f"{tag}slope of the prox in the field (implicit function theorem; ours)").written(
         1 / (1 + s2 * V * D2ELL), {D2ELL: d2l})
     refs = {"b": "bias stationarity", "w1": "the q-hat component", "V": "susceptibility",
             "m": "overlap with e_2", "Q": "bulk norm"}
-    sy = system(loss_name)
+    sy = system(lo)
     eqs = [Equation(f"A.erm.eq_{n}", Fk, sp.Integer(0), REFERENCE_T4,
                     note=f"{refs[n]}: E over the latent law and zeta, at the prox h (ours)")
            for n, Fk in zip(sy["names"], sy["equations"])]

@@ -16,7 +16,7 @@ from a user's spelling to an object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -63,7 +63,14 @@ class AttentionModel(Model):
 
 @dataclass(frozen=True)
 class LinearModel(Model):
-    """A linear model on (pooled or vectorised) tokens: two exact atoms."""
+    """A linear model on (pooled or vectorised) tokens: two exact atoms.  Its latent law, as
+    expressions of (theta, R, L): ``mu``, the mean the positive class's signal tokens give the
+    one latent coordinate, ``sigma2``, that coordinate's noise variance, and ``dim_factor``,
+    the dimension the sample ratio is taken over (alpha = alpha_1 / dim_factor)."""
+
+    mu: sp.Expr = field(kw_only=True)
+    sigma2: sp.Expr = field(kw_only=True)
+    dim_factor: sp.Expr = field(kw_only=True)
 
     def latent_law(self, L: int | None = None, R: int | None = None) -> dict:
         """``classes``, ``dim``, ``atoms`` (weight, {y, a, c, sigma2}), ``mu`` and ``sigma2`` as
@@ -81,8 +88,12 @@ def _attention_law(L, R) -> dict:
 
 
 ATTENTION = AttentionModel("attention", "attention", True, ("att",))
-POOLED = LinearModel("pool", "pooled", False, ("pooled",))
-VECTORISED = LinearModel("vec", "vectorised", False, ("vectorised", "vectorized"))
+#: the two linear baselines and their latent laws (the pooled model: the mean of the L tokens, R of
+#: them shifted by theta v; the vectorised model: the tokens side by side, alpha = alpha_1 / L)
+POOLED = LinearModel("pool", "pooled", False, ("pooled",),
+                     mu=EQ.theta * EQ.R / EQ.L, sigma2=1 / EQ.L, dim_factor=sp.Integer(1))
+VECTORISED = LinearModel("vec", "vectorised", False, ("vectorised", "vectorized"),
+                         mu=EQ.theta * EQ.R / sp.sqrt(EQ.L), sigma2=sp.Integer(1), dim_factor=EQ.L)
 #: every model, in the order the CLI and the tables list them
 MODELS = (ATTENTION, POOLED, VECTORISED)
 #: the models whose step-4 law does not see the trained query (the linear baselines)
