@@ -914,3 +914,29 @@ def test_increasing_root_is_newton_where_newton_works_and_stops_at_its_relative_
     assert big.iterations <= 6 and big.raw[0] == pytest.approx(2e18 ** (1 / 3), rel=1e-15)
     loose = run(lambda h: (h**3 - 8, 3 * h**2), [2.2], tol=0.047)
     assert loose.iterations == 2 and loose.raw[0] == pytest.approx(2.000153618, rel=1e-9)
+
+
+def _kinked(h):
+    """Increasing, steep below 0 and nearly flat above: from the flat side Newton jumps far
+    past the other end of the bracket while |G| has halved."""
+    s = np.where(h <= 0, 1.0, 0.01)
+    return s * np.arctan(20 * h), s * 20 / (1 + 400 * h**2)
+
+
+@pytest.mark.parametrize("gg, h0, root, steps", [
+    (lambda h: (np.arctan(h), 1 / (1 + h**2)), [2.0, -3.0, 10.0], 0.0, 10),  # Newton diverges: walk, then bisect
+    (lambda h: (np.arctan(h - 1), 1 / (1 + (h - 1) ** 2)), [5.0], 1.0, 9),
+    (lambda h: (h**3 - 8, 3 * h**2), [0.5], 2.0, 10),  # overshoot far right, |G| grows: bisection
+    (lambda h: (np.sinh(h) - 5, np.cosh(h)), [10.0, -10.0], np.arcsinh(5.0), 21),  # |G| halves slowly
+    (_kinked, [-0.2], 0.0, 13),  # a step out of the bracket with |G| halved: bisection
+])
+def test_increasing_root_safeguards_take_their_documented_path(gg, h0, root, steps):
+    """Where Newton alone fails (it diverges, overshoots, or leaves the bracket [lo, hi] that the
+    signs of G have given), a step is replaced by bisection once both ends are known, and by a
+    step four times longer towards the root before; a step that does not halve |G| is replaced
+    too.  The step counts pin that path: each rule changed changes them."""
+    from numerics.core.solve.driver import iterate
+    from numerics.core.solve.increasing import IncreasingRoot
+
+    sol = iterate(IncreasingRoot(gg, (), tol=1e-14), np.array(h0, dtype=float), max_steps=200)
+    assert sol.iterations == steps and np.allclose(sol.raw, root, rtol=1e-13, atol=1e-14)
