@@ -203,3 +203,30 @@ def test_abs_and_log_in_complex_balls_are_indeterminate_where_not_analytic():
         # the integral of |x| over [-1, 1] is 1: only with real_abs split at the kink
         v = acb.integral(lambda z, an: absolute(z, _an=an), -1, 1)
         assert v.real.overlaps(arb(1)) and v.real.rad() < 1e-20
+
+
+def test_an_integer_power_of_a_real_ball_comes_from_its_ends():
+    """x^n of a real ball is monotone on each side of 0: [0, 1]^2 is [0, 1] (a product of balls
+    gives [-0.5, 1]), so 1 / (1 + 10^4 x^4) on [0, 1] is finite; odd powers keep the sign, even
+    powers of a ball around 0 reach 0 and of a negative ball are positive; complex balls and
+    negative exponents keep working."""
+    x = sp.Symbol("x", real=True)
+
+    def ball(lo, hi):
+        return arb(arb(lo + hi) / 2, arb(hi - lo) / 2)
+
+    with _precision(80):
+        sq = compile_arb(x**2, (x,))(ball(0, 1))
+        assert sq.lower() > -1e-6 and sq.contains(0) and sq.contains(1) and sq.upper() < 1 + 1e-6
+        assert compile_arb(1 / (1 + 10**4 * x**4), (x,))(ball(0, 1)).is_finite()
+        cube = compile_arb(x**3, (x,))(ball(-1, 2))
+        assert cube.contains(-1) and cube.contains(8) and cube.lower() > -1 - 1e-6 and cube.upper() < 8 + 1e-6
+        even = compile_arb(x**4, (x,))(ball(-2, 1))
+        assert even.contains(0) and even.contains(16) and even.lower() > -1e-6 and even.upper() < 16 + 1e-6
+        neg = compile_arb(x**2, (x,))(ball(-3, -2))
+        assert neg.contains(4) and neg.contains(9) and neg.lower() > 4 - 1e-6 and neg.upper() < 9 + 1e-6
+        inv = compile_arb(x**-2, (x,))(ball(2, 4))
+        assert inv.contains(arb(1) / 16) and inv.contains(arb(1) / 4) and inv.upper() < 0.25 + 1e-6
+        assert compile_arb(x**5, (x,))(arb(3)).contains(243) and compile_arb(x**0 + x, (x,))(arb(2)) == 3
+        z = compile_acb(x**3, (x,))(acb(1, 1))
+        assert z.real.contains(-2) and z.imag.contains(2)

@@ -143,9 +143,11 @@ def real_line_bound(f: sp.Expr, x: sp.Symbol, max_depth: int = 8) -> arb:
     """An upper bound of sup over real x of |f(x)|, for f a rational function of exp(x).
 
     With e = exp(x): x <= 0 is e in (0, 1], x >= 0 is w = 1/e in (0, 1]; the two rational
-    functions r(e), r(1/w) are evaluated in ball arithmetic on [0, 1] (split into 2^k pieces
-    until every piece is finite).  Raises :class:`CertifyError` if f is not of that form or is
-    unbounded."""
+    functions r(e), r(1/w) are evaluated in ball arithmetic on [0, 1] split into 2^k pieces,
+    k = 0 .. max_depth (511 evaluations a side): each split whose pieces are all finite bounds
+    the side by its largest piece, and the least of these bounds is kept (a peak narrower than
+    the coarse pieces is bounded closely only by the fine ones).  Raises
+    :class:`CertifyError` if f is not of that form or no split is finite."""
     if x not in f.free_symbols:
         return abs(compile_arb(f, ())())
     e = sp.Dummy("e", positive=True)
@@ -155,15 +157,16 @@ def real_line_bound(f: sp.Expr, x: sp.Symbol, max_depth: int = 8) -> arb:
     best = arb(0)
     for side in (g, sp.cancel(g.subs(e, 1 / e))):
         fn = compile_arb(side, (e,))
+        bound = None  # the side's least bound so far
         for depth in range(max_depth + 1):
             n = 2**depth
             vals = [fn(arb(arb(2 * i + 1) / (2 * n), arb(1) / (2 * n))) for i in range(n)]
             if all(v.is_finite() for v in vals):
-                for v in vals:
-                    best = best.max(abs(v).upper())
-                break
-        else:
+                split = max((abs(v).upper() for v in vals), key=float)
+                bound = split if bound is None else bound.min(split)
+        if bound is None:
             raise CertifyError(f"|{f}| is not bounded on the real line (ball evaluation not finite)")
+        best = best.max(bound)
     return best.upper()
 
 

@@ -246,10 +246,22 @@ def _piecewise(pieces):
 
 
 def _ipow(x, n: int):
-    """x^n for an integer n by repeated squaring (FLINT's generic power returns nan for a ball
-    that contains 0; products of balls are always enclosures)."""
+    """x^n for an integer n.  A real ball's power comes from its two ends (x^n is monotone on
+    each side of 0; an even power of a ball around 0 reaches down to 0): as a product of balls,
+    [0, 1]^2 would be [-0.5, 1], and 1 / (1 + 10^4 [0, 1]^4) not finite.  A complex ball's, by
+    repeated squaring (FLINT's generic power returns nan for a ball that contains 0; products of
+    balls are always enclosures)."""
     if n < 0:
         return 1 / _ipow(x, -n)
+    if isinstance(x, arb) and n > 1:
+        lo, hi = x.lower(), x.upper()
+        out = _squarings(lo, n).union(_squarings(hi, n))
+        return out.union(arb(0)) if n % 2 == 0 and not (lo > 0 or hi < 0) else out
+    return _squarings(x, n)
+
+
+def _squarings(x, n: int):
+    """x^n (n >= 0) by repeated squaring: an enclosure for any ball."""
     out, base = None, x
     while n:
         if n & 1:
