@@ -88,10 +88,35 @@ class Equation:
 #: Phi, the standard normal distribution function, in printed steps (as in the statements)
 Phi = sp.Function("Phi")
 
-#: the names of the prior P(y = +1) (printed pi_+, never the constant pi)
-PRIOR_NAMES = ("pi", "pi_+", "pi_plus")
-#: the names of a variance sigma^2 written as one symbol (printed sigma^2, never sigma_2)
-LATENT_VARIANCE_NAMES = ("sigma2",)
+
+
+@functools.lru_cache(maxsize=None)
+def papers_notation() -> tuple[dict, dict]:
+    """Every paper's symbols as the printer writes them: ``(symbols, roots)``, symbol name ->
+    LaTeX of the symbol and of its square root, merged from the ``notation`` module of each
+    paper's package in ``derivations`` (``SYMBOLS``, ``ROOTS``; found by folder, so that what
+    is printed never depends on which paper was imported first).  Two papers that print one
+    name differently are an error."""
+    import importlib
+    import pkgutil
+
+    import derivations
+
+    symbols, roots, owner = {}, {}, {}
+    for pkg in sorted(m.name for m in pkgutil.iter_modules(derivations.__path__) if m.ispkg):
+        try:
+            mod = importlib.import_module(f"derivations.{pkg}.notation")
+        except ModuleNotFoundError as e:
+            if e.name != f"derivations.{pkg}.notation":
+                raise
+            continue
+        for table, new in ((symbols, getattr(mod, "SYMBOLS", {})), (roots, getattr(mod, "ROOTS", {}))):
+            for name, tex in new.items():
+                if table.get(name, tex) != tex:
+                    raise ValueError(f"notation: derivations.{pkg} prints the symbol {name!r} as {tex!r}, "
+                                     f"derivations.{owner[name]} as {table[name]!r}; rename one of them")
+                table[name], owner[name] = tex, pkg
+    return symbols, roots
 
 
 class GaussianMean(sp.Function):
@@ -167,16 +192,16 @@ def _nested_factors(expr):
 
 
 class AttnLatexPrinter(LatexPrinter):
-    """SymPy's LaTeX printer with the project's notation: the prior P(y = +1) is ``\\pi_{+}``
-    (never the constant ``\\pi``), the indicator and ones-vector ``\\mathbf{1}``, an expectation
+    """SymPy's LaTeX printer with the project's notation: each paper's symbols as the paper
+    writes them (:func:`papers_notation`: Paper A's prior P(y = +1) is ``\\pi_{+}``, never the
+    constant ``\\pi``), the indicator and ones-vector ``\\mathbf{1}``, an expectation
     ``\\mathbb{E}``, a transpose ``^{\\top}``, ``h1_p`` as ``h_{1p}``, Phi as ``\\Phi``."""
 
     def _print_Symbol(self, expr, style="plain"):
         name = expr.name
-        if name in PRIOR_NAMES:
-            return r"\pi_{+}"
-        if name in LATENT_VARIANCE_NAMES:
-            return r"\sigma^{2}"
+        symbols, _ = papers_notation()
+        if name in symbols:
+            return symbols[name]
         if _MOMENT.fullmatch(name):
             m = _MOMENT.fullmatch(name)
             sup = "^{\\infty}" if m.group(4) else ""
@@ -212,8 +237,8 @@ class AttnLatexPrinter(LatexPrinter):
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
-        if isinstance(expr.base, sp.Symbol) and expr.base.name in LATENT_VARIANCE_NAMES and expr.exp == sp.S.Half:
-            return r"\sigma"
+        if isinstance(expr.base, sp.Symbol) and expr.exp == sp.S.Half and expr.base.name in papers_notation()[1]:
+            return papers_notation()[1][expr.base.name]
         if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:
             text = self._print(expr.base)
             if text.endswith((r"\|", r"\rangle")):

@@ -31,10 +31,9 @@ class Paper:
     ``prefix`` is the first part of every claim id (``"A"`` for ``A.thm3.q2_cosine``) and each
     claim's ``paper``; an empty prefix is a paper without a name, the wrapping of a claim file
     given with ``--claims`` (or of a plugin of the older ``attncheck.claims`` group) that
-    exports a bare ``CLAIMS`` list: its claims may have any prefix.  ``notation`` is kept for the
-    paper's symbols as the printer should write them (symbol name -> LaTeX); the printer takes
-    no per-paper setting today (the papers' notation is written once, in
-    ``derivations.core.AttnLatexPrinter``), so no paper fills it and nothing reads it yet."""
+    exports a bare ``CLAIMS`` list: its claims may have any prefix.  A paper's symbols are
+    printed as it writes them by its ``derivations/<paper>/notation.py`` (read by the one
+    printer, ``derivations.core.papers_notation``), not by this object."""
 
     prefix: str
     title: str
@@ -42,7 +41,6 @@ class Paper:
     figures: Table = field(default_factory=dict)
     problems: Table = field(default_factory=dict)
     benchmarks: Table = field(default_factory=dict)
-    notation: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.prefix, str) or "." in self.prefix or self.prefix != self.prefix.strip():

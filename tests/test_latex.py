@@ -26,6 +26,40 @@ def test_notation():
     assert L._tex_text("a_b & |s| <1> ≤ ξ") == r"a\_b \& $|$s$|$ $<$1$>$ $\le$ $\xi$"
 
 
+def test_each_paper_s_symbols_come_from_its_notation_module_whatever_was_imported(monkeypatch):
+    """The printer reads every paper's ``derivations/<paper>/notation.py`` (found by folder):
+    derivations/core.py names no paper's symbol, a fresh interpreter that has imported no
+    paper prints Paper A's prior and latent variance as Paper A writes them, and two papers that
+    print one name differently are refused, naming both."""
+    import pkgutil
+    import sys
+    import types
+
+    import derivations.core as core
+
+    source = (ROOT / "derivations" / "core.py").read_text()
+    assert not re.search(r'"(pi|pi_\+|pi_plus|sigma2)"', source)
+    code = ("import sympy as sp; from derivations.core import latex, name_latex; "
+            "print(name_latex('pi'), latex(sp.sqrt(sp.Symbol('sigma2')) * sp.Symbol('pi_plus')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == [r"\pi_{+}", r"\pi_{+}", r"\sigma"]
+    fake = types.ModuleType("derivations.paper_z.notation")
+    fake.SYMBOLS = {"pi": r"\pi"}
+    monkeypatch.setitem(sys.modules, "derivations.paper_z.notation", fake)
+    monkeypatch.setattr(pkgutil, "iter_modules", lambda path: [types.SimpleNamespace(name=n, ispkg=True)
+                                                               for n in ("paper_a", "paper_z")])
+    core.papers_notation.cache_clear()
+    try:
+        with pytest.raises(ValueError) as e:
+            core.papers_notation()
+    finally:
+        monkeypatch.undo()
+        core.papers_notation.cache_clear()
+    assert str(e.value) == (r"notation: derivations.paper_z prints the symbol 'pi' as '\\pi', derivations.paper_a "
+                            r"as '\\pi_{+}'; rename one of them")
+    assert core.papers_notation()[0]["pi"] == r"\pi_{+}"
+
+
 def test_long_equations_are_broken_and_labels_unique():
     x = sp.symbols("x1:30")
     eq = Equation("T.long", sp.Symbol("y"), sum(sp.exp(-xi**2) / (1 + xi) for xi in x), "toy", x)
