@@ -19,7 +19,10 @@ def test_user_numbers_become_balls_around_their_exact_value():
         assert core_arb.arb_of(0.2).contains(arb(1) / 5)  # a float by its decimal representation
         assert core_arb.arb_of(sp.Rational(2, 3)).contains(arb(2) / 3) and core_arb.arb_of(sp.Integer(7)) == arb(7)
         assert core_arb.arb_of("5") == arb(5) and core_arb.arb_of(2.0) == arb(2)
-    with pytest.raises(TypeError, match="a boolean is not a number here"):
+        assert core_arb.arb_of(sp.Rational(1, 2)) == arb(1) / 2 and core_arb.arb_of(0.5) == arb(1) / 2
+        long = core_arb.arb_of("0.1234567890123456789012345")  # every digit of a string, not a double's 17
+        assert long.contains(arb(1234567890123456789012345) / 10**25) and long.rad() < 1e-50
+    with pytest.raises(TypeError, match="^a boolean is not a number here$"):
         core_arb.arb_of(True)
     with pytest.raises(TypeError, match="arb_of takes numbers, got the expression x"):
         core_arb.arb_of(sp.Symbol("x"))

@@ -42,12 +42,10 @@ def arb_of(x) -> arb:
         raise TypeError("a boolean is not a number here")
     if isinstance(x, int):
         return arb(x)
-    if isinstance(x, sp.Rational):
-        return arb(int(x.p)) / int(x.q) if x.q != 1 else arb(int(x.p))
-    if isinstance(x, sp.Basic):
+    if isinstance(x, sp.Basic) and not isinstance(x, sp.Rational):
         raise TypeError(f"arb_of takes numbers, got the expression {x}")
-    q = sp.Rational(x if isinstance(x, str) else repr(float(x)))
-    return arb(int(q.p)) / int(q.q) if q.q != 1 else arb(int(q.p))
+    q = x if isinstance(x, sp.Rational) else sp.Rational(x if isinstance(x, str) else repr(float(x)))
+    return arb(int(q.p)) / int(q.q)  # p / 1 is exact
 
 
 def bits(dps: int) -> int:
