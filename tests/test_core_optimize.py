@@ -929,6 +929,13 @@ def _kinked(h):
     (lambda h: (h**3 - 8, 3 * h**2), [0.5], 2.0, 10),  # overshoot far right, |G| grows: bisection
     (lambda h: (np.sinh(h) - 5, np.cosh(h)), [10.0, -10.0], np.arcsinh(5.0), 21),  # |G| halves slowly
     (_kinked, [-0.2], 0.0, 13),  # a step out of the bracket with |G| halved: bisection
+    # G' = 0 at the start (no Newton step): steps of 4 x 1e-3 (1 + |h|) towards the root, growing
+    (lambda h: (h**3 + 0.5, 3 * h**2), [0.0], -(0.5 ** (1 / 3)), 34),
+    (lambda h: (h**3 - 0.5, 3 * h**2), [0.0], 0.5 ** (1 / 3), 34),
+    (lambda h: ((h - 1000) ** 3 + 0.5, 3 * (h - 1000) ** 2), [1000.0], 1000 - 0.5 ** (1 / 3), 10),
+    # a jump across 0 (Newton always overshoots): bisection until the bracket is tol (1 + |h|) wide
+    (lambda h: (np.where(h >= 0.3, 0.5, -0.5) + (h - 0.3), np.ones_like(h)), [1.0], 0.3, 49),
+    (lambda h: (np.where(h >= 1000.3, 0.5, -0.5) + (h - 1000.3), np.ones_like(h)), [1001.0], 1000.3, 39),
 ])
 def test_increasing_root_safeguards_take_their_documented_path(gg, h0, root, steps):
     """Where Newton alone fails (it diverges, overshoots, or leaves the bracket [lo, hi] that the
