@@ -80,6 +80,8 @@ def test_a_printed_ball_encloses_the_value_and_its_rounding():
     with core_arb.precision(53):  # the ball's midpoint printed with more digits than its precision
         coarse = core_arb.ball(arb(1) / 3, 30)
     assert coarse.contains(mpmath.mpf(1) / 3) and len(coarse.digits.replace("0.", "")) <= 17
+    # the double's exact midpoint to digits + 10 = 40 places, not its shortest 16-digit form
+    assert coarse.mid == "0.3333333333333333148296162562473909929395"
 
 
 # ---- Krawczyk: a root proved in a box, and the second-order condition on a box -----------------

@@ -127,11 +127,10 @@ def ball(x: arb, digits: int) -> Ball:
     ball and the rounding of the midpoint, the digits FLINT certifies (at most ``digits``)."""
     if not x.is_finite():
         raise CertifyError(f"non-finite ball {x}")
-    mid = x.mid()
-    mid_s = mid.str(digits + 10, radius=False, more=True).strip("[]").split(" ")[0]
+    mid = x.mid()  # exact: printed without brackets or radius
+    mid_s = mid.str(digits + 10, radius=False, more=True)
     with precision(max(ctx.prec, bits(digits + 40))):
-        q = sp.Rational(mid_s)
-        printed = arb(int(q.p)) / int(q.q) if q.q != 1 else arb(int(q.p))
+        printed = arb_of(sp.Rational(mid_s))
         rad = x.rad() + abs(mid - printed).upper() + printed.rad()
     return Ball(mid_s, _up(arb(rad)), x.str(digits, radius=False), x)
 
