@@ -947,3 +947,48 @@ def test_increasing_root_safeguards_take_their_documented_path(gg, h0, root, ste
 
     sol = iterate(IncreasingRoot(gg, (), tol=1e-14), np.array(h0, dtype=float), max_steps=200)
     assert sol.iterations == steps and np.allclose(sol.raw, root, rtol=1e-13, atol=1e-14)
+
+
+def test_increasing_root_reports_its_last_relative_step_its_count_left_and_an_exact_zero():
+    """The residual of a converged root is the largest relative step |u' - u| / (1 + |u|) of
+    its last iteration, inf while points are left; a refusal names how many are left; a start
+    where G = G' = 0 is the root (0/0 is not taken as a step)."""
+    from numerics.core.results import SolveError
+    from numerics.core.solve import increasing_root
+    from numerics.core.solve.driver import iterate
+    from numerics.core.solve.increasing import IncreasingRoot
+
+    def cube(h):
+        return h**3 - 8, 3 * h**2
+
+    x1 = 2.2 - (2.2**3 - 8) / (3 * 2.2**2)
+    x2 = x1 - (x1**3 - 8) / (3 * x1**2)
+    loose = iterate(IncreasingRoot(cube, (), tol=0.047), np.array([2.2]))
+    assert loose.raw[0] == x2 and loose.residual == pytest.approx(abs(x2 - x1) / (1 + x1), rel=1e-12)
+    cut = iterate(IncreasingRoot(cube, ()), np.array([2.2, 5.0]), max_steps=1, throw=False)
+    assert not cut.ok and cut.residual == math.inf
+    with pytest.raises(SolveError, match=r": 2 proximal points did not converge \(iterations 1, residual inf\)$"):
+        increasing_root(cube, (), np.array([2.2, 5.0]), max_iter=1)
+    flat = iterate(IncreasingRoot(lambda h: (h**3, 3 * h**2), ()), np.zeros(2))
+    assert flat.ok and flat.raw.tolist() == [0.0, 0.0] and flat.iterations == 1
+
+
+def test_newton_computes_with_the_ops_it_is_given():
+    """``ops``: "numpy", "mpmath" or an :class:`Ops` of one's own, which is then what every
+    linear solve, log and exp of the iteration goes through."""
+    from numerics.core.solve import solve
+    from numerics.core.solve.newton import NUMPY, Ops
+
+    calls = []
+
+    def counting_solve(J, F):
+        calls.append(len(F))
+        return NUMPY.solve(J, F)
+
+    mine = Ops(counting_solve, NUMPY.log, NUMPY.exp, NUMPY.isfinite)
+    sol = solve("newton", lambda x: ([x[0] ** 2 - 2], [[2 * x[0]]]), (True,), tol=1e-10, x0=[1.0], ops=mine)
+    assert sol.ok and sol.raw[0] == pytest.approx(math.sqrt(2), rel=1e-10) and calls and set(calls) == {1}
+    with mpmath.workdps(40):
+        mp = solve("newton", lambda x: ([x[0] ** 2 - 2], [[2 * x[0]]]), (True,), tol=mpmath.mpf(10) ** -30,
+                   x0=[mpmath.mpf(1)], ops="mpmath")
+        assert type(mp.raw[0]) is mpmath.mpf and abs(mp.raw[0] - mpmath.sqrt(2)) < mpmath.mpf(10) ** -30

@@ -88,7 +88,7 @@ class IncreasingRoot:
                 small[ib] = both & (r - l <= tol * (1.0 + np.abs(x0)))
             newton = np.where(f == 0, ua, newton)
             rel = np.abs(newton - ua) / (1.0 + np.abs(ua))
-            s.step = float(rel.max()) if rel.size else 0.0
+            s.step = float(rel.max())  # a step has an active point (terminate stops at none)
             s.f_prev[act], s.lo[act], s.hi[act], u[act] = af, la, ha, newton
             s.act = act[~(small | (f == 0))]
         return s
