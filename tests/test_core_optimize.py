@@ -992,3 +992,24 @@ def test_newton_computes_with_the_ops_it_is_given():
         mp = solve("newton", lambda x: ([x[0] ** 2 - 2], [[2 * x[0]]]), (True,), tol=mpmath.mpf(10) ** -30,
                    x0=[mpmath.mpf(1)], ops="mpmath")
         assert type(mp.raw[0]) is mpmath.mpf and abs(mp.raw[0] - mpmath.sqrt(2)) < mpmath.mpf(10) ** -30
+
+
+def test_newton_scales_its_correction_evaluates_once_a_step_and_keeps_a_nonfinite_start():
+    """The convergence norm is |du| for a log unknown (relative already) and |du| / max(1, |x|)
+    for a free one; an accepted trial's F and J are the next state's (one evaluation a step); a
+    start where F is not finite ends as ``nonfinite`` with the start as its iterate."""
+    from numerics.core.solve import solve
+    from numerics.core.solve.newton import Newton
+
+    assert Newton(None, (True, False))._norm([0.5, 3.0], [100.0, 10.0]) == 0.5
+    assert Newton(None, (True, False))._norm([0.05, 30.0], [100.0, 10.0]) == 3.0
+    calls = []
+
+    def fun(x):
+        calls.append(1)
+        return [x[0] ** 2 - 2], [[2 * x[0]]]
+
+    sol = solve("newton", fun, (False,), tol=1e-10, x0=[1.0])
+    assert sol.ok and len(calls) == sol.iterations + 1
+    bad = solve("newton", lambda x: ([float("nan")], [[1.0]]), (False,), x0=[1.5], throw=False)
+    assert bad.result is RESULTS.nonfinite and bad.raw == [1.5] and bad.iterations == 0
