@@ -224,6 +224,17 @@ def test_real_line_bound_is_close_on_either_half_line_and_for_narrow_peaks(name)
     assert bound >= arb(mpmath.nstr(sup, 20)) and bound < 1.2 * float(sup)
 
 
+def test_real_line_bound_compares_its_pieces_as_balls_beyond_the_float_range():
+    """Bounds above 1e308 are all inf as floats: the largest piece is found in balls, so
+    10^500 e^2x / (1 + e^4x) (supremum 10^500 / 2) and 10^500 times a narrow peak of height 1 are
+    bounded from above (compared as floats they were bounded by 1.5e495 and 1.1e455)."""
+    x = sp.Symbol("x", real=True)
+    E, C = sp.exp(x), sp.Integer(10) ** 500
+    assert core_arb.real_line_bound(C * E**2 / (1 + E**4), x) >= arb(10) ** 500 / 2
+    peak = 2 * (E / sp.Rational(14, 10)) ** 20 / (1 + (E / sp.Rational(14, 10)) ** 40)
+    assert core_arb.real_line_bound(C * peak, x) >= arb(10) ** 500 * arb("0.997")
+
+
 def test_gaussian_expectation_refuses_an_integrand_that_is_not_real():
     """E i sigmoid(zeta): a finite ball whose imaginary part is not 0 is refused (the real part
     alone would be a wrong answer)."""

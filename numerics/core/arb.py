@@ -159,7 +159,9 @@ def real_line_bound(f: sp.Expr, x: sp.Symbol, max_depth: int = 8) -> arb:
             n = 2**depth
             vals = [fn(arb(arb(2 * i + 1) / (2 * n), arb(1) / (2 * n))) for i in range(n)]
             if all(v.is_finite() for v in vals):
-                split = max((abs(v).upper() for v in vals), key=float)
+                split = arb(0)
+                for v in vals:  # in balls: a float key would tie every bound beyond 1e308
+                    split = split.max(abs(v).upper())
                 bound = split if bound is None else bound.min(split)
         if bound is None:
             raise CertifyError(f"|{f}| is not bounded on the real line (ball evaluation not finite)")
