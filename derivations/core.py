@@ -102,7 +102,7 @@ def papers_notation() -> tuple[dict, dict]:
 
     import derivations
 
-    symbols, roots, owner = {}, {}, {}
+    tables = {"SYMBOLS": {}, "ROOTS": {}}  # name -> (LaTeX, the paper that gave it), per table
     for pkg in sorted(m.name for m in pkgutil.iter_modules(derivations.__path__) if m.ispkg):
         try:
             mod = importlib.import_module(f"derivations.{pkg}.notation")
@@ -110,13 +110,13 @@ def papers_notation() -> tuple[dict, dict]:
             if e.name != f"derivations.{pkg}.notation":
                 raise
             continue
-        for table, new in ((symbols, getattr(mod, "SYMBOLS", {})), (roots, getattr(mod, "ROOTS", {}))):
-            for name, tex in new.items():
-                if table.get(name, tex) != tex:
+        for kind, table in tables.items():
+            for name, tex in getattr(mod, kind, {}).items():
+                if name in table and table[name][0] != tex:
                     raise ValueError(f"notation: derivations.{pkg} prints the symbol {name!r} as {tex!r}, "
-                                     f"derivations.{owner[name]} as {table[name]!r}; rename one of them")
-                table[name], owner[name] = tex, pkg
-    return symbols, roots
+                                     f"derivations.{table[name][1]} as {table[name][0]!r}; rename one of them")
+                table[name] = (tex, pkg)
+    return tuple({name: tex for name, (tex, _) in table.items()} for table in tables.values())
 
 
 class GaussianMean(sp.Function):
@@ -237,8 +237,9 @@ class AttnLatexPrinter(LatexPrinter):
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
-        if isinstance(expr.base, sp.Symbol) and expr.exp == sp.S.Half and expr.base.name in papers_notation()[1]:
-            return papers_notation()[1][expr.base.name]
+        roots = papers_notation()[1]
+        if isinstance(expr.base, sp.Symbol) and expr.exp == sp.S.Half and expr.base.name in roots:
+            return roots[expr.base.name]
         if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:
             text = self._print(expr.base)
             if text.endswith((r"\|", r"\rangle")):

@@ -17,7 +17,7 @@ def _law(pi=0.3):
 
 def _solve(law=None, **kw):
     p = {**POINT, **kw}
-    return erm_theory.solve(law or _law(), p["alpha1"], p["lam"], p["loss"], refine=False).value
+    return erm_theory.solve(law or _law(), p["alpha1"], p["lam"], p["loss"], step=p.get("step"), refine=False).value
 
 
 def _fresh(*mutants, **kw):
@@ -60,7 +60,8 @@ def test_a_mutant_of_the_equations_the_prox_or_the_law_is_solved_again(name):
         assert _solve(_law()).x == fp_m.x  # the same as solved alone
 
 
-@pytest.mark.parametrize("change", [dict(alpha1=4.5), dict(lam=2e-2), dict(loss=M.SQUARE), dict(law=0.4)])
+@pytest.mark.parametrize("change", [dict(alpha1=4.5), dict(lam=2e-2), dict(loss=M.SQUARE), dict(law=0.4),
+                                    dict(step=0.25)])
 def test_a_solve_at_other_numbers_or_another_law_is_solved_again(change):
     fp = _solve()
     if "law" in change:

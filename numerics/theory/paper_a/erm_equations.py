@@ -246,18 +246,19 @@ def _start(eqs: Equations) -> list:
 SOLVES = ContentMemo(kept=4096)
 
 
-def _solve_key(eqs: "Equations", law, alpha1, lam, loss, step, x0, tol, max_steps) -> tuple:
+def _solve_key(law, alpha1, lam, loss, step, x0, tol, max_steps) -> tuple:
     """What a solve at a fixed rule depends on: the SymPy expressions it compiles (the prox, the
     channel, the outer map and their derivatives: not the outputs, which only the metrics
-    read), the quadrature rule they imply, the law's digest and the numbers given.  A mutant
-    of an output step (or a scaling of it) has the key of the true system; a mutant that
-    reaches the equations, the prox or the law has another."""
+    read), the quadrature rule they imply (exact nodes, or the trapezoid step given), the law's
+    digest and the numbers given.  A mutant of an output step (or a scaling of it) has the key
+    of the true system; a mutant that reaches the equations, the prox or the law has another."""
     sy = EQ.system(loss, law.signal_along_q)
     system = (sy["G"], sy["G_h"], sy["omega"], sy["unknowns"], sy["expectations"], sy["equations"],
               sy["integrands"], *(tuple(r) for k in ("dr_dx", "dF_dx", "dF_dE") for r in sy[k]))
     law_digest = digest(law.weight, *law.latent, float(law.dim), bool(law.signal_along_q))
-    return (system, eqs.cmp.exact_nodes, law_digest, loss, float(alpha1), float(lam),
-            eqs.step, None if x0 is None else tuple(float(v) for v in x0), float(tol), int(max_steps))
+    exact_nodes = compiled(loss, law.signal_along_q, NUMPY).exact_nodes
+    return (system, exact_nodes, law_digest, loss, float(alpha1), float(lam), step,
+            None if x0 is None else tuple(float(v) for v in x0), float(tol), int(max_steps))
 
 
 def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
@@ -267,14 +268,13 @@ def _solve_rule(law, alpha1, lam, loss, step, x0, tol, max_steps) -> Solution:
     (the metrics start from no earlier proximal point), so a solve found in the process's
     memo (:func:`_solve_key`: the same system, law and numbers) gives what solving again
     would, bit for bit, with the outputs of the current derivation."""
-    eqs = Equations(law, alpha1, lam, loss, step)
-
     def compute():
-        sol = _solve_from(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
+        sol = _solve_from(Equations(law, alpha1, lam, loss, step), law, alpha1, lam, loss, step, x0, tol,
+                          max_steps)
         x, lam_k = (tuple(sol.raw[1]), sol.raw[0].lam) if sol.ok else (None, None)
         return sol.result, sol.iterations, sol.residual, x, lam_k, sol.message
 
-    key = _solve_key(eqs, law, alpha1, lam, loss, step, x0, tol, max_steps)
+    key = _solve_key(law, alpha1, lam, loss, step, x0, tol, max_steps)
     result, its, residual, x, lam_k, message = SOLVES.get(key, compute)
     raw = None if x is None else (Equations(law, alpha1, lam_k, loss, step), list(x))
     return Solution(result, its, residual, raw, message)
