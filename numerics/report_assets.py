@@ -25,7 +25,7 @@ def _figure_key(figure_id: str, fig, settings) -> str:
     from numerics.core.cache import module_key
 
     return module_key(fig.__module__, "figure", figure_id, settings.mode, settings.seed, settings.dps,
-                      settings.backend, settings.params, mpl)
+                      settings.params, mpl)
 
 
 def _figure_cached(figure_id: str, settings) -> bool:

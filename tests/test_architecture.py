@@ -396,7 +396,11 @@ NAMED_MODULES = (COMPILER, "numerics/core/special.py")
 
 
 def _named(node) -> str | None:
-    """The choice a name or an attribute (``law``, ``self.position_law``) stands for, if any."""
+    """The choice a name or an attribute (``law``, ``self.position_law``) stands for, if any; a
+    context's name (``ctx.name``) stands for the backend."""
+    if (isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name)
+            and node.value.id in ("ctx", "context")):
+        return "backend"
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
     return name if name in CHOICES else None
 
@@ -427,6 +431,9 @@ def _choices_as_strings(path: pathlib.Path) -> list[str]:
             a = node.args
             out += [f"{rel}:{arg.lineno}: parameter {arg.arg}: str"
                     for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs) if arg.arg in CHOICES and _is_str(arg.annotation)]
+        elif (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in CHOICES
+              and _is_str(node.annotation)):
+            out.append(f"{rel}:{node.lineno}: field {node.target.id}: str")
         elif isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             names = [n for n in map(_named, sides) if n]
@@ -459,8 +466,12 @@ def test_the_choice_check_can_fail(tmp_path, monkeypatch):
               "        return law.startswith('block:')\n"
               "    if backend in ('numpy', 'mpmath') and 'atoms' in law:\n"
               "        return 1\n"
-              "    return loss is LOSS and kind == 'pool'\n")
-    assert _check_one_file(_choices_as_strings, source, tmp_path, monkeypatch) == [
+              "    return loss is LOSS and kind == 'pool' and ctx.name != 'arb'\n"
+              "class S:\n"
+              "    backend: str = 'mpmath'\n"
+              "    kind: str = 'pool'\n")
+    assert sorted(_check_one_file(_choices_as_strings, source, tmp_path, monkeypatch)) == [
         "m.py:1: parameter loss: str", "m.py:1: parameter model: str",
         "m.py:2: compares law with a string", "m.py:2: compares position_law with a string",
-        "m.py:3: reads law as a string (startswith)", "m.py:4: compares backend with a string"]
+        "m.py:3: reads law as a string (startswith)", "m.py:4: compares backend with a string",
+        "m.py:6: compares backend with a string", "m.py:8: field backend: str"]

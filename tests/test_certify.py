@@ -36,10 +36,16 @@ POINTS = {
     "A.cor2.ridgeless_rate": ({}, dict(L=8, R=2, pi=0.3, theta=4.0)),
     "A.thm1.linear_threshold": ({}, dict(L=50, R=2, pi=0.2, theta=3.0)),
     "A.capacity.pool_vec_ratio": ({}, dict(L=6, R=2, pi=0.3, theta=3.0)),
+    "A.thm2.attention_threshold": ({}, dict(L=1000, R=2, pi=0.3, theta=3.0)),
+    # a constant rule is the best there (no threshold, no c*)
+    "A.thm2.sharp_threshold": ({}, dict(L=10, R=1, pi=0.3, theta=0.05)),
     "B.coercivity.identity": ({}, dict(N=7, m2=1.0, c=-0.3)),
     "B.coercivity.counterexample": ({}, dict(N=4, k=6)),
     "B.rate.exponent": ({}, dict(beta=2.5, M=1e6)),
     "B.rate.schedule_not_exponent": ({}, dict(a=0.3)),
+    "B.rate.d_independence": ({}, dict(P=5, M=3e5)),
+    "B.rate.smoothness": ({}, dict(P=8, M=1e7)),
+    "B.rate.holder_edge": ({}, dict(beta=1.5, s=3, a=0.3)),
 }
 
 
@@ -100,6 +106,15 @@ def test_a_mutant_moves_the_ball_off_the_true_value():
     with mutated(MUTANTS["A.capacity.F:sign_tphi"]):
         b3 = theory_certify.certify(cap.id, v3, 30)
     assert not b3["alpha_pool"].contains(t3["alpha_pool"]) and not b3["alpha_vec"].contains(t3["alpha_vec"])
+    # the hard-max threshold: the Krawczyk ball is of the mutated dE/dc's root, at pi != 1/2
+    hm = registry.claim("A.thm2.attention_threshold")
+    v4 = hm.param_space.validate(dict(L=1000, R=2, pi=0.3, theta=3.0))
+    t4 = hm.evaluate(v4, 40)
+    with mutated(MUTANTS["A.thm2.hardmax_cdf_neg:L_minus_R"]):
+        b4 = theory_certify.certify(hm.id, v4, 30)
+    key = "E_max (hard attention, optimal threshold)"
+    assert not b4[key].contains(t4[key]) and not b4["threshold c*"].contains(t4["threshold c*"])
+    assert theory_certify.certify(hm.id, v4, 30)[key].contains(t4[key])
 
 
 # ---- the printer --------------------------------------------------------------------------------
@@ -121,11 +136,43 @@ def test_a_parameter_named_pi_does_not_shadow_the_constant():
         assert v.overlaps(2 * arb.pi() + 2) and not v.overlaps(arb(6))
 
 
-@pytest.mark.parametrize("expr", [sp.gamma(x), sp.Heaviside(x), sp.Function("g")(x), sp.sign(x),
+@pytest.mark.parametrize("expr", [sp.gamma(x), sp.Heaviside(x), sp.Function("g")(x),
                                   sp.Integral(sp.exp(-x**2), (x, 0, 1)), sp.oo * x])
 def test_unknown_or_unrigorous_functions_are_refused(expr):
     with pytest.raises(core_arb.ArbPrintError):
         core_arb.compile_arb(expr, (x,))
+
+
+def test_log1p_expm1_and_sign_in_balls():
+    from sympy.codegen.cfunctions import expm1, log1p
+
+    f = core_arb.compile_arb([log1p(x), expm1(x), sp.sign(x)], (x,))
+    with core_arb.precision(120):
+        for v in ("1e-30", "-0.75", "3"):
+            lp, em, sg = f(arb(v))
+            with mpmath.workdps(40):
+                assert lp.overlaps(arb(mpmath.nstr(mpmath.log1p(mpmath.mpf(v)), 40)))
+                assert lp.rad() < 1e-30 * abs(float(lp.mid())) and em.rad() < 1e-30 * abs(float(em.mid()))
+                assert em.overlaps(arb(mpmath.nstr(mpmath.expm1(mpmath.mpf(v)), 40)))
+            assert sg == (1 if float(v) > 0 else -1) and sg.rad() == 0
+        assert f(arb(0))[2] == 0
+        with pytest.raises(core_arb.CertifyError, match="cannot decide"):
+            f(arb(0, 1e-10))  # sign of a ball around 0: undecided, never a guess
+    with pytest.raises(core_arb.ArbPrintError):
+        core_arb.compile_acb(sp.sign(x), (x,))
+
+
+def test_a_condition_named_by_cse_is_decided_only_where_its_piecewise_reaches_it():
+    from numerics.core.arb_compile import _source
+
+    y = sp.Symbol("y", real=True)
+    pieces = [sp.Piecewise((1, x > 1), (2, y < 0), (3, True)), sp.Piecewise((4, x > 1), (5, y < 0), (6, True))]
+    assert "_c1 = lambda: _lt(_a1, _K(0))" in _source(pieces, (x, y), "arb", True)  # named, and lazy
+    f = core_arb.compile_arb(pieces, (x, y))
+    assert f(arb(2), arb(0, 1)) == (1, 4)  # y < 0 is never asked: x > 1 decides
+    assert f(arb(0), arb(-1)) == (2, 5) and f(arb(0), arb(1)) == (3, 6)
+    with pytest.raises(core_arb.CertifyError, match="cannot decide"):
+        f(arb(0), arb(0, 1))  # there the Piecewise needs y < 0, and the ball cannot tell
 
 
 def test_free_symbols_must_be_arguments():
@@ -192,7 +239,7 @@ def test_cli_certify_text_json_and_refusal():
     assert rec["schema"] == "attncheck.certify/1"
     b = rec["values"]["pool.E_inf"]
     assert float(b["rad"]) < 1e-30 and b["mid"].startswith(b["digits"][:20])
-    r = CliRunner().invoke(main, ["eval", "A.thm2.attention_threshold", "--certify"])
+    r = CliRunner().invoke(main, ["eval", "A.capacity.ordering", "--certify"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     r = CliRunner().invoke(main, ["list", "--json"])
     recs = [json.loads(line) for line in r.output.splitlines()]

@@ -85,7 +85,7 @@ def test_verify_passes_and_mutation_is_caught(toy):
     ok = toy.invoke(main, ["verify", "T.good", "--json"])
     assert ok.exit_code == 0
     rec = json.loads(ok.output)
-    assert rec["schema"] == "attncheck.verdict/2" and rec["passed"] and rec["rows"][0]["label"] == "sqrt2"
+    assert rec["schema"] == "attncheck.verdict/3" and rec["passed"] and rec["rows"][0]["label"] == "sqrt2"
     for key in ("id", "theory", "mean", "se", "z", "tolerance"):
         assert key in rec or key in rec["rows"][0]
     mut = toy.invoke(main, ["verify", "T.good", "--mutate", "0.05"])

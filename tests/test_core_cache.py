@@ -22,7 +22,7 @@ def _claim(id="T.cache", module="numerics.core.stats"):
 
 
 def _settings(**kw):
-    base = dict(mode="quick", seed=1, dps=30, backend="mpmath", params=())
+    base = dict(mode="quick", seed=1, dps=30, params=())
     return SimpleNamespace(**{**base, **kw})
 
 
@@ -47,7 +47,7 @@ def test_the_key_changes_with_every_part_it_depends_on():
     assert len(k) == 64 and k == cache.key(_claim(), _settings())
     others = [cache.key(_claim(id="T.other"), s), cache.key(c, _settings(mode="full")),
               cache.key(c, _settings(seed=2)), cache.key(c, _settings(dps=31)),
-              cache.key(c, _settings(backend="numpy")), cache.key(c, _settings(params=(("alpha", 2),))),
+              cache.key(c, _settings(params=(("alpha", 2),))),
               cache.key(_claim(module="numerics.core.seeding"), s)]
     assert len({k, *others}) == len(others) + 1
     # a claim without ``module`` is keyed by its experiment's module

@@ -977,7 +977,7 @@ def test_newton_computes_with_the_ops_it_is_given():
     """``ops``: "numpy", "mpmath" or an :class:`Ops` of one's own, which is then what every
     linear solve, log and exp of the iteration goes through."""
     from numerics.core.solve import solve
-    from numerics.core.solve.newton import NUMPY, Ops
+    from numerics.core.solve.newton import FLOAT64_OPS as NUMPY, MPMATH_OPS, Ops
 
     calls = []
 
@@ -990,7 +990,7 @@ def test_newton_computes_with_the_ops_it_is_given():
     assert sol.ok and sol.raw[0] == pytest.approx(math.sqrt(2), rel=1e-10) and calls and set(calls) == {1}
     with mpmath.workdps(40):
         mp = solve("newton", lambda x: ([x[0] ** 2 - 2], [[2 * x[0]]]), (True,), tol=mpmath.mpf(10) ** -30,
-                   x0=[mpmath.mpf(1)], ops="mpmath")
+                   x0=[mpmath.mpf(1)], ops=MPMATH_OPS)
         assert type(mp.raw[0]) is mpmath.mpf and abs(mp.raw[0] - mpmath.sqrt(2)) < mpmath.mpf(10) ** -30
 
 
@@ -1013,3 +1013,28 @@ def test_newton_scales_its_correction_evaluates_once_a_step_and_keeps_a_nonfinit
     assert sol.ok and len(calls) == sol.iterations + 1
     bad = solve("newton", lambda x: ([float("nan")], [[1.0]]), (False,), x0=[1.5], throw=False)
     assert bad.result is RESULTS.nonfinite and bad.raw == [1.5] and bad.iterations == 0
+
+
+def test_newton_ends_singular_with_its_iterate_where_the_correction_cannot_be_solved():
+    """A Jacobian that cannot be solved (float64: LinAlgError; mpmath: ZeroDivisionError) or a
+    correction that is not finite ends as ``singular``, at the iterate where it happened, with an
+    infinite residual: never a step from there."""
+    from numerics.core.solve import MPMATH_OPS, solve
+
+    for J in ([[0.0]], [[1e-320]]):  # no solve at all; a solve whose correction overflows
+        bad = solve("newton", lambda x, J=J: ([1e10], J), (False,), x0=[1.5], throw=False)
+        assert bad.result is RESULTS.singular and bad.raw == [1.5] and bad.iterations == 0
+        assert bad.residual == float("inf") and not bad.ok
+    with mpmath.workdps(30):
+        bad = solve("newton", lambda x: ([mpmath.mpf(1)], [[mpmath.mpf(0)]]), (False,), x0=[mpmath.mpf(2)],
+                    ops=MPMATH_OPS, throw=False)
+    assert bad.result is RESULTS.singular and bad.raw == [2] and bad.residual == float("inf")
+    # after a step: x^3 - 1 from 1 + 1e-3 jumps past the root, then J = 0 at x = 0 is met on the way
+    seen = []
+
+    def fun(x):
+        seen.append(x[0])
+        return [x[0] ** 3 - 1], [[0.0 if abs(x[0] - 1.0) < 1e-9 else 3 * x[0] ** 2]]
+
+    sol = solve("newton", fun, (False,), tol=1e-14, x0=[1.5], throw=False)
+    assert sol.result is RESULTS.singular and sol.raw == [seen[-1]] and sol.iterations >= 1

@@ -60,7 +60,7 @@ def test_claim_collect_records_seed_and_time():
     assert ev.seed_paths == [[7, "T.toy"]] and ev.sizes == {"n": 10_000} and ev.elapsed_s >= 0
     again = c.collect(Settings(seed=7))
     assert ev.comparisons == again.comparisons  # fully reproducible from the seed
-    assert judge(ev).to_json()["schema"] == "attncheck.verdict/2"
+    assert judge(ev).to_json()["schema"] == "attncheck.verdict/3"
 
 
 def test_seeding_is_stable_and_independent():

@@ -15,7 +15,7 @@ def naive(g, X):
 
 
 LAWS = [ip.UniformCube(), ip.Gaussian(), ip.Gaussian("unit"), ip.Conditional(0.7),
-        ip.Conditional(0.3, "gaussian")]
+        ip.Conditional(0.3, ip.Gaussian())]
 
 
 @given(M=st.integers(1, 4), N=st.integers(2, 5), d=st.integers(1, 4), r=st.integers(1, 4),
@@ -157,7 +157,7 @@ def test_simulate_noise_level_and_sample_pairs():
     (lambda: ip.UniformCube().sample(np.random.default_rng(), 3, 2, 0), "parameter d"),
     (lambda: ip.Gaussian("weird"), "variance"),
     (lambda: ip.Conditional(-0.1), "parameter c"),
-    (lambda: ip.Conditional(0.5, "cauchy"), "base"),
+    (lambda: ip.Conditional(0.5, "uniform"), "parameter base: must be an i.i.d. token law"),
     (lambda: ip.Permutation(np.array([1.0])), "values"),
     (lambda: ip.Permutation(np.zeros((3, 2))).sample(np.random.default_rng(), 2, 4, 2), "N, d"),
     (lambda: ip.interaction_matrix(np.random.default_rng(), 3, 4), "parameter r"),

@@ -89,7 +89,7 @@ def test_the_verdict_rows_carry_their_point_and_the_json_has_it():
     v = _verdict({"setting": {"pi": 0.3, "theta": 5.0}})
     assert [r.at for r in v.rows] == [AT, {}]
     rec = v.to_json()
-    assert SCHEMA == "attncheck.verdict/2" and rec["schema"] == SCHEMA
+    assert SCHEMA == "attncheck.verdict/3" and rec["schema"] == SCHEMA
     assert rec["rows"][0]["at"] == AT and rec["rows"][0]["label"] == LABEL
     assert rec["design"] == {"pi": 0.3, "theta": 5.0} and rec["point"] == {}
 

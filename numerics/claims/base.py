@@ -2,7 +2,7 @@
 
 A :class:`Claim` is one checkable statement of a paper.  Running it (``collect``) produces
 :class:`Evidence`: a list of :class:`Comparison` rows, each a theory value next to an
-experiment estimate with its standard error, plus metadata (seed, sizes, backend, dps, time).
+experiment estimate with its standard error, plus metadata (seed, sizes, dps, time).
 Judging evidence (``judge``) is separate from collecting it, so that one expensive simulation
 can be judged both as is and under a mutation of the theory:
 
@@ -42,7 +42,7 @@ from numerics.core.seeding import DEFAULT_SEED, recording, replay, seed_sequence
 from numerics.core.stats import FAMILY_ALPHA, z_critical  # noqa: F401  (re-exported)
 from numerics.registry import RegistryError
 
-SCHEMA = "attncheck.verdict/2"
+SCHEMA = "attncheck.verdict/3"
 MODES = ("quick", "full")
 
 
@@ -67,14 +67,13 @@ class Point(dict):
 @dataclass(frozen=True)
 class Settings:
     """How a claim is run: mode (``quick`` reduced sizes, ``full`` the paper's), root seed,
-    backend and working precision for theory values, and ``params``: a parameter point of the
+    working precision for theory values, and ``params``: a parameter point of the
     user's (sorted ``(name, value)`` pairs; ``verify --param``) at which a claim with a
     ``point_space`` runs its experiment instead of its built-in design (empty: the design)."""
 
     mode: str = "quick"
     seed: int = DEFAULT_SEED
     dps: int = 30
-    backend: str = "mpmath"
     params: tuple = ()
 
     def __post_init__(self):
@@ -225,7 +224,6 @@ class Verdict:
     mode: str
     seed: int
     seed_paths: list
-    backend: str
     dps: int
     mutate: float
     z_crit: float
@@ -311,7 +309,7 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
     if getattr(evidence, "error", ""):
         s = evidence.settings
         return Verdict(id=evidence.claim_id, passed=False, rows=[], mode=s.mode, seed=s.seed,
-                       seed_paths=evidence.seed_paths, backend=s.backend, dps=s.dps, mutate=mutate, z_crit=0.0,
+                       seed_paths=evidence.seed_paths, dps=s.dps, mutate=mutate, z_crit=0.0,
                        sizes=evidence.sizes, details=evidence.details, elapsed_s=evidence.elapsed_s,
                        reference=claim.reference if claim else "", statement=claim.statement if claim else "",
                        **_titles(claim), versions=dict(_versions()), error=evidence.error)
@@ -337,7 +335,6 @@ def judge(evidence: Evidence, mutate: float = 0.0, claim: "Claim | None" = None)
         mode=s.mode,
         seed=s.seed,
         seed_paths=evidence.seed_paths,
-        backend=s.backend,
         dps=s.dps,
         mutate=mutate,
         z_crit=zc,

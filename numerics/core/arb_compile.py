@@ -10,10 +10,12 @@ rest with :class:`ArbPrintError`:
 
 * Integers exact (``arb(p)``), Rationals as ``arb(p)/q`` (a ball around p/q), Floats via their
   decimal string (a Float means the decimal it prints as: ``0.2`` is 1/5, as for parameters);
-* pi, E, exp, log, sqrt and rational powers, erf, erfc, Abs, LambertW, binomial (exact
+* pi, E, exp, expm1, log, log1p, sqrt and rational powers, erf, erfc, Abs, LambertW, binomial (exact
   non-negative integer lower argument), Max / Min and Piecewise (real balls only: a condition
-  the balls cannot decide is an error, never a guess);
-* Heaviside, sign, unevaluated integrals, undefined functions and anything else: refused.
+  the balls cannot decide is an error, never a guess; a condition that common-subexpression
+  elimination names is evaluated only where the Piecewise reaches it, as it would be unnamed);
+* sign (real balls: decided by the ball, or an error as a condition is);
+* Heaviside, unevaluated integrals, undefined functions and anything else: refused.
 
 Arguments are renamed (``_a0, _a1, ...``) before printing, so a parameter Symbol named ``pi``
 never shadows the constant pi.
@@ -63,6 +65,8 @@ class ArbPrinter(Printer):
             raise ValueError(f"kind must be 'arb' or 'acb', got {kind!r}")
         self.names = dict(names)
         self.kind = kind
+        #: the names of conditions (their code is a function, called where a condition is decided)
+        self.conditions: set = set()
         self.K = "_K"  # the ball type in the generated namespace
 
     def emptyPrinter(self, expr):
@@ -145,6 +149,14 @@ class ArbPrinter(Printer):
         x = self._print(expr.args[0])
         return f"({x}).log(analytic=_an)" if self.kind == "acb" else f"({x}).log()"
 
+    def _print_expm1(self, expr):
+        return self._unary(expr, "expm1")
+
+    def _print_log1p(self, expr):
+        if self.kind == "acb":  # log(1 + x) on the principal branch, with the analytic flag
+            return self._print_log(sp.log(1 + expr.args[0], evaluate=False))
+        return self._unary(expr, "log1p")
+
     def _print_erf(self, expr):
         return self._unary(expr, "erf")
 
@@ -193,6 +205,8 @@ class ArbPrinter(Printer):
     def _cond(self, c):
         if c is sp.true:
             return "True"
+        if c in self.conditions:  # a condition named by common-subexpression elimination
+            return f"{self.names[c]}()"
         ops = {sp.StrictLessThan: "_lt", sp.LessThan: "_le", sp.StrictGreaterThan: "_gt", sp.GreaterThan: "_ge"}
         for cls, fn in ops.items():
             if isinstance(c, cls):
@@ -206,7 +220,9 @@ class ArbPrinter(Printer):
     def _print_Heaviside(self, expr):
         self._refuse(expr, "(discontinuous: excluded from ball evaluation)")
 
-    _print_sign = _print_Heaviside
+    def _print_sign(self, expr):
+        self._real_only(expr)
+        return f"_sign({self._print(expr.args[0])})"
 
     def _print_Integral(self, expr):
         self._refuse(expr, "(integrate with gaussian_expectation / acb.integral instead)")
@@ -236,6 +252,19 @@ def _gt(a, b):
 
 def _ge(a, b):
     return _le(b, a)
+
+
+def _sign(x):
+    """sign(x) of a real ball: exact where the ball decides it (the function is constant on the
+    ball, so a derivative that carries it is smooth there), an error where the ball holds 0 and
+    other numbers."""
+    if x > 0:
+        return arb(1)
+    if x < 0:
+        return arb(-1)
+    if x == 0:
+        return arb(0)
+    return _undecided(x, 0)
 
 
 def _piecewise(pieces):
@@ -294,7 +323,7 @@ def _lambertw(z, branch: int, analytic: bool):
 
 
 _RUNTIME = {"_arb": arb, "_acb": acb, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
-            "_piecewise": _piecewise, "_binomial": _binomial, "_ipow": _ipow, "_lambertw": _lambertw}
+            "_piecewise": _piecewise, "_sign": _sign, "_binomial": _binomial, "_ipow": _ipow, "_lambertw": _lambertw}
 
 
 def _source(exprs, args, kind: str, cse: bool) -> str:
@@ -309,7 +338,11 @@ def _source(exprs, args, kind: str, cse: bool) -> str:
         names[s] = str(s)
     p = ArbPrinter(names, kind)
     for s, e in reps:
-        lines.append(f"    {s} = {p.doprint(e)}")
+        if e.is_Relational or isinstance(e, (sp.And, sp.Or)):
+            lines.append(f"    {s} = lambda: {p._cond(e)}")
+            p.conditions.add(s)
+        else:
+            lines.append(f"    {s} = {p.doprint(e)}")
     lines.append("    return (" + ", ".join(p.doprint(e) for e in exprs) + ",)")
     params = ", ".join(f"_a{i}" for i in range(len(args)))
     head = f"def _f({params}{', ' if params else ''}_an=False):" if kind == "acb" else f"def _f({params}):"

@@ -406,10 +406,13 @@ class Evaluator:
     ``reference(params, dps)`` is the independent value a certificate is checked against:
     by default the same chain in mpmath with the other Gaussian rule (tanh-sinh on the whole
     line instead of the shared trapezoid); ``run`` may branch on ``ctx.rule`` for another
-    independent algorithm."""
+    independent algorithm.  ``own`` maps a context class to a run of its own under that
+    context (``{MpContext: newton_polish}``: another algorithm for the same values), chosen by
+    the context's type, never by its name."""
 
-    def __init__(self, run, *, contexts=("numpy", "mpmath", "arb"), name: str = ""):
+    def __init__(self, run, *, contexts=("numpy", "mpmath", "arb"), name: str = "", own=None):
         self.run = run
+        self.own = dict(own or {})
         self.contexts = tuple(contexts)
         self.__name__ = name or getattr(run, "__name__", "evaluate")
         self.__doc__ = getattr(run, "__doc__", None)
@@ -421,7 +424,8 @@ class Evaluator:
         if ctx.name not in self.contexts:
             raise ValueError(f"{self.__name__} does not run under the {ctx.name} context "
                              f"(it runs under {', '.join(self.contexts)})")
-        return {k: v for k, v in self.run(ctx, params).items() if not k.startswith("_")}
+        run = self.own.get(type(ctx), self.run)
+        return {k: v for k, v in run(ctx, params).items() if not k.startswith("_")}
 
     def __call__(self, params: dict, dps: int) -> dict:
         return self.under(MpContext(dps), params)

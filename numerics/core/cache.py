@@ -2,7 +2,7 @@
 
 The key of a claim's evidence is a SHA-256 over
 
-* the claim id, mode, seed, dps and backend;
+* the claim id, mode, seed and dps;
 * the source of every project module the claim's module imports, transitively (its claim code,
   the derivations and the compiled theory it uses, the simulators and estimators of its
   experiment; imports inside functions count);
@@ -151,7 +151,7 @@ def claim_module(claim) -> str:
 
 def key(claim, settings) -> str:
     h = hashlib.sha256()
-    parts = (FORMAT, claim.id, settings.mode, settings.seed, settings.dps, settings.backend,
+    parts = (FORMAT, claim.id, settings.mode, settings.seed, settings.dps,
              sorted(versions().items()), _module_digest(claim_module(claim)))
     if getattr(settings, "params", ()):  # a user's parameter point (verify --param)
         parts += (tuple(settings.params),)

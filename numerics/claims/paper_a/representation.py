@@ -24,7 +24,7 @@ from numerics.experiments.paper_a import representation as sim
 from numerics.experiments.paper_a.sparse_token import SparseTokenModel
 from numerics.papers.paper_a.vocabulary import FIXED_POSITIONS, UNIFORM_POSITIONS, PositionLaw
 from numerics.theory.paper_a import representation as ao
-from numerics.theory.paper_a.certify import thm1_evaluator
+from numerics.theory.paper_a.certify import hardmax_evaluator, thm1_evaluator
 
 PAPER = "A"
 
@@ -262,7 +262,7 @@ ATTENTION = Claim(
                "softmax at fixed gamma = 2 likewise (needs gamma > 1/(2c))"),
     experiment=_attention_experiment,
     equations=lambda: _att().equations()[:3],
-    evaluate=_hardmax_evaluate,
+    evaluate=hardmax_evaluator(_hardmax_evaluate),
     param_space=ao.HARDMAX_SPACE,
     status="paper",
     allowance_note=("hard-max rows: exact theory (mpmath, threshold by Newton on the exact dE/dc), no allowance. "
@@ -355,7 +355,7 @@ SHARP = Claim(
                "b_L = Phi^-1(1 - 1/L); best fixed-gamma threshold gamma + log L/(2 gamma)"),
     experiment=_sharp_experiment,
     equations=lambda: _att().equations()[3:],
-    evaluate=_hardmax_evaluate,
+    evaluate=hardmax_evaluator(_hardmax_evaluate),
     param_space=ao.HARDMAX_SPACE,
     status="beyond",
     allowance_note=("limit-law rows: the limit law against the exact finite-L error at L = 10^(10^8) (both from the "

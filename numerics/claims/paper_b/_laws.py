@@ -60,7 +60,7 @@ def _permutation_moments(h):
 #: the token laws of the identity claims (the simulator's laws, ``TOKEN_LAWS`` of Paper B's vocabulary)
 UNIFORM = TokenLaw("uniform", lambda N: _sim().UniformCube(), _pair_moments("uniform"))
 GAUSSIAN = TokenLaw("gaussian", lambda N: _sim().Gaussian(variance="unit"), _pair_moments("gaussian"))
-CONDITIONAL = TokenLaw("conditional", lambda N: _sim().Conditional(c=float(Fraction(SHIFT)), base="uniform"),
+CONDITIONAL = TokenLaw("conditional", lambda N: _sim().Conditional(c=float(Fraction(SHIFT))),
                        _pair_moments("conditional"))
 PERMUTATION = TokenLaw("permutation", _permutation, _permutation_moments, first_token=True)
 LAWS = {law.name: law for law in (UNIFORM, GAUSSIAN, CONDITIONAL, PERMUTATION)}

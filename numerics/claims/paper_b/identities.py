@@ -233,7 +233,7 @@ CIID_TOKENS = 4  # cross moment from all ordered triples of distinct tokens of a
 
 def _ciid_cross_mc(claim, settings, shift: str, hname: str, n: int):
     def run():
-        law = _sim().Conditional(c=float(Fraction(shift)), base="uniform")
+        law = _sim().Conditional(c=float(Fraction(shift)))
         triples = list(itertools.permutations(range(CIID_TOKENS), 3))
         ti, tj, tk = (np.array(v) for v in zip(*triples))
         X = law.sample(claim.rng(settings, "cross", shift, hname), n, CIID_TOKENS, 1)[..., 0]
@@ -263,7 +263,7 @@ def _ciid_experiment(settings, claim):
         rows.append(Comparison(f"equality case m_h = 0: E|R_h|^2 = ||h||^2/(N-1), {law}, h=x sin(pi y), N={N}",
                                theory, mean, se, 0.0, m, at={"m_h": 0, "N": N}))
     return rows, {"samples_per_row": n, "d": 1, "triples_per_sample": 24}, {
-        "law": "X_j = c Z + W_j, Z, W_j ~ U[-1,1] (simulator Conditional(base='uniform'))"}
+        "law": "X_j = c Z + W_j, Z, W_j ~ U[-1,1] (simulator Conditional(base=UniformCube()))"}
 
 
 # ========================================================================= counterexample

@@ -30,11 +30,13 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from derivations.core import derivation
 from numerics.claims.base import Claim, Comparison, memo
 
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = "a log-log slope over the design's grid of M (and d, P): a single point has no slope"
 from numerics.claims.paper_b._common import _deriv, _theory_module
+from numerics.core.backends import chain_evaluator
 from numerics.core.params import Param, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b.parametric_excess import parametric_prediction
@@ -272,8 +274,19 @@ POINT_SPACE = ParamSpace(
 )
 
 
-def _evaluate(params, dps):
-    return _theory().evaluate_schedule(params["P"], params["M"], dps)
+@derivation
+def _schedule_chain():
+    """The exponent and the local slopes of the paper's schedule as one chain: beta from the
+    spline degree P (the smoothness index), L = log M (``derivations.paper_b.rate_exponent``,
+    ``rate_schedule``)."""
+    import sympy as sp
+
+    from numerics.core.backends import Chain, Closed
+
+    RE, RS = _deriv("rate_exponent"), _deriv("rate_schedule")
+    return Chain((RE.P, RE.M), (Closed(RE.beta, RE.smoothness_index()), Closed(RS.L, sp.log(RE.M))),
+                 (("exponent", RE.exponent()), ("variance_slope_paper_schedule", RS.var_slope_paper()),
+                  ("bias_slope_paper_schedule", RS.bias_slope_paper()), ("slope_our_schedule", RS.var_slope_ours())))
 
 
 _ALLOWANCE = (
@@ -311,7 +324,7 @@ CLAIMS = [
         experiment=_d_experiment,
         equations=lambda: (_deriv("rate_exponent").equations()[1], _deriv("rate_schedule").equations()[0],
                            *_deriv("parametric_excess").equations()),
-        evaluate=_evaluate,
+        evaluate=chain_evaluator(_schedule_chain, ("P", "M")),
         param_space=RATE_SPACE,
         status="paper",
         allowance_note=_ALLOWANCE + "  Paired-excess rows: allowance 0 (first-order regime by design: "
@@ -337,7 +350,7 @@ CLAIMS = [
         statement="B-spline phi* of degree P (beta = P-1): slope -0.8 for P = 3 and -14/15 for P = 8 (paper measured -0.81, -0.899)",
         experiment=_p_experiment,
         equations=lambda: (_deriv("rate_exponent").equations()[1], *_deriv("rate_schedule").equations()),
-        evaluate=_evaluate,
+        evaluate=chain_evaluator(_schedule_chain, ("P", "M")),
         param_space=RATE_SPACE,
         status="paper",
         allowance_note=_ALLOWANCE,

@@ -30,7 +30,7 @@ from numerics.claims.base import Claim, Comparison, memo
 #: why these claims take no parameter point (verify --param, explore)
 DESIGN_ONLY = "a log-log slope over the design's grid of M under its schedules: a single point has no slope"
 from numerics.claims.paper_b._common import _deriv, _theory_module
-from numerics.core.backends import chain_evaluator
+from numerics.core.backends import Evaluator, chain_evaluator
 from numerics.core.params import Param, ParameterError, ParamSpace
 from numerics.core.seeding import child
 from numerics.experiments.paper_b.schedules import ScheduleSetup, bias_slope, link_model, run_schedule
@@ -198,10 +198,27 @@ SCHEDULE_SPACE = ParamSpace((
 ))
 
 
-def _evaluate_holder(params, dps):
+@derivation
+def _holder_chain(s: int):
+    """The Hölder edge's exponents, the schedule's slope at a and the kink cell's error e_s(beta)
+    as one chain, for pieces of degree ``s`` (``derivations.paper_b.holder_edge``)."""
+    from numerics.core.backends import Chain
+
+    H = _deriv("holder_edge")
+    at_s = {H.s: s}
+    return Chain((H.beta, H.a), (), (
+        ("bias_exponent_gamma", H.bias_exponent().subs(at_s)),
+        ("optimal_schedule_exponent", H.schedule_exponent().subs(at_s)),
+        ("rate_exponent", H.exponent().subs(at_s)),
+        ("schedule_slope_at_a", H.schedule_slope().subs(at_s)),
+        ("kink_cell_error", H.kink_cell_error(s)),
+        ("kink_bias_exponent", H.kink_bias_exponent().subs(at_s))))
+
+
+def _holder_run(ctx, params):
     if params["s"] + 1 <= params["beta"]:
         raise ParameterError(f"parameter s: need s + 1 > beta = {params['beta']}, got s = {params['s']}")
-    return _theory().evaluate_holder(params["beta"], params["s"], params["a"], dps)
+    return _holder_chain(int(params["s"])).run(ctx, [params["beta"], params["a"]])
 
 
 @derivation
@@ -255,7 +272,7 @@ CLAIMS = [
                    "K fixed and K ∝ M^{1/2} are slower asymptotically (details)"),
         experiment=_holder_experiment,
         equations=lambda: _deriv("holder_edge").equations(),
-        evaluate=_evaluate_holder,
+        evaluate=Evaluator(_holder_run, name="holder_edge"),
         param_space=HOLDER_SPACE,
         status="paper",
         allowance_note=_HOLDER_NOTE,

@@ -40,7 +40,7 @@ from numerics.core.results import RESULTS, Solution, SolveError  # noqa: F401  (
 from numerics.core.solve.bracket import BracketedNewton, Brent, GoldenSection
 from numerics.core.solve.driver import Solver, finite, inside, iterate
 from numerics.core.solve.increasing import IncreasingRoot, IncreasingRootScalar, increasing_root, increasing_root_scalar
-from numerics.core.solve.newton import MPNewton, NUMPY, AscentState, Newton, NewtonAscent, Ops
+from numerics.core.solve.newton import FLOAT64_OPS, MPMATH_OPS, MPNewton, AscentState, Newton, NewtonAscent, Ops
 
 #: the solvers by name (:func:`solve`)
 SOLVERS = {
@@ -67,5 +67,5 @@ def solve(method: str, *args, x0=None, max_steps: int = 1000, throw: bool = True
 
 
 __all__ = ["SOLVERS", "solve", "iterate", "Solver", "finite", "inside", "Newton", "MPNewton", "NewtonAscent",
-           "AscentState", "Ops", "NUMPY", "BracketedNewton", "Brent", "GoldenSection", "IncreasingRoot",
+           "AscentState", "Ops", "FLOAT64_OPS", "MPMATH_OPS", "BracketedNewton", "Brent", "GoldenSection", "IncreasingRoot",
            "IncreasingRootScalar", "increasing_root", "increasing_root_scalar"]

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import mpmath
 import numpy as np
 
 from numerics.core.results import RESULTS
@@ -27,25 +28,13 @@ def _np_solve(J, F):
 
 
 def _mp_solve(J, F):
-    import mpmath
-
     out = mpmath.lu_solve(mpmath.matrix(J), mpmath.matrix(F))
     return [out[i] for i in range(len(F))]
 
 
-def _mp_isfinite(v):
-    import mpmath
-
-    return mpmath.isfinite(v)
-
-
-NUMPY = Ops(_np_solve, math.log, math.exp, math.isfinite)
-
-
-def _mp_ops():
-    import mpmath
-
-    return Ops(_mp_solve, mpmath.log, mpmath.exp, _mp_isfinite)
+#: the arithmetic of the two number systems a Newton solve runs in
+FLOAT64_OPS = Ops(_np_solve, math.log, math.exp, math.isfinite)
+MPMATH_OPS = Ops(_mp_solve, mpmath.log, mpmath.exp, mpmath.isfinite)
 
 
 @dataclass(frozen=True)
@@ -71,11 +60,12 @@ class Newton:
       for log unknowns) is below ``tol``.  That correction estimates the distance of x to the
       root; it is what ``residual`` reports.
 
-    ``ops`` is ``"numpy"``, ``"mpmath"`` or an :class:`Ops` (linear solve, log, exp)."""
+    ``ops`` is the :class:`Ops` of its number system (linear solve, log, exp, isfinite):
+    ``FLOAT64_OPS`` or ``MPMATH_OPS`` (at the caller's working precision)."""
 
-    def __init__(self, fun, positive, *, tol=1e-10, t_min=1e-6, ops: Ops | str = "numpy"):
+    def __init__(self, fun, positive, *, tol=1e-10, t_min=1e-6, ops: Ops = FLOAT64_OPS):
         self.fun, self.positive, self.tol, self.t_min = fun, tuple(positive), tol, t_min
-        self.ops = NUMPY if ops == "numpy" else (_mp_ops() if ops == "mpmath" else ops)
+        self.ops = ops
 
     def _u(self, x):
         return [self.ops.log(v) if p else v for v, p in zip(x, self.positive)]
@@ -174,8 +164,6 @@ class MPNewton:
         return list(self.f(*x))
 
     def init(self, x0):
-        import mpmath
-
         try:
             root = mpmath.findroot(self._f, list(x0), J=lambda *x: mpmath.matrix(self.J(*x)), tol=self.tol,
                                    maxsteps=self.maxsteps)

@@ -74,7 +74,11 @@ class UniformCube:
 
     def sample(self, rng: np.random.Generator, M: int, N: int, d: int) -> np.ndarray:
         M, N, d = M_SAMPLES.parse(M), N_TOKENS.parse(N), D_TOKEN.parse(d)
-        return rng.uniform(-self.half_width, self.half_width, size=(M, N, d))
+        return self.draw(rng, (M, N, d))
+
+    def draw(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        """i.i.d. coordinates of the law in an array of ``shape`` (its last axis the dimension)."""
+        return rng.uniform(-self.half_width, self.half_width, size=shape)
 
     #: the largest tensor rule ``quadrature`` builds (configurations)
     MAX_RULE = 2_000_000
@@ -119,36 +123,38 @@ class Gaussian:
 
     def sample(self, rng: np.random.Generator, M: int, N: int, d: int) -> np.ndarray:
         M, N, d = M_SAMPLES.parse(M), N_TOKENS.parse(N), D_TOKEN.parse(d)
-        return self.scale(d) * rng.standard_normal((M, N, d))
+        return self.draw(rng, (M, N, d))
+
+    def draw(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        """i.i.d. coordinates of the law in an array of ``shape`` (its last axis the dimension)."""
+        return self.scale(shape[-1]) * rng.standard_normal(shape)
 
 
 @dataclass(frozen=True)
 class Conditional:
-    """X_j = c Z + W_j, Z shared within a sample: exchangeable, conditionally i.i.d. given Z."""
+    """X_j = c Z + W_j, Z shared within a sample: exchangeable, conditionally i.i.d. given Z.
+    Z and the W_j are drawn i.i.d. from ``base`` (an i.i.d. token law: ``UniformCube()``, U[-1, 1]^d,
+    or ``Gaussian()``)."""
 
     c: float = 0.5
-    base: str = "uniform"
+    base: "UniformCube | Gaussian" = UniformCube()
     name: str = field(default="conditional", init=False)
     exchangeable: bool = field(default=True, init=False)
     conditionally_iid: bool = field(default=True, init=False)
 
     def __post_init__(self):
         SHARED.parse(self.c)
-        if self.base not in ("uniform", "gaussian"):
-            raise ParameterError(f"parameter base: must be 'uniform' or 'gaussian', got {self.base!r}")
-
-    def _draw(self, rng, shape, d):
-        if self.base == "uniform":
-            return rng.uniform(-1.0, 1.0, size=shape)
-        return rng.standard_normal(shape) / np.sqrt(d)
+        if not isinstance(self.base, (UniformCube, Gaussian)):
+            raise ParameterError("parameter base: must be an i.i.d. token law (UniformCube() or Gaussian()), "
+                                 f"got {self.base!r}")
 
     def sup_norm(self, d: int) -> float:
-        return 1.0 + self.c if self.base == "uniform" else float("inf")
+        return (1.0 + self.c) * self.base.sup_norm(d)
 
     def sample(self, rng: np.random.Generator, M: int, N: int, d: int) -> np.ndarray:
         M, N, d = M_SAMPLES.parse(M), N_TOKENS.parse(N), D_TOKEN.parse(d)
-        Z = self._draw(rng, (M, 1, d), d)
-        W = self._draw(rng, (M, N, d), d)
+        Z = self.base.draw(rng, (M, 1, d))
+        W = self.base.draw(rng, (M, N, d))
         return self.c * Z + W
 
 

@@ -8,6 +8,13 @@ contexts of ``numerics.core.backends`` (Theorem 3 and Corollary 1 are the chains
   error) and the fixed-position vectorised rule (``position_laws``) as a chain in balls; the
   mpmath values are the claim's own (``numerics.theory.paper_a.representation``), which
   treat S = 0 as the constant-rule limit (:func:`thm1_evaluator`);
+* Theorem 2 (hard attention): the optimal threshold c* by :func:`numerics.core.arb.krawczyk`
+  on the SymPy dE/dc and d2E/dc2 of ``representation_attention.hardmax_log_form`` (a unique
+  root of dE/dc in the returned ball, where d2E/dc2 > 0: a strict local minimum), E on that
+  ball, certified below both constant rules; b_L by Krawczyk on the SymPy b_L equation, the
+  sharp-threshold ratio and the limit law on it (:func:`hardmax_evaluator`).  That c* is the
+  *global* minimiser rests on the claim's scan of E over c (the mpmath evaluator's), not on
+  the balls;
 * capacity: the stationary point of the SymPy objective of ``capacity.closed_form_system``
   (pooled, vectorised) by :func:`numerics.core.arb.krawczyk` on the SymPy gradient and
   Hessian (a unique stationary point in the returned box, where the Hessian is negative
@@ -27,7 +34,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from derivations.core import derivation
-from numerics.core.backends import Chain, Closed, Evaluator
+from numerics.core.backends import Chain, Closed, Evaluator, MpContext
 
 if TYPE_CHECKING:
     from derivations.paper_a.capacity import CapacityModel
@@ -86,14 +93,86 @@ def thm1_chain() -> Chain:
                   ("threshold c* = S/2 + kappa/S", P.threshold)))
 
 
+def _mp(mp_evaluate):
+    """A claim's ``mp_evaluate(params, dps)`` as a run under an mpmath context."""
+    def run(ctx, params):
+        return mp_evaluate(params, ctx.dps)
+    return run
+
+
 def thm1_evaluator(mp_evaluate) -> Evaluator:
     """Theorem 1's evaluator: the chain in balls (and numpy), the claim's ``mp_evaluate``
     (params, dps) in mpmath."""
     def run(ctx, params):
-        if ctx.name == "mpmath":
-            return mp_evaluate(params, ctx.dps)
         return thm1_chain().run(ctx, [params[n] for n in ("theta", "L", "R", "pi")])
-    return Evaluator(run, contexts=("numpy", "mpmath", "arb"), name="theorem1")
+    return Evaluator(run, contexts=("numpy", "mpmath", "arb"), name="theorem1", own={MpContext: _mp(mp_evaluate)})
+
+
+# ---- Theorem 2 (hard attention) --------------------------------------------------------------
+def _root_ball(F, dF, guess, digits: int):
+    """The Krawczyk ball of the one root of the scalar F near ``guess`` (dF its SymPy derivative,
+    both compiled over balls), and dF on it."""
+    from numerics.core.arb import arb_of, krawczyk
+
+    (x,), _ = krawczyk(lambda z: [F(z)], lambda z: [[dF(z)]], [arb_of(guess)], 1e-6, digits + 3)
+    return x, dF(x)
+
+
+def hardmax_balls(params: dict, digits: int, mp_evaluate) -> dict:
+    """Theorem 2's hard-attention values in balls (the keys of the claim's ``mp_evaluate``,
+    which gives the guesses: its scan finds which minimum is global)."""
+    from flint import arb
+
+    from derivations.paper_a import representation_attention as att
+    from numerics.core.arb import CertifyError, arb_of, compile_arb
+
+    L, R = int(params["L"]), int(params["R"])
+    guess = mp_evaluate(params, digits + 5)
+    ell, Rb, P, T = arb(L).log(), arb(R), arb_of(params["pi"]), arb_of(params["theta"])
+    e, d1, d2 = att.hardmax_log_form(in_log_L=True)
+    args = (att.c, att.logL, att.R, att.pi_, att.theta)
+    E, dE, d2E = (compile_arb(x, args) for x in (e, d1, d2))
+    t_hi, t_lo = compile_arb(list(att.hardmax().trivial), (att.pi_, att.L, att.R))(P, arb(L), Rb)
+    out = {}
+    if "threshold c*" in guess:
+        c, curv = _root_ball(lambda z: dE(z, ell, Rb, P, T), lambda z: d2E(z, ell, Rb, P, T),
+                             guess["threshold c*"], digits)
+        if not curv > 0:
+            raise CertifyError("hard-max threshold: d2E/dc2 is not certified positive on the ball "
+                               "(not a strict local minimum)")
+        err = E(c, ell, Rb, P, T)
+        if not (err < t_hi and err < t_lo):
+            raise CertifyError("hard-max error: E(c*) is not certified below both constant rules")
+        out["E_max (hard attention, optimal threshold)"], out["threshold c*"] = err, c
+    else:
+        out["E_max (hard attention, optimal threshold)"] = _least(t_hi, t_lo)
+    if L > 2:
+        eq = att.b_L_equation()
+        g, dg = compile_arb(eq, (att.b, att.logL)), compile_arb(sp.diff(eq, att.b), (att.b, att.logL))
+        b, _ = _root_ball(lambda z: g(z, ell), lambda z: dg(z, ell), guess["b_L = Phi^-1(1 - 1/L)"], digits)
+        out["b_L = Phi^-1(1 - 1/L)"] = b
+        out["theta / sqrt(2 log L)"] = T / compile_arb(att.scaling().theta_c_clt, (att.logL,))(ell)
+        out["limit law min(pi Phi(b_L - theta)^R, 1 - pi)"] = compile_arb(
+            att.limit_law().law, (att.pi_, att.x, att.R))(P, T - b, Rb)
+    return out
+
+
+def _least(a, b):
+    from numerics.core.arb import CertifyError
+
+    if a < b or a == b:
+        return a
+    if b < a:
+        return b
+    raise CertifyError("hard-max error: the two constant rules' errors are not told apart by the balls")
+
+
+def hardmax_evaluator(mp_evaluate) -> Evaluator:
+    """Theorem 2's hard-attention evaluator: Krawczyk balls in arb, the claim's ``mp_evaluate``
+    (params, dps: a scan and Newton on dE/dc) in mpmath."""
+    def run(ctx, params):
+        return hardmax_balls(params, ctx.digits, mp_evaluate)
+    return Evaluator(run, contexts=("mpmath", "arb"), name="hardmax", own={MpContext: _mp(mp_evaluate)})
 
 
 # ---- capacity ---------------------------------------------------------------------------------
@@ -151,7 +230,6 @@ def capacity_evaluator(mp_evaluate) -> Evaluator:
     """The capacity ratio's evaluator: Krawczyk boxes in balls, the claim's ``mp_evaluate``
     (params, dps: the Newton polish) in mpmath."""
     def run(ctx, params):
-        if ctx.name == "mpmath":
-            return mp_evaluate(params, ctx.dps)
         return capacity_ratio(params, ctx.digits)
-    return Evaluator(run, contexts=("mpmath", "arb"), name="capacity_ratio")
+    return Evaluator(run, contexts=("mpmath", "arb"), name="capacity_ratio", own={MpContext: _mp(mp_evaluate)})
+

@@ -32,7 +32,7 @@ import sympy as sp
 
 from derivations.core import active_mutants, replaying_cache
 from derivations.paper_a import erm_equations as EQ
-from numerics.core.backends import CONTEXTS, NUMPY, Context
+from numerics.core.backends import NUMPY, Context
 from numerics.core.content_memo import ContentMemo, digest
 from numerics.core.params import ParameterError
 from numerics.core.quadrature import gauss_hermite, gaussian_trapezoid
@@ -95,8 +95,8 @@ def _exact_nodes(sy) -> int | None:
 
 
 @replaying_cache(maxsize=32)
-def _compiled(loss: Loss, signal_along_q: bool, context: str, mutants: tuple) -> Compiled:
-    ctx = CONTEXTS[context]()  # compiling depends on the number system alone
+def _compiled(loss: Loss, signal_along_q: bool, context: type, mutants: tuple) -> Compiled:
+    ctx = context()  # compiling depends on the number system (the context's class) alone
     sy = EQ.system(loss, signal_along_q)
     every = [sy["G"], sy["G_h"], *sy["integrands"], *sy["equations"], *sy["outputs"].values(),
              *[e for row in sy["dr_dx"] for e in row]]
@@ -123,7 +123,7 @@ def compiled(loss: Loss, signal_along_q: bool, ctx: Context = NUMPY) -> Compiled
     """The system of ``loss`` compiled under ``ctx`` (``NumpyContext`` or ``MpContext``; one
     compilation per number system, whatever the context's precision)."""
     EQ.system(loss, bool(signal_along_q))  # a cached build; it still records the mutated steps reached
-    return _compiled(loss, bool(signal_along_q), ctx.name, active_mutants())
+    return _compiled(loss, bool(signal_along_q), type(ctx), active_mutants())
 
 
 def assemble(cmp: Compiled, x, alpha, lam, averages):

@@ -25,7 +25,7 @@ import mpmath
 from numerics.core.backends import MpContext, to_mpf
 from numerics.core.quadrature import gaussian_trapezoid_mp
 from numerics.core.results import RESULTS, Solution, SolveError
-from numerics.core.solve import increasing_root_scalar, solve
+from numerics.core.solve import MPMATH_OPS, increasing_root_scalar, solve
 from numerics.theory.paper_a.erm_equations import FixedPoint, assemble, compiled
 from numerics.theory.paper_a.laws import LatentLaw
 from numerics.theory.paper_a.models import Loss
@@ -85,7 +85,7 @@ def polish(law: LatentLaw, alpha1, lam, loss: Loss, x0, dps: int, max_steps: int
             x0 = [x0[k] for k in cmp.names]
         start = [mpmath.mpf(float(v)) for v in x0]
         try:
-            sol = solve("newton", fun, cmp.positive, tol=mpmath.mpf(10) ** (-(dps + 2)), ops="mpmath", x0=start,
+            sol = solve("newton", fun, cmp.positive, tol=mpmath.mpf(10) ** (-(dps + 2)), ops=MPMATH_OPS, x0=start,
                         max_steps=max_steps, throw=False)
         except (SolveError, ArithmeticError) as e:
             msg = e.solution.message if isinstance(e, SolveError) else str(e)

@@ -14,7 +14,6 @@ import sympy as sp
 
 from derivations.paper_b import parametric_excess as PE
 from derivations.paper_b import rate_exponent as RE
-from derivations.paper_b import rate_schedule as RS
 from numerics.core.backends import NUMPY, mp_eval
 
 
@@ -46,31 +45,6 @@ def b_star(beta, M, dps: int = 30) -> float:
 
 def threshold(beta, M, dps: int = 30) -> float:
     return float(_at(RE.threshold(), beta, M, dps))
-
-
-def evaluate_exponent(beta, M, dps: int) -> dict:
-    """``attncheck eval B.rate.exponent``: the exponent, K*, K_M, the threshold and B(K*)."""
-    return {
-        "exponent": mp_eval(RE.exponent(), {RE.beta: beta}, dps),
-        "K_star": _at(RE.optimal_K(), beta, M, dps),
-        "K_M": _at(RE.K_M, beta, M, dps),
-        "rd_threshold": _at(RE.threshold(), beta, M, dps),
-        "B_star": _at(RE.b_star(), beta, M, dps),
-    }
-
-
-def evaluate_schedule(P: int, M, dps: int) -> dict:
-    """``attncheck eval B.rate.*``: exponent and the local slopes of the paper's schedule."""
-    beta = smoothness(P)
-    with mpmath.workdps(dps + 10):
-        L = mpmath.log(mpmath.mpf(repr(float(M))))
-    vals = {RS.beta: beta, RS.L: L}
-    return {
-        "exponent": mp_eval(RE.exponent(), {RE.beta: beta}, dps),
-        "variance_slope_paper_schedule": mp_eval(RS.var_slope_paper(), vals, dps),
-        "bias_slope_paper_schedule": mp_eval(RS.bias_slope_paper(), vals, dps),
-        "slope_our_schedule": mp_eval(RS.var_slope_ours(), {RS.beta: beta}, dps),
-    }
 
 
 # --- the numerical check of B.rate.exponent: minimise the bound itself ---------------------

@@ -66,19 +66,3 @@ def variance_slope(a, beta, log_M, dps: int = 30) -> float:
     return float(mp_eval(expr, {k: v for k, v in vals.items() if k in expr.free_symbols}, dps))
 
 
-def evaluate_holder(beta, s: int, a, dps: int) -> dict:
-    """``attncheck eval B.rate.holder_edge``."""
-    vals = {H.beta: beta, H.s: s}
-    return {
-        "bias_exponent_gamma": mp_eval(H.bias_exponent(), vals, dps),
-        "optimal_schedule_exponent": mp_eval(H.schedule_exponent(), vals, dps),
-        "rate_exponent": mp_eval(H.exponent(), vals, dps),
-        "schedule_slope_at_a": mp_eval(H.schedule_slope(), {**vals, H.a: a}, dps),
-        "kink_cell_error": mp_eval(H.kink_cell_error(int(s)), {H.beta: beta}, dps),
-        "kink_bias_exponent": mp_eval(H.kink_bias_exponent(), {H.beta: beta}, dps),
-    }
-
-
-def evaluate_schedule_slope(a, dps: int) -> dict:
-    """``attncheck eval B.rate.schedule_not_exponent``: the variance slope a - 1 (no beta)."""
-    return {"variance_slope": mp_eval(RS.variance_slope_schedule(), {RS.a: a}, dps)}

@@ -26,7 +26,7 @@ from derivations.core import active_mutants, replaying_cache
 from derivations.paper_c import attention_erm as D
 from numerics.core.backends import MPMATH
 from numerics.core.results import RESULTS, Solution
-from numerics.core.solve import solve as run_solver
+from numerics.core.solve import MPMATH_OPS, solve as run_solver
 from numerics.theory.paper_c import equations as E
 
 
@@ -125,7 +125,7 @@ def polish(branch: str, alpha: float, n: int, *, sigma: float = 0.5, lam: float 
                  for j in range(4)]
             return list(F), J
 
-        sol = run_solver("newton", fun, positive=(True, False, True, False), tol=tol, ops="mpmath",
+        sol = run_solver("newton", fun, positive=(True, False, True, False), tol=tol, ops=MPMATH_OPS,
                          x0=[mpmath.mpf(v) for v in x_float], max_steps=12, throw=False)
         if not sol.ok:
             return sol
