@@ -211,3 +211,108 @@ def test_recorded_times_by_mode(folder):
 def test_git_commit_is_the_checkout_head_or_unknown():
     c = cache.git_commit()
     assert c == "unknown" or (len(c) == 40 and int(c, 16) >= 0)
+
+
+class _Raises:
+    """Unpickles by calling ``fn(*args)``, which raises."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __reduce__(self):
+        return self.fn, self.args
+
+
+def test_an_unreadable_record_says_why_word_by_word(folder, capsys):
+    c, s = _claim(), _settings()
+    path = cache._path(cache.key(c, s))
+    path.parent.mkdir(parents=True)
+
+    def why(data=None):
+        cache._REPORTED.clear()
+        if data is not None:
+            path.write_bytes(data)
+        assert cache.load(c, s) is None
+        err = capsys.readouterr().err
+        assert err.startswith(f"warning: verdict cache record {path} is unreadable (") and err.endswith(
+            "); recomputing it\n"), err
+        return err[len(f"warning: verdict cache record {path} is unreadable ("):-len("); recomputing it\n")]
+
+    assert why(pickle.dumps(_Raises(next, iter(())))) == "StopIteration"  # an exception without a message
+    long = why(pickle.dumps(_Raises(int, "x" * 500)))
+    assert long.startswith("ValueError: invalid literal for int() with base 10: 'xxx") and len(long) == 200
+    assert why(pickle.dumps(Ev("T.other", []))) == "not the evidence of this claim"
+    path.mkdir()  # a folder in its place: the OSError's own words
+    assert why() == os.strerror(21) == "Is a directory"
+
+
+def test_the_key_at_a_users_point_still_names_the_claim_and_its_settings():
+    point = (("alpha", 2),)
+    keys = {cache.key(_claim(), _settings(params=point)), cache.key(_claim(id="T.other"), _settings(params=point)),
+            cache.key(_claim(), _settings(params=point, seed=2)), cache.key(_claim(), _settings(params=point, mode="full")),
+            cache.key(_claim(), _settings(params=(("alpha", 3),)))}
+    assert len(keys) == 5
+
+
+def test_a_module_loaded_by_path_is_read_from_that_path(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "attncheck_by_path_probe.py"
+    path.write_text("X = 1\n")
+    spec = importlib.util.spec_from_file_location("attncheck.by_path_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["attncheck.by_path_probe"] = module
+    try:
+        spec.loader.exec_module(module)
+        assert cache._source_path("attncheck.by_path_probe") == path
+        # the module's own file wins over its spec's origin ...
+        module.__file__ = str(tmp_path / "moved.py")
+        assert cache._source_path("attncheck.by_path_probe") == tmp_path / "moved.py"
+        # ... when it is Python source; otherwise the finders answer (here: the spec's origin)
+        module.__file__ = str(tmp_path / "compiled.so")
+        assert cache._source_path("attncheck.by_path_probe") == path
+        module.__spec__ = None  # and a module the finders cannot place has no source
+        assert cache._source_path("attncheck.by_path_probe") is None
+    finally:
+        del sys.modules["attncheck.by_path_probe"]
+
+
+def test_modules_named_in_strings_are_dotted_project_names_without_spaces(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import numerics.core.stats\n"
+                   "A = 'numerics.core.seeding'\n"       # a module named by its text
+                   "B = 'numerics.core'\n"               # a package, itself
+                   "C = 'derivations.paper_b.'\n"        # every module of the package
+                   "D = 'numerics core stats'\n"         # words, not a module
+                   "E = 'numerics.core is fine'\n"       # a sentence that starts like a module
+                   "F = 'numerics'\n"                    # no dot: not counted
+                   "G = 'json.decoder'\n")               # not a project package
+    found = cache._imports("numerics.probe", src)
+    assert {"numerics.core.stats", "numerics.core.seeding", "numerics.core", "derivations.paper_b",
+            "derivations.paper_b.rate_exponent"} <= found
+    assert not {m for m in found if " " in m} and "numerics" not in found and "json.decoder" not in found
+
+
+def test_the_cache_reads_evidence_by_its_fields_and_survives_any_object(folder, capsys, monkeypatch):
+    c, s = _claim(), _settings()
+    # core stays generic: an object with the claim's id and a list of comparisons is evidence,
+    # with or without an ``error`` field; anything else is not, and is never an exception
+    bare = SimpleNamespace(claim_id="T.cache", comparisons=[1])
+    cache.store(c, s, bare)
+    assert cache.load(c, s) == bare
+    path = cache._path(cache.key(c, s))
+    for other in (42, None, "T.cache"):
+        path.write_bytes(pickle.dumps(other))
+        cache._REPORTED.clear()
+        assert cache.load(c, s) is None and "not the evidence of this claim" in capsys.readouterr().err
+    # settings without a user's point are keyed as settings with an empty one
+    assert cache.key(c, SimpleNamespace(mode="quick", seed=1, dps=30)) == cache.key(c, s)
+
+    # an OSError without an errno: its message
+    def failing_open(*a, **k):
+        raise OSError("the disk is on fire")
+    cache.store(c, s, bare)
+    monkeypatch.setattr(cache, "open", failing_open, raising=False)
+    cache._REPORTED.clear()
+    assert cache.load(c, s) is None
+    assert "is unreadable (the disk is on fire); recomputing it" in capsys.readouterr().err

@@ -1038,3 +1038,84 @@ def test_newton_ends_singular_with_its_iterate_where_the_correction_cannot_be_so
 
     sol = solve("newton", fun, (False,), tol=1e-14, x0=[1.5], throw=False)
     assert sol.result is RESULTS.singular and sol.raw == [seen[-1]] and sol.iterations >= 1
+
+
+def _path(f, x0, positive=False, **kw):
+    """A Newton solve and the points its function was evaluated at, in order."""
+    from numerics.core.solve import solve
+
+    seen = []
+
+    def fun(x):
+        seen.append(float(x[0]))
+        return f(x[0])
+    return solve("newton", fun, (positive,), x0=[x0], throw=False, **kw), seen
+
+
+def _atan(x):
+    return [math.atan(x)], [[1 / (1 + x * x)]]
+
+
+def test_newton_damps_in_the_scaling_of_the_iterate_and_doubles_t_after_a_damped_step():
+    """arctan from 3 and 10: a full step overshoots to the other side, farther out. Measured in
+    the trial's own scaling |du| / max(1, |x_trial|) the simplified correction looked smaller, so
+    every overshoot was accepted and the iterates ran off to 10^292, where J underflowed
+    (``singular``). In the scaling of x the overshoots are refused and t halves; the next step
+    starts at twice the t accepted. The paths are pinned point by point."""
+    sol, seen = _path(_atan, 3.0, tol=1e-12)
+    assert sol.ok and sol.iterations == 5 and len(seen) == 8 and abs(sol.raw[0]) < 1e-12
+    # t = 1 and 1/2 refused, 1/4 accepted; then t = 1/2 (twice 1/4) accepted, then t = 1
+    assert [round(v, 4) for v in seen[:5]] == [3.0, -9.4905, -3.2452, -0.1226, -0.0607]
+    sol, seen = _path(_atan, 10.0, tol=1e-12)
+    assert sol.ok and sol.iterations == 7 and len(seen) == 12
+    # arctan from 1.5: the full step (to -1.69) is refused by 1 - t/4, not by more or less
+    sol, seen = _path(_atan, 1.5, tol=1e-12)
+    assert sol.ok and sol.iterations == 4 and [round(v, 4) for v in seen[:3]] == [1.5, -1.6941, -0.097]
+    # from 1.11 the full step's simplified correction is 0.775 of |du|: above 1 - 1/4, refused
+    sol, seen = _path(_atan, 1.11, tol=1e-12)
+    assert sol.ok and sol.iterations == 4 and [round(v, 4) for v in seen[:3]] == [1.11, -0.7593, 0.1753]
+    # from 1.06 it is 0.724 of |du|: below 1 - 1/4, the full step is taken
+    sol, seen = _path(_atan, 1.06, tol=1e-12)
+    assert sol.ok and sol.iterations == 5 and [round(v, 4) for v in seen[:3]] == [1.06, -0.6697, 0.1851]
+
+
+def test_newton_halves_t_past_an_overflow_or_a_function_that_raises_and_stops_at_t_min():
+    # a log unknown whose full step (u = 1400, its Jacobian half the true one) overflows exp and
+    # is never evaluated; t = 1/2 lands on the root u = 700
+    sol, seen = _path(lambda x: ([1e-3 * (math.log(x) - 700)], [[0.5e-3 / x]]), 1.0, positive=True, tol=1e-12)
+    assert sol.ok and sol.iterations == 1 and len(seen) == 2 and math.log(sol.raw[0]) == pytest.approx(700)
+
+    def guarded(x):  # arctan that raises beyond |x| = 5: the trial at -9.49 is refused
+        if abs(x) > 5:
+            raise ZeroDivisionError("outside the model's domain")
+        return _atan(x)
+    sol, seen = _path(guarded, 3.0, tol=1e-12)
+    assert sol.ok and [round(v, 4) for v in seen[:4]] == [3.0, -9.4905, -3.2452, -0.1226]
+    # t_min is the least t tried: 1/4 is tried at t_min = 1/4, not at t_min = 1/2
+    assert _path(_atan, 3.0, tol=1e-12, t_min=0.25)[0].ok
+    failed, seen = _path(_atan, 3.0, tol=1e-12, t_min=0.5)
+    assert failed.result is RESULTS.failed and failed.raw == [3.0] and len(seen) == 3
+
+
+def test_solve_names_its_solvers_and_passes_its_message_on():
+    from numerics.core.solve import SOLVERS, solve
+
+    with pytest.raises(ValueError) as err:
+        solve("newtn", None)
+    assert str(err.value) == f"solver 'newtn': expected one of {', '.join(sorted(SOLVERS))}"
+    assert ", newton, " in str(err.value)
+    failed = solve("newton", _atan_fun, (False,), x0=[3.0], t_min=0.5, throw=False, message="arctan root")
+    assert failed.result is RESULTS.failed and failed.message.startswith("arctan root")
+    assert failed.raw == [3.0] and type(failed.raw) is list
+
+
+def _atan_fun(x):
+    return _atan(x[0])
+
+
+def test_solve_stops_at_1000_steps_by_default():
+    from numerics.core.solve import solve
+
+    # F = x with a Jacobian twice the true one: each step halves x, and 2^-1000 is far above tol
+    sol = solve("newton", lambda x: ([x[0]], [[2.0]]), (False,), x0=[1.0], tol=1e-320, throw=False)
+    assert sol.result is RESULTS.max_steps_reached and sol.iterations == 1000 and sol.raw[0] == 2.0 ** -1000

@@ -215,7 +215,7 @@ def _holder_chain(s: int):
         ("kink_bias_exponent", H.kink_bias_exponent().subs(at_s))))
 
 
-def _holder_run(ctx, params):
+def _holder_evaluate(ctx, params):
     if params["s"] + 1 <= params["beta"]:
         raise ParameterError(f"parameter s: need s + 1 > beta = {params['beta']}, got s = {params['s']}")
     return _holder_chain(int(params["s"])).run(ctx, [params["beta"], params["a"]])
@@ -272,7 +272,7 @@ CLAIMS = [
                    "K fixed and K ∝ M^{1/2} are slower asymptotically (details)"),
         experiment=_holder_experiment,
         equations=lambda: _deriv("holder_edge").equations(),
-        evaluate=Evaluator(_holder_run, name="holder_edge"),
+        evaluate=Evaluator(_holder_evaluate, name="holder_edge"),
         param_space=HOLDER_SPACE,
         status="paper",
         allowance_note=_HOLDER_NOTE,

@@ -40,7 +40,6 @@ MPMATH_OPS = Ops(_mp_solve, mpmath.log, mpmath.exp, mpmath.isfinite)
 @dataclass(frozen=True)
 class _NewtonState:
     x: tuple
-    F: tuple
     Ju: tuple  # Jacobian in u
     du: tuple  # Newton correction in u
     norm: object
@@ -55,7 +54,10 @@ class Newton:
       decades); the others in u = x.
     * Damping by the natural monotonicity test (Deuflhard): with the Newton correction
       du = -J_u(x)^{-1} F(x), a trial x(u + t du) is accepted if the simplified correction
-      -J_u(x)^{-1} F(x_trial) is smaller than (1 - t/4) |du|; t is halved otherwise.
+      -J_u(x)^{-1} F(x_trial) is smaller than (1 - t/4) |du|, both measured in the scaling of
+      x (a trial's own scaling would accept an iterate that runs off to infinity, |x| growing
+      faster than the correction); t is halved otherwise, and starts the next step at twice
+      the last accepted t.
     * Convergence: the scaled Newton correction |du|_j / max(1, |x_j|) (free unknowns; relative
       for log unknowns) is below ``tol``.  That correction estimates the distance of x to the
       root; it is what ``residual`` reports.
@@ -90,14 +92,14 @@ class Newton:
         F, Ju = list(F), self._in_u(x, J)
         flat = list(F) + [v for row in Ju for v in row]
         if not self._finite(flat):
-            return _NewtonState(tuple(x), tuple(F), (), (), float("inf"), RESULTS.nonfinite, t)
+            return _NewtonState(tuple(x), (), (), float("inf"), RESULTS.nonfinite, t)
         try:
             du = self._correction(Ju, F)
         except (np.linalg.LinAlgError, ZeroDivisionError):
-            return _NewtonState(tuple(x), tuple(F), (), (), float("inf"), RESULTS.singular, t)
+            return _NewtonState(tuple(x), (), (), float("inf"), RESULTS.singular, t)
         if not self._finite(du):
-            return _NewtonState(tuple(x), tuple(F), (), (), float("inf"), RESULTS.singular, t)
-        return _NewtonState(tuple(x), tuple(F), tuple(map(tuple, Ju)), tuple(du), self._norm(du, x), None, t)
+            return _NewtonState(tuple(x), (), (), float("inf"), RESULTS.singular, t)
+        return _NewtonState(tuple(x), tuple(map(tuple, Ju)), tuple(du), self._norm(du, x), None, t)
 
     def init(self, x0):
         return self._state(list(x0))
@@ -118,12 +120,12 @@ class Newton:
                 if Ft is not None and self._finite(Ft):
                     try:
                         dbar = self._correction(s.Ju, list(Ft))
-                        if self._norm(dbar, xt) <= (1 - t / 4) * s.norm:
+                        if self._norm(dbar, s.x) <= (1 - t / 4) * s.norm:
                             return self._state(xt, t, (Ft, Jt))
                     except (np.linalg.LinAlgError, ZeroDivisionError):
                         pass
             t /= 2
-        return _NewtonState(s.x, s.F, s.Ju, s.du, s.norm, RESULTS.failed, t)
+        return _NewtonState(s.x, s.Ju, s.du, s.norm, RESULTS.failed, t)
 
     def terminate(self, s: _NewtonState):
         if s.result is not None:
