@@ -356,7 +356,7 @@ class Sweep(dict):
         kind = tables.kind(values, self["dps"])
         recs = self.records()
         cells = [self._cells(r, kind) for r in recs]
-        params = list(self.get("params") or dict.fromkeys(k for r in recs for k in r["params"]))
+        params = list(dict.fromkeys(k for r in recs for k in r["params"]))  # as the provenance lists them
         outputs = list(dict.fromkeys(k for c in cells for k in c))
         return kind, recs, cells, params, outputs
 
@@ -380,6 +380,6 @@ class Sweep(dict):
         dims = {k: list(dict.fromkeys(r["params"][k] for r in recs)) for k in swept}
         data = {o: {tuple(r["params"][k] for k in swept): c.get(o) for r, c in zip(recs, cells)} for o in outputs}
         data["ok"] = {tuple(r["params"][k] for k in swept): r["ok"] for r in recs}
-        fixed = {k: v for k, v in recs[0]["params"].items() if k not in swept} if recs else {}
+        fixed = {k: v for k, v in recs[0]["params"].items() if k not in swept}  # a sweep has a point
         attrs = {"target": self["target"]["name"], "dps": self["dps"], **fixed}
         return tables.dataset(dims, data, attrs, set(outputs) if kind != "float" else ())

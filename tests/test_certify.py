@@ -250,7 +250,7 @@ def test_python_api():
     out = attncheck.certify("A.cor2.ridgeless_rate", theta=4.0, dps=30)
     assert set(out) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
     with pytest.raises(ParameterError):
-        attncheck.certify("A.thm2.attention_threshold")
+        attncheck.certify("A.capacity.ordering")
 
 
 def test_the_certifiable_ids_come_from_the_index_without_importing_a_claim():
@@ -279,18 +279,18 @@ def test_the_certifiable_ids_come_from_the_index_without_importing_a_claim():
 def test_the_certify_request_refuses_in_the_callers_spelling_and_reports_its_timings(monkeypatch):
     from numerics import request as Q
 
-    refusal = ("claim A.thm2.attention_threshold cannot be certified; certifiable claims: "
+    refusal = ("claim A.capacity.ordering cannot be certified; certifiable claims: "
                + ", ".join(theory_certify.certifiable_ids()))
     with pytest.raises(ParameterError) as err:
-        Q.certify("A.thm2.attention_threshold", {}, 30)
+        Q.certify("A.capacity.ordering", {}, 30)
     assert str(err.value) == refusal
     # the one refusal: the request refuses before the theory is asked (it takes a certifiable claim)
     asked = []
     real = theory_certify.certify
     monkeypatch.setattr(theory_certify, "certify", lambda *a, **kw: asked.append(a) or real(*a, **kw))
-    with pytest.raises(ParameterError, match="^claim A.thm2.attention_threshold cannot be certified"):
-        attncheck.certify("A.thm2.attention_threshold")
-    out = CliRunner().invoke(main, ["eval", "A.thm2.attention_threshold", "--certify"])
+    with pytest.raises(ParameterError, match="^claim A.capacity.ordering cannot be certified"):
+        attncheck.certify("A.capacity.ordering")
+    out = CliRunner().invoke(main, ["eval", "A.capacity.ordering", "--certify"])
     assert out.exit_code == 2 and out.output == f"error: {refusal}\n" and asked == []
     with pytest.raises(ParameterError, match="^--dps "):
         Q.certify("A.cor2.ridgeless_rate", {}, 3, spell=lambda n: f"--{n}")
@@ -361,7 +361,7 @@ def test_a_claim_certified_at_its_defaults(monkeypatch):
     assert (cert.claim_id, cert.params, cert.digits, cert.error) == (claim.id, defaults, 30, None)
     assert set(cert.balls) == {"pool.E_inf", "pool.C1", "vec.E_inf", "vec.C1"}
     assert theory_certify.at_defaults(registry.claim("B.kl.bound")) is None  # no parameters
-    assert theory_certify.at_defaults(registry.claim("A.thm2.attention_threshold")) is None  # a root
+    assert theory_certify.at_defaults(registry.claim("A.capacity.ordering")) is None  # an RQMC estimate
 
     def fails(claim, params, digits):
         raise core_arb.CertifyError("no enclosure narrow enough")

@@ -285,3 +285,12 @@ def test_check_refuses_in_one_line_and_announces_long_requests(clean_limits):
         resources.within("L", 6, 1, 5, "the Sobol dimension")
     assert str(e.value) == "parameter L: must be in [1, 5] (the Sobol dimension), got 6"
     assert isinstance(e.value, ParameterError)
+
+
+def test_a_small_estimate_under_a_users_limit_counts_the_interpreter_and_keeps_its_name():
+    est = resources.Estimate(1000, 0.5, ("L",), "a law", {"L": 3})
+    with resources.limited(10 * resources.BASE_BYTES, None):
+        out = resources.check(est)
+    assert out.bytes == resources.BASE_BYTES
+    assert (out.seconds, out.knobs, out.what, out.parts) == (0.5, ("L",), "a law", {"L": 3})
+    assert resources.check(est) == est  # under the default limit the estimate is left as it is

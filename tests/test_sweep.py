@@ -307,3 +307,78 @@ def test_a_sweep_is_planned_whole_before_any_point_is_computed(monkeypatch):
     monkeypatch.setattr(P, "evaluable", lambda target: capped)
     with pytest.raises(ParameterError, match=r"^--dps 25: B.rate.exponent supports --dps 5..20$"):
         P.plan_sweep("B.rate.exponent", {"beta": [1]}, {}, {}, 25, spell=lambda n: f"--{n}")
+
+
+def test_the_sweeps_helpers_word_by_word():
+    import time
+    from types import SimpleNamespace
+
+    import mpmath
+
+    with pytest.raises(ParameterError) as e:
+        SW.parse_grid([])
+    assert str(e.value) == "sweep needs at least one --grid name=..."
+    assert SW.parse_grid(["a=b=c", " x = 1"]) == {"a": ["b=c"], "x": ["1"]}  # the first '=' splits
+    with pytest.raises(ParameterError) as e:  # the point limit at its edge
+        SW.parse_grid(["a=0:1:9091", "b=" + ",".join(map(str, range(11)))])
+    assert str(e.value) == "--grid: 100001 points requested; at most 100000 per sweep"
+    # a cell's text: a truth value, a number at dps + 10 digits, or the text itself
+    assert [SW._cell(t, 20) for t in ("true", "True", "false", "False")] == [True, True, False, False]
+    assert SW._cell("TRUE", 20) == "TRUE" and SW._cell("converged", 20) == "converged"
+    with mpmath.workdps(40):
+        tenth = mpmath.mpf("0.1")
+    with mpmath.workdps(41):
+        assert SW._cell("0.1", 30) == tenth != mpmath.mpf("0.1")
+    # why a point has no values, on one line of at most 400 characters of the error
+    claim, problem = SW.Target("claim", "A.x"), SW.Target("problem", "p")
+    long = ValueError("line one\nline two " + "y" * 500)
+    assert SW.error_of(claim, long) == "theory of A.x not computable: " + (
+        "ValueError: line one line two " + "y" * 500)[:400]
+    assert SW.error_of(problem, KeyError("k")) == "solve of p failed: KeyError: 'k'"
+    sol = SimpleNamespace(status="not converged", iterations=12, residual=3.14159e-4)
+    assert SW.error_of(problem, None, sol) == "solve of p did not converge: not converged (12 iterations, residual 0.000314)"
+    rec = SW._failed({"a": "1"}, "why", time.perf_counter() - 1.0)
+    assert rec == {"params": {"a": "1"}, "values": {}, "text": {}, "ok": False, "error": "why",
+                   "elapsed_s": rec["elapsed_s"]} and 1.0 <= rec["elapsed_s"] < 60
+    # the target of a provenance: a problem's options sorted, none for a claim
+    assert SW._target_of({"target": {"kind": "problem", "name": "p", "options": {"b": 2, "a": 1}}}) == \
+        SW.Target("problem", "p", (("a", 1), ("b", 2)))
+    assert SW._target_of({"target": {"kind": "claim", "name": "c"}}) == SW.Target("claim", "c", ())
+
+
+def _fake_sweep(tmp_path, monkeypatch, grid, dps=40):
+    def fake(target, params, dps, files=()):
+        beta = float(params.get("beta", 1.0))
+        return {"params": params, "values": {"y": beta / 3}, "text": {"y": mpmath_third(beta, dps)},
+                "ok": True, "elapsed_s": 0.0}
+
+    monkeypatch.setattr(SW, "compute_point", fake)
+    return SW.Sweep(tmp_path, SW.run(TARGET, grid, tmp_path, dps=dps, fmt="csv"))
+
+
+def mpmath_third(beta, dps):
+    """beta / 3 as the decimal text a point records (every digit of dps + 10)."""
+    import mpmath
+
+    with mpmath.workdps(dps + 10):
+        return mpmath.nstr(mpmath.mpf(beta) / 3, dps + 10)
+
+
+def test_a_sweeps_table_its_dimensions_attributes_and_precision(tmp_path, monkeypatch):
+    pytest.importorskip("pandas", reason="pip install 'attncheck[tables]'")
+    xr = pytest.importorskip("xarray", reason="pip install 'attncheck[tables]'")
+    import mpmath
+
+    s = _fake_sweep(tmp_path / "a", monkeypatch, {"beta": ["1.0", "2.0", "3.0"], "c": ["5"]})
+    ds = s.to_xarray("float")
+    assert isinstance(ds, xr.Dataset) and dict(ds.sizes) == {"beta": 3}  # c has one value: fixed
+    assert ds.attrs["target"] == "B.rate.exponent" and ds.attrs["dps"] == 40 and ds.attrs["c"] == "5"
+    y = s.to_pandas()["y"][0]  # a Value at the sweep's 40 digits
+    with mpmath.workdps(60):
+        assert abs(mpmath.mpf(y) - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -45 and y.dps == 40
+    # the table's parameters come from the records when the provenance does not list them
+    bare = SW.Sweep(s.folder, {k: v for k, v in s.items() if k != "params"})
+    assert list(bare.to_pandas("float").columns) == list(s.to_pandas("float").columns)
+    # a sweep of one point: its one parameter is the dimension
+    one = _fake_sweep(tmp_path / "b", monkeypatch, {"beta": ["2.0"], "c": ["5"]})
+    assert dict(one.to_xarray("float").sizes) == {"beta": 1} and one.to_xarray("float").attrs["c"] == "5"
