@@ -316,3 +316,41 @@ def test_the_cache_reads_evidence_by_its_fields_and_survives_any_object(folder, 
     cache._REPORTED.clear()
     assert cache.load(c, s) is None
     assert "is unreadable (the disk is on fire); recomputing it" in capsys.readouterr().err
+
+
+def test_git_commit_asks_git_at_the_repository_root_briefly(monkeypatch):
+    import subprocess
+    from pathlib import Path
+
+    asked = []
+
+    def run(args, **kw):
+        asked.append((args, kw))
+        return SimpleNamespace(stdout="  abc123\n")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert cache.git_commit() == "abc123"
+    (args, kw), = asked
+    assert args == ["git", "rev-parse", "HEAD"] and kw["cwd"] == Path(cache.__file__).resolve().parents[2]
+    assert kw["capture_output"] and kw["text"] and 0 < kw["timeout"] <= 5
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: SimpleNamespace(stdout="\n"))
+    assert cache.git_commit() == "unknown"  # not a checkout: git says nothing on stdout
+
+    def missing(*a, **k):
+        raise FileNotFoundError("git")
+    monkeypatch.setattr(subprocess, "run", missing)
+    assert cache.git_commit() == "unknown"
+
+
+def test_write_atomic_writes_a_hidden_temporary_file_beside_its_target(tmp_path, monkeypatch):
+    target = tmp_path / "deep" / "f.bin"
+    renamed = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renamed.append(a), real(a, b)))
+    cache.write_atomic(target, b"one")
+    (tmp,) = renamed
+    assert os.path.dirname(tmp) == str(target.parent) and os.path.basename(tmp).startswith(".tmp-")
+
+
+def test_the_timings_live_beside_the_evidence(folder):
+    assert cache._timings_path() == folder / "timings.json"

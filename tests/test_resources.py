@@ -294,3 +294,27 @@ def test_a_small_estimate_under_a_users_limit_counts_the_interpreter_and_keeps_i
     assert out.bytes == resources.BASE_BYTES
     assert (out.seconds, out.knobs, out.what, out.parts) == (0.5, ("L",), "a law", {"L": 3})
     assert resources.check(est) == est  # under the default limit the estimate is left as it is
+
+
+def test_a_request_without_a_cost_model_is_the_interpreter_alone():
+    assert resources.priced(None).what == "(the Python interpreter alone)"
+    assert resources.priced(None, what="a law").what == "a law (the Python interpreter alone)"
+    assert resources.priced(lambda n: resources.Estimate(n, 1.0), 7) == resources.Estimate(7, 1.0)
+
+
+def test_available_memory_is_memavailable_or_16_gib(monkeypatch):
+    import io
+
+    opened = []
+
+    def fake_open(path, *a, **k):
+        opened.append(path)
+        return io.StringIO("MemTotal:       8000 kB\nMemFree:        1000 kB\nMemAvailable:   2048 kB\n")
+
+    monkeypatch.setattr(resources, "open", fake_open, raising=False)
+    assert resources.available_memory() == 2048 * 1024 and opened == ["/proc/meminfo"]
+
+    def no_proc(path, *a, **k):
+        raise FileNotFoundError(path)
+    monkeypatch.setattr(resources, "open", no_proc, raising=False)
+    assert resources.available_memory() == 16.0 * 2**30

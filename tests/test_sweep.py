@@ -382,3 +382,87 @@ def test_a_sweeps_table_its_dimensions_attributes_and_precision(tmp_path, monkey
     # a sweep of one point: its one parameter is the dimension
     one = _fake_sweep(tmp_path / "b", monkeypatch, {"beta": ["2.0"], "c": ["5"]})
     assert dict(one.to_xarray("float").sizes) == {"beta": 1} and one.to_xarray("float").attrs["c"] == "5"
+
+
+def test_a_point_of_a_claim_its_text_and_its_error(monkeypatch, tmp_path):
+    """``compute_point`` on a claim: booleans as true/false, integers exactly, numbers to dps
+    digits; a closed form that raises is a record without values, naming the claim and why."""
+    from types import SimpleNamespace
+
+    import mpmath
+
+    from numerics import registry
+    from numerics.core.params import Param, ParamSpace
+
+    def evaluate(values, dps):
+        if values["x"] > 1:
+            raise ArithmeticError("no root beyond 1")
+        return {"flag": values["x"] > 0, "n": 123456789012345678, "third": mpmath.mpf(1) / 3}
+
+    fake = SimpleNamespace(param_space=ParamSpace((Param("x", float, -5.0, 5.0, default=0.5, doc="x"),)),
+                           evaluate=evaluate)
+    monkeypatch.setattr(registry, "claims", lambda: {"T.point": fake})
+    target = SW.Target("claim", "T.point")
+    rec = SW.compute_point(target, {"x": "0.5"}, 12)
+    # an integer exactly, every digit (not to dps digits)
+    assert rec["ok"] and rec["text"] == {"flag": "true", "n": "123456789012345678", "third": "0.333333333333"}
+    bad = SW.compute_point(target, {"x": "2"}, 12)
+    assert bad == {"params": {"x": 2.0}, "values": {}, "text": {}, "ok": False,
+                   "error": "theory of T.point not computable: ArithmeticError: no root beyond 1",
+                   "elapsed_s": bad["elapsed_s"]} and 0 <= bad["elapsed_s"] < 60
+    # the user's claim files are registered in the process that computes the point
+    seen = []
+    monkeypatch.setattr(registry, "add_claims_file", seen.append)
+    SW.compute_point(target, {"x": "0.5"}, 12, files=("mine.py",))
+    assert seen == ["mine.py"]
+
+
+def test_a_sweeps_csv_table_reads_back_missing_cells_and_truth_values(tmp_path, monkeypatch):
+    def fake(target, params, dps, files=()):
+        beta = float(params["beta"])
+        if beta == 2.0:
+            return SW._failed(params, "theory of X not computable: boom", 0.0)
+        return {"params": params, "values": {"y": beta, "big": beta > 2}, "text": {"y": repr(beta), "big": str(beta > 2)},
+                "ok": True, "elapsed_s": 0.0}
+
+    monkeypatch.setattr(SW, "compute_point", fake)
+    SW.run(TARGET, {"beta": ["1.0", "2.0", "3.0"]}, tmp_path, dps=20, fmt="csv")
+    rows, prov = SW.read_table(tmp_path)
+    assert [r["y"] for r in rows] == [1.0, None, 3.0] and [r["big"] for r in rows] == [False, None, True]
+    assert prov["points"] == 3
+
+
+
+def test_a_point_of_a_problem_its_solution_its_failure_and_its_error(monkeypatch):
+    """``compute_point`` on a problem: the solve's values, status, iterations and residual; a
+    solve that did not converge or raised is a record without values (never its iterate)."""
+    from types import SimpleNamespace
+
+    from numerics import registry
+    from numerics.core.params import Param, ParamSpace
+    from numerics.core.value import Value
+
+    calls = []
+
+    def solve(options, values, dps):
+        calls.append((options, dict(values), dps))
+        if values["x"] > 2:
+            raise ZeroDivisionError("a singular Jacobian")
+        ok = values["x"] <= 1
+        return SimpleNamespace(ok=ok, status="converged" if ok else "not converged", iterations=4, residual=1e-12,
+                               raw={"root": Value(0.5, 1e-13, "dps", 12)}, stats={"steps": "4"})
+
+    spec = SimpleNamespace(param_space=ParamSpace((Param("x", float, -5.0, 5.0, default=0.5, doc="x"),)), solve=solve)
+    monkeypatch.setattr(registry, "problems", lambda: {"p": spec})
+    target = SW.Target("problem", "p", (("branch", "a"),))
+    rec = SW.compute_point(target, {"x": "0.5"}, 12)
+    assert calls == [({"branch": "a"}, {"x": 0.5}, 12)] and rec["ok"] and rec["params"] == {"x": 0.5}
+    assert rec["values"] == {"converged": True, "iterations": 4, "residual": 1e-12, "root": 0.5}
+    assert rec["text"]["converged"] == "True" and rec["text"]["status"] == "converged"
+    assert rec["text"]["iterations"] == "4" and rec["text"]["residual"] == "1e-12" and rec["text"]["steps"] == "4"
+    slow = SW.compute_point(target, {"x": "1.5"}, 12)
+    assert slow == {"params": {"x": 1.5}, "values": {}, "text": {}, "ok": False, "elapsed_s": slow["elapsed_s"],
+                    "error": "solve of p did not converge: not converged (4 iterations, residual 1e-12)"}
+    bad = SW.compute_point(target, {"x": "3"}, 12)
+    assert bad["error"] == "solve of p failed: ZeroDivisionError: a singular Jacobian" and bad["params"] == {"x": 3.0}
+    assert not bad["ok"] and bad["values"] == {} and 0 <= bad["elapsed_s"] < 60
