@@ -170,11 +170,11 @@ def _done(path: Path) -> bool:
         return False
 
 
-def _write_atomic(path: Path, text) -> None:
-    """``numerics.core.cache.write_atomic`` of ``text`` (str: UTF-8)."""
+def _write_atomic(path: Path, text: str) -> None:
+    """``numerics.core.cache.write_atomic`` of ``text`` in UTF-8."""
     from numerics.core.cache import write_atomic
 
-    write_atomic(path, text.encode() if isinstance(text, str) else text)
+    write_atomic(path, text.encode())
 
 
 def run(target: Target, grid: dict, out_dir: Path, *, dps: int = 30, workers: int = 1,

@@ -318,3 +318,11 @@ def test_available_memory_is_memavailable_or_16_gib(monkeypatch):
         raise FileNotFoundError(path)
     monkeypatch.setattr(resources, "open", no_proc, raising=False)
     assert resources.available_memory() == 16.0 * 2**30
+
+
+def test_the_default_memory_limit_is_half_the_available_memory(monkeypatch):
+    monkeypatch.delenv("ATTNCHECK_MAX_MEMORY", raising=False)
+    monkeypatch.setattr(resources, "available_memory", lambda: 12.0 * 2**30)
+    resources.reset_limits()
+    lim = resources.limits()
+    assert lim.bytes == 6.0 * 2**30 and lim.memory_source == resources.DEFAULT_MEMORY_SOURCE

@@ -466,3 +466,24 @@ def test_a_point_of_a_problem_its_solution_its_failure_and_its_error(monkeypatch
     bad = SW.compute_point(target, {"x": "3"}, 12)
     assert bad["error"] == "solve of p failed: ZeroDivisionError: a singular Jacobian" and bad["params"] == {"x": 3.0}
     assert not bad["ok"] and bad["values"] == {} and 0 <= bad["elapsed_s"] < 60
+
+
+def test_a_points_key_ignores_the_order_of_its_parameters_and_an_error_is_retried(tmp_path):
+    target = SW.Target("claim", "A.x")
+    assert SW.point_key(target, {"a": "1", "b": "2"}, 30) == SW.point_key(target, {"b": "2", "a": "1"}, 30)
+    assert SW.point_key(target, {"a": "1"}, 30) != SW.point_key(target, {"a": "1"}, 31)
+    done, failed, broken = tmp_path / "done.json", tmp_path / "failed.json", tmp_path / "broken.json"
+    done.write_text(json.dumps({"params": {}, "ok": True}))
+    failed.write_text(json.dumps({"params": {}, "ok": False, "error": "boom"}))
+    broken.write_text("{")
+    assert SW._done(done) and not SW._done(failed) and not SW._done(broken) and not SW._done(tmp_path / "none")
+
+
+def test_a_sweeps_provenance_names_its_commit_machine_and_default_precision(tmp_path, monkeypatch):
+    def fake(target, params, dps, files=()):
+        return {"params": params, "values": {"y": 1.0}, "text": {"y": "1.0"}, "ok": True, "elapsed_s": 0.0}
+
+    monkeypatch.setattr(SW, "compute_point", fake)
+    prov = SW.run(TARGET, {"beta": ["1.0"]}, tmp_path, fmt="csv")
+    assert prov["dps"] == 30 and prov["commit"] and set(prov["machine"]) == {"platform", "cpus"}
+    assert json.loads((tmp_path / "provenance.json").read_text()) == prov
