@@ -66,7 +66,6 @@ def test_a_condition_that_is_not_a_comparison_is_refused():
 # ---- refusals: the construct and the reason ---------------------------------------------------
 @pytest.mark.parametrize("expr, message", [
     (sp.Heaviside(x), "refused: Heaviside (Heaviside(x)) (discontinuous: excluded from ball evaluation)"),
-    (sp.sign(x), "refused: sign (sign(x)) (discontinuous: excluded from ball evaluation)"),
     (sp.Integral(sp.exp(-x**2), (x, 0, 1)),
      "refused: Integral (Integral(exp(-x**2), (x, 0, 1))) (integrate with gaussian_expectation / acb.integral instead)"),
     (sp.gamma(x), "refused: gamma (gamma(x)) (no rigorous ball implementation)"),

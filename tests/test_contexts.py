@@ -88,8 +88,9 @@ def test_the_claims_evaluators_declare_their_contexts():
     assert ev.supports("arb") and not ev.supports("numpy")
     with pytest.raises(ValueError, match="does not run under the numpy context"):
         ev.under(backends.NumpyContext(), registry.claim("A.capacity.pool_vec_ratio").param_space.validate({}))
-    assert registry.claim("A.thm2.attention_threshold").evaluate is None or \
-        not getattr(registry.claim("A.thm2.attention_threshold").evaluate, "supports", lambda c: False)("arb")
+    hard = registry.claim("A.thm2.attention_threshold").evaluate  # Krawczyk balls and mpmath, no arrays
+    assert hard.supports("arb") and hard.supports("mpmath") and not hard.supports("numpy")
+    assert not getattr(registry.claim("A.capacity.ordering").evaluate, "supports", lambda c: False)("arb")
 
 
 def test_compile_options_are_part_of_the_cache_key():
