@@ -977,15 +977,15 @@ def test_newton_computes_with_the_ops_it_is_given():
     """``ops``: "numpy", "mpmath" or an :class:`Ops` of one's own, which is then what every
     linear solve, log and exp of the iteration goes through."""
     from numerics.core.solve import solve
-    from numerics.core.solve.newton import FLOAT64_OPS as NUMPY, MPMATH_OPS, Ops
+    from numerics.core.solve.newton import FLOAT64_OPS, MPMATH_OPS, Ops
 
     calls = []
 
     def counting_solve(J, F):
         calls.append(len(F))
-        return NUMPY.solve(J, F)
+        return FLOAT64_OPS.solve(J, F)
 
-    mine = Ops(counting_solve, NUMPY.log, NUMPY.exp, NUMPY.isfinite)
+    mine = Ops(counting_solve, FLOAT64_OPS.log, FLOAT64_OPS.exp, FLOAT64_OPS.isfinite)
     sol = solve("newton", lambda x: ([x[0] ** 2 - 2], [[2 * x[0]]]), (True,), tol=1e-10, x0=[1.0], ops=mine)
     assert sol.ok and sol.raw[0] == pytest.approx(math.sqrt(2), rel=1e-10) and calls and set(calls) == {1}
     with mpmath.workdps(40):
