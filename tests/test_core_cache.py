@@ -242,6 +242,9 @@ def test_an_unreadable_record_says_why_word_by_word(folder, capsys):
     long = why(pickle.dumps(_Raises(int, "x" * 500)))
     assert long.startswith("ValueError: invalid literal for int() with base 10: 'xxx") and len(long) == 200
     assert why(pickle.dumps(Ev("T.other", []))) == "not the evidence of this claim"
+    # a message over several lines (as pickle's own errors have) is reported on one
+    assert why(pickle.dumps(_Raises(exec, "raise ValueError('first line,\\n  second\\tline\\n')"))) == "ValueError: first line, second line"
+    assert why(pickle.dumps(_Raises(exec, "raise ValueError(' \\n')"))) == "ValueError"
     path.mkdir()  # a folder in its place: the OSError's own words
     assert why() == os.strerror(21) == "Is a directory"
 

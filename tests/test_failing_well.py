@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -472,7 +473,8 @@ def test_a_damaged_cache_record_is_reported_once_and_recomputed(tmp_path, damage
     assert cold.exit_code == 0
     (record,) = (tmp_path / "evidence").rglob("*.pickle")
     data = record.read_bytes()
-    record.write_bytes({"truncated": data[: len(data) // 2], "garbage": os.urandom(len(data)), "empty": b"",
+    record.write_bytes({"truncated": data[: len(data) // 2], "garbage": np.random.default_rng(np.random.SeedSequence(
+                           [ord(ch) for ch in "cache/garbage"])).bytes(len(data)), "empty": b"",
                         "other object": pickle.dumps({"not": "evidence"})}[damage])
     again = run()
     assert again.exit_code == 0, again.output

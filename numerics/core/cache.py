@@ -191,8 +191,8 @@ def load(claim, settings):
         return None
     try:
         ev = pickle.loads(data)
-    except Exception as e:  # truncated or corrupted bytes raise almost anything
-        _unreadable(p, f"{type(e).__name__}: {e}"[:200] if str(e) else type(e).__name__)
+    except Exception as e:  # truncated or corrupted bytes raise almost anything, over several lines too
+        _unreadable(p, (" ".join(f"{type(e).__name__}: {e}".split())[:200]) if str(e).strip() else type(e).__name__)
         return None
     # evidence of this claim (numerics.claims.base.Evidence; core stays generic: by its fields)
     if getattr(ev, "claim_id", None) != claim.id or not isinstance(getattr(ev, "comparisons", None), list) \
