@@ -60,11 +60,18 @@ class Equation:
                 f"not in its params ({', '.join(map(str, self.params))}); add them to params"
             )
 
+    @property
+    def paper(self) -> str | None:
+        """The prefix of the paper the equation belongs to (``A`` for ``A.thm3.q2_cosine``), whose
+        notation prints it; None for a name without one."""
+        return self.name.split(".")[0] if "." in self.name else None
+
     def latex(self) -> str:
         """``lhs = rhs`` in the project's notation (:func:`latex`), as in the LaTeX document: in
         the derivation's own form (:meth:`written`) where it has one."""
         printed = self.extra.get("printed") if self.extra else None
-        return f"{latex(self.lhs)} = {latex(self.rhs if printed is None else printed[0])}"
+        with printing_for(self.paper):
+            return f"{latex(self.lhs)} = {latex(self.rhs if printed is None else printed[0])}"
 
     def _repr_latex_(self) -> str:  # notebooks render the equation
         return f"$\\displaystyle {self.latex()}$"
@@ -90,33 +97,78 @@ Phi = sp.Function("Phi")
 
 
 
+#: the entry-point group in which a paper declares the module of its notation (the entry
+#: point's name is the paper's prefix: ``A = "derivations.paper_a.notation"``); attncheck's own
+#: papers are declared there as every plugin declares its own
+NOTATION_GROUP = "attncheck.notation"
+
+#: the paper whose claim or equation is being printed (its prefix), or None: every paper's symbols
+_PRINTING: contextvars.ContextVar = contextvars.ContextVar("attncheck_printing_paper", default=None)
+
+
 @functools.lru_cache(maxsize=None)
-def papers_notation() -> tuple[dict, dict]:
-    """Every paper's symbols as the printer writes them: ``(symbols, roots)``, symbol name ->
-    LaTeX of the symbol and of its square root, merged from the ``notation`` module of each
-    paper's package in ``derivations`` (``SYMBOLS``, ``ROOTS``; found by folder, so that what
-    is printed never depends on which paper was imported first).  Two papers that print one
-    name differently are an error."""
-    import importlib
-    import pkgutil
+def notation_tables() -> dict:
+    """Each paper's notation: prefix -> ``(symbols, roots)``, symbol name -> LaTeX of the symbol
+    and of its square root (the ``SYMBOLS`` and ``ROOTS`` of the module the paper declares in
+    :data:`NOTATION_GROUP`; read from the installed metadata, so that what is printed never
+    depends on which paper was imported first)."""
+    from importlib.metadata import entry_points
 
-    import derivations
-
-    tables = {"SYMBOLS": {}, "ROOTS": {}}  # name -> (LaTeX, the paper that gave it), per table
-    for pkg in sorted(m.name for m in pkgutil.iter_modules(derivations.__path__) if m.ispkg):
+    tables = {}
+    for ep in sorted(entry_points(group=NOTATION_GROUP), key=lambda ep: (ep.name, ep.value)):
+        if ep.name in tables:
+            raise ValueError(f"notation: paper {ep.name} declares two notation modules in {NOTATION_GROUP}; "
+                             "keep one")
         try:
-            mod = importlib.import_module(f"derivations.{pkg}.notation")
-        except ModuleNotFoundError as e:
-            if e.name != f"derivations.{pkg}.notation":
-                raise
-            continue
-        for kind, table in tables.items():
-            for name, tex in getattr(mod, kind, {}).items():
-                if name in table and table[name][0] != tex:
-                    raise ValueError(f"notation: derivations.{pkg} prints the symbol {name!r} as {tex!r}, "
-                                     f"derivations.{table[name][1]} as {table[name][0]!r}; rename one of them")
-                table[name] = (tex, pkg)
-    return tuple({name: tex for name, (tex, _) in table.items()} for table in tables.values())
+            mod = ep.load()
+        except Exception as e:  # a broken plugin names itself
+            raise ValueError(f"notation: the entry point {ep.name!r} ({ep.value}) of {NOTATION_GROUP} failed to "
+                             f"load: {type(e).__name__}: {e}") from e
+        tables[ep.name] = tuple(dict(getattr(mod, kind, {})) for kind in ("SYMBOLS", "ROOTS"))
+    return tables
+
+
+@functools.lru_cache(maxsize=None)
+def papers_notation(paper: str | None = None) -> tuple[dict, dict]:
+    """The symbols as the printer writes them: ``(symbols, roots)`` of the paper with prefix
+    ``paper``, or, for ``None`` or a paper without a notation module, of every paper merged,
+    where a name two papers print differently is left as SymPy prints it (in its own paper's
+    equations it prints as that paper writes it)."""
+    tables = notation_tables()
+    if paper in tables:
+        return tables[paper]
+    merged = ({}, {})  # name -> LaTeX, or None where two papers print it differently
+    for own in tables.values():
+        for table, names in zip(merged, own):
+            for name, tex in names.items():
+                table[name] = tex if table.get(name, tex) == tex else None
+    return tuple({name: tex for name, tex in table.items() if tex is not None} for table in merged)
+
+
+@contextmanager
+def printing_for(paper: str | None):
+    """Print in the notation of the paper with prefix ``paper`` alone, if it has one (a symbol
+    another paper renames keeps its own name in this paper's equations); ``None``, or a paper
+    without a notation module: every paper's (:func:`papers_notation`)."""
+    token = _PRINTING.set(paper)
+    try:
+        yield
+    finally:
+        _PRINTING.reset(token)
+
+
+def in_its_papers_notation(fn):
+    """``fn(claim, ...)`` printing in the notation of ``claim.paper`` alone (:func:`printing_for`)."""
+    @functools.wraps(fn)
+    def printing(claim, *args, **kwargs):
+        with printing_for(getattr(claim, "paper", None) or None):
+            return fn(claim, *args, **kwargs)
+
+    return printing
+
+
+def _printing() -> tuple[dict, dict]:
+    return papers_notation(_PRINTING.get())
 
 
 class GaussianMean(sp.Function):
@@ -199,7 +251,7 @@ class AttnLatexPrinter(LatexPrinter):
 
     def _print_Symbol(self, expr, style="plain"):
         name = expr.name
-        symbols, _ = papers_notation()
+        symbols, _ = _printing()
         if name in symbols:
             return symbols[name]
         if _MOMENT.fullmatch(name):
@@ -237,7 +289,7 @@ class AttnLatexPrinter(LatexPrinter):
 
     def _print_Pow(self, expr, *args, **kwargs):
         """A power of a norm or an inner product symbol without brackets: ``\\|w\\|^{2}``."""
-        roots = papers_notation()[1]
+        roots = _printing()[1]
         if isinstance(expr.base, sp.Symbol) and expr.exp == sp.S.Half and expr.base.name in roots:
             return roots[expr.base.name]
         if isinstance(expr.base, sp.Symbol) and expr.exp.is_Integer and expr.exp > 1:

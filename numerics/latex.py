@@ -27,10 +27,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derivations.core import AttnLatexPrinter, notation  # noqa: F401  (the one printer)
-from derivations.core import GaussianMean
+from derivations.core import GaussianMean, in_its_papers_notation, latex
 from numerics.latex_text import UNICODE_TEXT, _tex_text, note_tex  # noqa: F401  (text in documents)
 from numerics.report_labels import point_text
-from derivations.core import latex as _latex
 
 #: the widest display line, in the printer's width units (about one character of 10 pt math)
 LINE = 58.0
@@ -50,10 +49,6 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 \maketitle
 \raggedright
 """
-
-
-def latex(expr) -> str:
-    return _latex(expr)
 
 
 def width(expr) -> float:
@@ -286,6 +281,7 @@ def _label(claim_id: str, name: str) -> str:
     return f"{claim_id}:{re.sub(r'[^A-Za-z0-9.:+-]', '-', name)}"
 
 
+@in_its_papers_notation
 def statement_latex(claim) -> str | None:
     """The claim's statement as one numbered display (label ``claim-id:statement``): a SymPy
     relation is printed by the project's printer, a LaTeX string as it is; several lines are
@@ -374,6 +370,7 @@ def statement_prose(claim) -> str:
     return getattr(claim, "statement_tex", "") or note_tex(claim.statement)
 
 
+@in_its_papers_notation
 def claim_section(claim, *, certified: bool = False, certificate=None, doc: Document | None = None) -> str:
     """The claim's section; with ``certified=True`` its certified digits at the defaults
     (``certificate``, computed here unless given).  Its equations are printed as a chain

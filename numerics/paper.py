@@ -32,8 +32,9 @@ class Paper:
     claim's ``paper``; an empty prefix is a paper without a name, the wrapping of a claim file
     given with ``--claims`` (or of a plugin of the older ``attncheck.claims`` group) that
     exports a bare ``CLAIMS`` list: its claims may have any prefix.  A paper's symbols are
-    printed as it writes them by its ``derivations/<paper>/notation.py`` (read by the one
-    printer, ``derivations.core.papers_notation``), not by this object."""
+    printed as it writes them by the module it declares in the entry-point group
+    ``attncheck.notation`` (read by the one printer, ``derivations.core.notation_tables``, which
+    cannot import this object), named by the same prefix."""
 
     prefix: str
     title: str

@@ -173,7 +173,24 @@ def claims() -> dict:
         if missing:
             raise RegistryError(f"claim {claim.id}: figure {missing[0]!r} is registered by no paper; add it to the "
                                 f"figures of paper {paper} or drop it from the claim's figures")
+    _check_notation()
     return {cid: claim for cid, (claim, _) in sorted(out.items())}
+
+
+def _check_notation() -> None:
+    """Each notation module of the entry-point group ``attncheck.notation`` loads and is named
+    after a registered paper's prefix."""
+    from derivations.core import NOTATION_GROUP, notation_tables
+
+    try:
+        tables = notation_tables()
+    except ValueError as e:
+        raise RegistryError(str(e)) from e
+    prefixes = {paper.prefix for paper, _ in _registered()}
+    for prefix in tables:
+        if prefix not in prefixes:
+            raise RegistryError(f"notation {prefix}: the entry point {prefix!r} of {NOTATION_GROUP} names no registered "
+                                "paper; name it after the prefix of the paper whose symbols it prints")
 
 
 def _merged(part: str) -> dict:

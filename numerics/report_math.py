@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 
+from derivations.core import in_its_papers_notation
+
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
           "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
           "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "varphi": "φ", "psi": "ψ", "omega": "ω",
@@ -126,6 +128,7 @@ def _statement_prose_html(claim) -> str:
     return f"<p class='statement'>{text if text is not None else html.escape(claim.statement)}</p>"
 
 
+@in_its_papers_notation
 def _statement_html(claim) -> str:
     """The claim's statement as displayed math (``statement_eq``), or nothing."""
     eq = claim.get_statement_eq() if hasattr(claim, "get_statement_eq") else None
@@ -152,6 +155,7 @@ def _note_html(note: str) -> str:
     return prose_html(note_tex(note)) or html.escape(note)
 
 
+@in_its_papers_notation
 def _equations_html(claim, doc) -> list[str]:
     """The claim's derivation as the chain of its named steps (:func:`numerics.latex.chain`),
     each step shown once per page: a later claim links to it."""

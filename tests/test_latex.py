@@ -5,6 +5,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import tomllib
 
 import pytest
 import sympy as sp
@@ -27,11 +28,15 @@ def test_notation():
 
 
 def test_each_paper_s_symbols_come_from_its_notation_module_whatever_was_imported(monkeypatch):
-    """The printer reads every paper's ``derivations/<paper>/notation.py`` (found by folder):
-    derivations/core.py names no paper's symbol, a fresh interpreter that has imported no
-    paper prints Paper A's prior and latent variance as Paper A writes them, and two papers that
-    print one name differently are refused, naming both."""
-    import pkgutil
+    """The printer reads each paper's notation module from the entry-point group
+    attncheck.notation of the installed metadata (attncheck's own papers are declared there as a
+    plugin declares its own): derivations/core.py names no paper's symbol, and a fresh
+    interpreter that has imported no paper prints Paper A's prior and latent variance as Paper A
+    writes them.  A name two papers print differently prints as each paper writes it in its own
+    equations, and as SymPy prints it where no paper is named (nor in the equations of a paper
+    without a notation module, which take every paper's names that agree); a notation module
+    that does not load is refused, naming its entry point."""
+    import importlib.metadata as md
     import sys
     import types
 
@@ -39,25 +44,43 @@ def test_each_paper_s_symbols_come_from_its_notation_module_whatever_was_importe
 
     source = (ROOT / "derivations" / "core.py").read_text()
     assert not re.search(r'"(pi|pi_\+|pi_plus|sigma2)"', source)
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][core.NOTATION_GROUP]
+    assert declared == {"A": "derivations.paper_a.notation"}
     code = ("import sympy as sp; from derivations.core import latex, name_latex; "
             "print(name_latex('pi'), latex(sp.sqrt(sp.Symbol('sigma2')) * sp.Symbol('pi_plus')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == [r"\pi_{+}", r"\pi_{+}", r"\sigma"]
-    fake = types.ModuleType("derivations.paper_z.notation")
-    fake.SYMBOLS = {"pi": r"\pi"}
-    monkeypatch.setitem(sys.modules, "derivations.paper_z.notation", fake)
-    monkeypatch.setattr(pkgutil, "iter_modules", lambda path: [types.SimpleNamespace(name=n, ispkg=True)
-                                                               for n in ("paper_a", "paper_z")])
-    core.papers_notation.cache_clear()
+
+    fake = types.ModuleType("attncheck_fake_notation")
+    fake.SYMBOLS, fake.ROOTS = {"pi": r"\varpi", "kappa2": r"\kappa^{2}"}, {"kappa2": r"\kappa"}
+    extra = [md.EntryPoint("Z", "attncheck_fake_notation", core.NOTATION_GROUP)]
+    installed = md.entry_points
+    monkeypatch.setitem(sys.modules, "attncheck_fake_notation", fake)
+    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [*installed(group=group, **kw),
+                                                                      *(extra if group == core.NOTATION_GROUP else [])])
+
+    def printed(paper, expr):
+        core.notation_tables.cache_clear(), core.papers_notation.cache_clear()
+        with core.printing_for(paper):
+            return core.latex(expr)
+
+    pi, kappa2 = sp.Symbol("pi"), sp.Symbol("kappa2")
     try:
+        assert [printed(p, pi) for p in ("A", "Z", None, "B")] == [r"\pi_{+}", r"\varpi", r"\pi", r"\pi"]
+        assert [printed(p, kappa2) for p in ("A", "Z", None, "B")] == [r"\kappa_{2}"] + [r"\kappa^{2}"] * 3
+        assert [printed(p, sp.sqrt(kappa2)) for p in ("A", "Z", None)] == [r"\sqrt{\kappa_{2}}", r"\kappa", r"\kappa"]
+        eq = Equation("Z.thing", kappa2, pi, "toy", (pi,))
+        assert eq.latex() == r"\kappa^{2} = \varpi" and Equation("A.thing", kappa2, pi, "toy", (pi,)).latex() == \
+            r"\kappa_{2} = \pi_{+}"
+        extra.append(md.EntryPoint("Y", "attncheck_no_such_module", core.NOTATION_GROUP))
         with pytest.raises(ValueError) as e:
-            core.papers_notation()
+            printed(None, pi)
+        assert str(e.value).startswith("notation: the entry point 'Y' (attncheck_no_such_module) of attncheck.notation "
+                                       "failed to load: ModuleNotFoundError")
     finally:
         monkeypatch.undo()
-        core.papers_notation.cache_clear()
-    assert str(e.value) == (r"notation: derivations.paper_z prints the symbol 'pi' as '\\pi', derivations.paper_a "
-                            r"as '\\pi_{+}'; rename one of them")
-    assert core.papers_notation()[0]["pi"] == r"\pi_{+}"
+        core.notation_tables.cache_clear(), core.papers_notation.cache_clear()
+    assert core.papers_notation()[0]["pi"] == r"\pi_{+}" and "Z" not in core.notation_tables()
 
 
 def test_long_equations_are_broken_and_labels_unique():

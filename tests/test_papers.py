@@ -153,6 +153,39 @@ def test_attnchecks_papers_are_those_its_pyproject_declares():
     assert [p.prefix for p in own] == sorted(declared) and all(p.title for p in own)
 
 
+def test_a_notation_named_after_no_paper_is_refused_with_one_line(monkeypatch):
+    """A notation entry point prints the symbols of the paper whose prefix names it: one named
+    after no registered paper (a typo, a paper not installed) is refused when the claims load,
+    and so is one that does not load."""
+    import importlib.metadata as md
+    import sys
+    import types
+
+    import derivations.core as core
+
+    installed = md.entry_points
+    extra = [md.EntryPoint("Q", "attncheck_fake_notation", core.NOTATION_GROUP)]
+    monkeypatch.setitem(sys.modules, "attncheck_fake_notation", types.ModuleType("attncheck_fake_notation"))
+    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [*installed(group=group, **kw),
+                                                                      *(extra if group == core.NOTATION_GROUP else [])])
+    memos = (registry.claims, core.notation_tables, core.papers_notation)
+    try:
+        for memo in memos:
+            memo.cache_clear()
+        assert _refused(registry.claims) == ("notation Q: the entry point 'Q' of attncheck.notation names no registered "
+                                             "paper; name it after the prefix of the paper whose symbols it prints")
+        extra[0] = md.EntryPoint("B", "attncheck_no_such_module", core.NOTATION_GROUP)
+        for memo in memos:
+            memo.cache_clear()
+        assert _refused(registry.claims).startswith("notation: the entry point 'B' (attncheck_no_such_module) of "
+                                                    "attncheck.notation failed to load: ModuleNotFoundError")
+    finally:
+        monkeypatch.undo()
+        for memo in memos:
+            memo.cache_clear()
+    assert "A.thm3.q2_cosine" in registry.claims()
+
+
 def _defined(package: str, attribute: str) -> set:
     """The ids of ``attribute`` in every module of ``package`` (the modules that define them)."""
     found = set()

@@ -8,6 +8,7 @@ The install is offline: the new environment sees the packages of this one (a ``.
 adding its site-packages), and pip builds the example with ``--no-deps --no-build-isolation``.
 """
 import ast
+import dataclasses
 import json
 import os
 import pathlib
@@ -79,6 +80,10 @@ def test_installed_package_passes_and_every_mutant_is_killed(installed, tmp_path
         assert len(rec["mutants"]) >= 2, cid
         assert all(m["killed"] and m["applied"] for m in rec["mutants"]), (cid, rec["mutants"])
         assert all(rec["scaled"].values()) and rec["scale_exact"] and rec["all_killed"], (cid, rec)
+    # printed in its own notation, declared in its own pyproject.toml
+    r = _attncheck(installed, "latex", "S.mp.edge", "--body")
+    assert r.returncode == 0 and r"\lambda_{+} = \ell_{c}^{2} + 2 \ell_{c} + 1" in r.stdout, r.stdout + r.stderr
+    assert "plus" not in r.stdout
     # certifiable by its own evaluator: a ball around the derivation's value
     r = _attncheck(installed, "eval", "S.mp.edge", "--certify", "--param", "gamma=2", "--dps", "40", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -94,6 +99,7 @@ def plugin(monkeypatch):
     import importlib.metadata as md
     import tomllib
 
+    import derivations.core as core
     from numerics import registry
     from numerics.theory import certify
 
@@ -106,7 +112,8 @@ def plugin(monkeypatch):
                 *[md.EntryPoint(name, value, group) for name, value in groups.get(group, {}).items()]]
 
     monkeypatch.setattr(md, "entry_points", entry_points)
-    memos = (registry.claims, registry.figures, registry.problems, registry.benchmarks)
+    memos = (registry.claims, registry.figures, registry.problems, registry.benchmarks, core.notation_tables,
+             core.papers_notation)
     for memo in memos:
         memo.cache_clear()
     try:
@@ -148,13 +155,43 @@ def test_claims_certifiers_and_latex_through_the_entry_points(plugin):
     assert abs(out["top_eigenvalue"] - 3.75) < 1e-25 and abs(out["threshold"] ** 2 - 0.5) < 1e-25
 
 
+def test_the_paper_prints_its_symbols_in_its_own_notation_and_only_there(plugin):
+    """The plugin's notation module (its entry point of attncheck.notation, in its own
+    pyproject.toml) prints its names as the paper writes them, in its equations, statements and
+    LaTeX sections; another paper's equations print those names as SymPy does, and the plugin's
+    print Paper A's prior as the constant it is there."""
+    import sympy as sp
+
+    from derivations.core import latex, printing_for
+    from numerics.latex import claim_section
+
+    registry, _ = plugin
+    claims = registry.claims()
+    edge, = [eq for eq in claims["S.mp.edge"].get_equations() if eq.name == "S.mp.edge"]
+    assert edge.latex() == r"\lambda_{+} = 2 \sqrt{\gamma} + \gamma + 1"
+    section = claim_section(claims["S.bbp.overlap"])
+    assert r"\langle u_1, v\rangle^{2} = \frac{\ell^{2} - \gamma}{\ell \left(\ell + \gamma\right)}" in section
+    assert "overlap^" not in section and "{overlap}" not in section
+    overlap, pi = sp.Symbol("overlap"), sp.Symbol("pi")
+    with printing_for("S"):
+        assert (latex(overlap), latex(pi)) == (r"\langle u_1, v\rangle", r"\pi")
+    with printing_for("A"):
+        assert (latex(overlap), latex(pi)) == ("overlap", r"\pi_{+}")
+    a_eq = dataclasses.replace(claims["A.thm3.q2_cosine"].get_equations()[0], lhs=overlap)
+    assert a_eq.latex().startswith("overlap = ")
+    assert latex(overlap) == r"\langle u_1, v\rangle"  # no paper: every paper's names that agree
+
+
 def test_what_is_remembered_of_the_plugins_claims_ends_with_the_plugin(plugin, monkeypatch):
     """The certifiable claims remembered while the plugin is installed are not those of a process
     without it: the memo of the claim index is keyed by the installed entry points too."""
+    import derivations.core as core
+
     registry, certify = plugin
     assert set(IDS) <= set(certify.certifiable_ids())
     monkeypatch.undo()
-    registry.claims.cache_clear()
+    for memo in (registry.claims, core.notation_tables, core.papers_notation):
+        memo.cache_clear()
     assert not set(IDS) & set(certify.certifiable_ids())
 
 

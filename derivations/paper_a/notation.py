@@ -1,5 +1,7 @@
 """Paper A's symbols as the paper writes them (symbol name -> LaTeX), read by the one printer
-(``derivations.core.latex``) for every expression it prints.  Names only: no SymPy."""
+(``derivations.core.latex``) for Paper A's equations, statements and sections, and for an
+expression printed with no paper named (declared as ``A`` in the entry-point group
+``attncheck.notation`` of ``pyproject.toml``).  Names only: no SymPy."""
 
 #: the prior P(y = +1): printed pi_+, never the constant pi (the names it goes by in the code)
 SYMBOLS = {"pi": r"\pi_{+}", "pi_+": r"\pi_{+}", "pi_plus": r"\pi_{+}",

@@ -11,6 +11,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
+from derivations.core import in_its_papers_notation
 from numerics.claims.base import CODE_ERRORS, Claim, Evidence, Settings
 from numerics.core.tasks import OverBudget
 from numerics.core.tasks import time_budget as _budget
@@ -74,6 +75,7 @@ def _percent(x: float) -> str:
     return f"{100 * x:.2g} %"
 
 
+@in_its_papers_notation
 def classify(claim: Claim, settings: Settings, base: Evidence, items: list, *, seed: int = 0,
              points: int = DOMAIN_POINTS, budget: float | None = BUDGET_S) -> list:
     """The outcome of each ``(site, original, mutated, earlier)`` against ``base``."""

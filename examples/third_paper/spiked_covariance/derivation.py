@@ -99,11 +99,11 @@ mutant("S.bbp.overlap_num:no-prefactor", "S.bbp.overlap_num",
        "(v^T y)^2 for (v^T Sigma^{-1/2} y)^2 (the 1/(1 + ell) dropped)", lambda e: e * (1 + ell))
 
 
-#: the printed names of the limits (left-hand sides)
-LAMBDA_1 = sp.Symbol(r"\lambda_1")
-OVERLAP = sp.Symbol(r"\langle{u_1}, v\rangle") ** 2
-EDGE = sp.Symbol(r"\lambda_+")
-ELL_C = sp.Symbol(r"\ell_c")
+#: the names of the limits (left-hand sides), printed as spiked_covariance/notation.py writes them
+LAMBDA_1 = sp.Symbol("lambda_1")
+OVERLAP = sp.Symbol("overlap") ** 2
+EDGE = sp.Symbol("lambda_plus")
+ELL_C = sp.Symbol("ell_c")
 
 
 def equations(*names) -> tuple:
