@@ -137,6 +137,34 @@ def test_lambertw_is_indeterminate_on_its_branch_cut_under_the_analytic_flag():
         assert v.real.overlaps(arb.const_e() - 1) and v.real.rad() < 1e-20
 
 
+def test_log1p_and_expm1_keep_their_digits_near_zero_and_log1p_has_the_analytic_flag():
+    """Real balls: log1p and expm1 at 1e-30 are 1e-30 to 15 digits (log(1 + x) would give 0 +/-
+    1e-16).  Complex balls: log1p is log(1 + x) on the principal branch, indeterminate on its
+    cut x < -1 under the analytic flag, as acb.integral needs."""
+    from sympy.codegen.cfunctions import expm1, log1p
+
+    tiny = arb("1e-30")
+    for f in (log1p, expm1):
+        got = compile_arb(f(x), (x,))(tiny)
+        assert got.overlaps(tiny) and got.rad() < 1e-44, (f, got)
+    for f, want in ((log1p, mpmath.log(1.5)), (expm1, mpmath.expm1(0.5))):
+        assert compile_acb(f(x), (x,))(acb("0.5")).real.overlaps(arb(mpmath.nstr(want, 15), "1e-14")), f
+    on_cut = compile_acb(log1p(x), (x,))
+    assert on_cut(acb(-2)).imag.overlaps(arb.pi()) and not on_cut(acb(-2), _an=True).is_finite()
+    assert on_cut(acb("-0.5"), _an=True).real.overlaps(arb(mpmath.nstr(mpmath.log(0.5), 15), "1e-14"))
+
+
+def test_sign_is_exact_where_the_ball_decides_it_and_real_only():
+    f = compile_arb(sp.sign(x), (x,))
+    assert [f(arb(v)) for v in (2, -2, 0)] == [1, -1, 0] and f(arb(0)).rad() == 0 and f(arb(0)).is_exact()
+    across = arb(0, 1)
+    with pytest.raises(CertifyError, match=_exactly(f"cannot decide the comparison of {across} and 0: the balls "
+                                                    "overlap")):
+        f(across)
+    with pytest.raises(ArbPrintError, match=_exactly("refused: sign (sign(x)) (not analytic: real balls only)")):
+        compile_acb(sp.sign(x), (x,))
+
+
 def test_powers_and_the_imaginary_unit_in_complex_balls():
     with _precision(120):
         assert compile_acb(x ** sp.Rational(1, 3), (x,))(acb(8)).real.overlaps(arb(2))
