@@ -17,6 +17,7 @@ made only at run time cannot cross a layer either.  Discovery (``numerics.regist
 the roles it finds, outside ``core``; every role has one folder per paper."""
 import ast
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -233,6 +234,48 @@ def test_the_static_check_sees_function_level_and_importlib_imports(tmp_path, mo
     assert any("numerics.claims" in v for v in found) and any(v.endswith(": derivations.paper_a") for v in found), found
     assert any(v.endswith(": numerics.figures.paper_a") for v in found), found
     assert any(v.endswith(": numerics.benchmarks.scaling") for v in found), found
+
+
+#: shared modules that import a paper's package, each with its reason (nothing a paper adds
+#: needs an edit of a shared module: this list is not where a new paper goes)
+NAMES_A_PAPER = {
+    # the machinery's benchmarks time a pool, the precision and the simulator on one workload
+    "numerics/benchmarks/scaling.py": ("numerics.theory.paper_a", "numerics.experiments.paper_a"),
+}
+_A_PAPER = re.compile(r"paper_[a-z]")
+
+
+def test_adding_a_paper_touches_no_shared_module():
+    """Outside a paper's own folders (``<role>/paper_x/``) and its registration
+    (``numerics/registration/paper_x.py``), no module of ``numerics``, ``derivations`` or
+    ``attncheck`` imports a paper's package: a paper is added by its folders and the entry
+    points of a ``pyproject.toml`` (shown by the example third paper), never by editing a
+    shared table or dispatch."""
+    found = _naming_a_paper()
+    assert not found, "shared modules that name a paper:\n" + "\n".join(found)
+
+
+def test_the_paper_check_can_fail(tmp_path, monkeypatch):
+    (tmp_path / "numerics" / "claims" / "paper_z").mkdir(parents=True)
+    (tmp_path / "numerics" / "claims" / "paper_z" / "mine.py").write_text("from numerics.theory.paper_z import x\n")
+    (tmp_path / "numerics" / "report.py").write_text("def f():\n    from numerics.claims.paper_c import y\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _naming_a_paper() == ["numerics/report.py:2: numerics.claims.paper_c",
+                                 "numerics/report.py:2: numerics.claims.paper_c.y"]
+
+
+def _naming_a_paper() -> list:
+    found = []
+    for top in ("numerics", "derivations", "attncheck"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if any(_A_PAPER.fullmatch(part) for part in rel.parts[:-1]) or rel.parts[:2] == ("numerics", "registration"):
+                continue
+            for module, line in import_targets(path):
+                if module and any(_A_PAPER.fullmatch(part) for part in module.split(".")):
+                    if not module.startswith(NAMES_A_PAPER.get(str(rel), ("\0",))):
+                        found.append(f"{rel}:{line}: {module}")
+    return found
 
 
 #: the roles that carry the paper axis: one folder per paper, shared pieces on top
