@@ -60,6 +60,20 @@ def test_upper_bounds_as_short_decimals():
         assert Decimal(s) >= Decimal(x) and Decimal(s) <= Decimal(x) * Decimal("1.02")
         assert len(Decimal(s).as_tuple().digits) <= 4
     assert core_arb._up(arb("1.23456")) == "1.25" and core_arb._up(arb("1.23456"), sig=5) == "1.2347"
+    # a wide ball is bounded by its upper end, not its midpoint or lower end
+    assert core_arb._up(arb(1, "0.5")) == "1.51" and core_arb._up(arb(0, 1)) == "1.01"
+    # read at sig + 5 digits, rounded to the nearest: 1.230000005 reads 1.2300000, bounded by 1.24
+    # (read at more digits it would take a unit more: 1.25)
+    assert core_arb._up(arb("1.230000005")) == "1.24" and core_arb._up(arb("1.2300000151")) == "1.24"
+
+
+def test_a_ball_is_closed_at_its_printed_radius():
+    """The printed ball [mid - rad, mid + rad] contains its ends, though 0.1 is not a binary
+    number (the radius is enclosed from above, never below), and nothing a billionth of the
+    radius beyond them (an arb's radius has a 30-bit mantissa, rounded up)."""
+    b = core_arb.Ball("1", "0.1", "1", None)
+    assert b.contains("1.1") and b.contains("0.9") and b.contains("1")
+    assert not b.contains("1.1000000001") and not b.contains("0.8999999999")
 
 
 def test_a_printed_ball_encloses_the_value_and_its_rounding():
