@@ -67,6 +67,20 @@ def test_upper_bounds_as_short_decimals():
     assert core_arb._up(arb("1.230000005")) == "1.24" and core_arb._up(arb("1.2300000151")) == "1.24"
 
 
+def test_a_printed_ball_covers_a_midpoint_whose_decimal_is_not_binary():
+    """The printed midpoint is a decimal of digits + 10 places, read back in binary with a radius
+    of its own: the printed radius covers both roundings.  An exact x = 0.1 - k 10^-62 printed to
+    20 digits (the decimal 0.1 read back 7.8e-62 off) lies 3e-61 to 4e-61 from its printed
+    midpoint; a radius without the read-back's own radius, or with the lower end of the gap,
+    would fall short of it."""
+    for k in (20, 36, 39):
+        with core_arb.precision(500):
+            x = (core_arb.arb_of(sp.Rational(1, 10)) - arb(k) * arb(10) ** -62).mid()
+            exact = x.str(200, radius=False, more=True)
+        b = core_arb.ball(x, 20)
+        assert b.mid == "0.1" + "0" * 29 and b.contains(exact), (k, str(b), exact)
+
+
 def test_a_ball_is_closed_at_its_printed_radius():
     """The printed ball [mid - rad, mid + rad] contains its ends, though 0.1 is not a binary
     number (the radius is enclosed from above, never below), and nothing a billionth of the
@@ -74,6 +88,10 @@ def test_a_ball_is_closed_at_its_printed_radius():
     b = core_arb.Ball("1", "0.1", "1", None)
     assert b.contains("1.1") and b.contains("0.9") and b.contains("1")
     assert not b.contains("1.1000000001") and not b.contains("0.8999999999")
+    # a radius just above a binary number (0.5 + 10^-45, finer than the working precision): its
+    # upper end is taken, so its end is inside
+    tail = "0" * 43 + "1"
+    assert core_arb.Ball("1", "0.5" + tail, "1", None).contains("1.5" + tail)
 
 
 def test_a_printed_ball_encloses_the_value_and_its_rounding():
