@@ -202,3 +202,73 @@ def test_the_memo_names_the_side_of_what_raised_inside_it():
         with pytest.raises((TypeError, ValueError, FloatingPointError)) as err:
             memo(settings, ("T.memo_side", side), compute)
         assert err.value.side == side and raised_in(err.value) == side
+
+
+def test_the_memo_keeps_a_side_already_named_and_names_none_it_cannot_set():
+    """A side the exception already carries is kept (an inner memo named it); an exception that
+    refuses the attribute (a read-only property, a __setattr__ that raises TypeError) is
+    re-raised as it is, never replaced by an error of the naming."""
+    from numerics.claims.base import _name_side
+
+    for side in ("theory", "experiment", "claim"):
+        named = ValueError("inner")
+        named.side = side
+        _name_side(named)
+        assert named.side == side
+
+    class ReadOnly(Exception):
+        side = property(lambda self: None)
+
+    class Refuses(Exception):
+        def __setattr__(self, name, value):
+            raise TypeError("no attributes")
+
+    for exc in (ReadOnly("x"), Refuses("y")):
+        _name_side(exc)
+        assert getattr(exc, "side", None) is None
+
+
+def test_an_error_text_is_one_line_cut_at_400_characters():
+    from numerics.claims.runner import error_text
+
+    text, side = error_text("T.long", ValueError("first\nsecond"))
+    assert text.endswith("ValueError: first second") and "\n" not in text
+    exact = "x" * (400 - len("ValueError: "))
+    assert error_text("T.long", ValueError(exact))[0].endswith(f"ValueError: {exact}")  # 400: kept whole
+    longer = error_text("T.long", ValueError(exact + "y"))[0]
+    assert longer.endswith("ValueError: " + exact[:-1] + "…")  # 401: cut to 399 and an ellipsis
+
+
+def test_a_claim_built_in_by_its_experiment_s_module():
+    """attncheck's own claims are those whose experiment lives in its packages; an experiment
+    without a module (a callable object) is a plugin's."""
+    import types
+
+    from numerics.claims.runner import built_in
+
+    claim = _rows_claim("T.plugin", [])
+    for module in (None, "numerics.claims.paper_a.x", "derivations.y", "spiked_covariance.claims"):
+        fn = types.SimpleNamespace(__module__=module) if module else types.SimpleNamespace()
+        assert built_in(types.SimpleNamespace(id=claim.id, experiment=fn)) == (module is not None and
+                                                                               module.split(".")[0] in ("numerics", "derivations")), module
+
+
+def test_a_claims_generator_is_seeded_by_its_id_and_path():
+    from numerics.claims.base import Settings
+
+    claim, settings = _rows_claim("T.seeded", []), Settings(mode="quick", seed=7)
+    draw = lambda *path: claim.rng(settings, *path).integers(0, 2**62, 4).tolist()  # noqa: E731
+    assert draw("a", 1) == draw("a", 1) and draw("a", 1) != draw("a", 2) != draw("b", 1) != draw()
+    assert draw("a", 1) != _rows_claim("T.other", []).rng(settings, "a", 1).integers(0, 2**62, 4).tolist()
+
+
+def test_the_certifiable_claims_are_read_from_the_claim_index():
+    """The index on disk answers ``certifiable`` without importing the claims: each claim's flag
+    by its id, claims without a flag left to the claims themselves."""
+    from numerics.theory.certify import _read_index, evaluator
+
+    known = _read_index(registry)
+    index = registry.claim_index()
+    assert known == {r["id"]: r["certifiable"] for r in index if "certifiable" in r} and len(known) == len(index)
+    assert known["A.thm3.q2_cosine"] is True and known["A.capacity.ordering"] is False
+    assert all(known[cid] == (evaluator(c) is not None) for cid, c in registry.claims().items())
