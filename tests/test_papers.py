@@ -215,3 +215,21 @@ def test_the_papers_register_every_id_their_modules_define(part, package):
 
         registered |= {k for _, table in machinery() for k in table}
     assert registered == _defined(package, part.upper())
+
+
+def test_a_plugins_sources_are_the_files_of_its_top_level_package(tmp_path, monkeypatch):
+    """The files whose edits renew the claim index: every .py file of an entry point's top-level
+    package, the one file of a top-level module, none for a module that is not Python source or
+    cannot be found."""
+    (tmp_path / "attncheck_probe_pkg" / "sub").mkdir(parents=True)
+    for name in ("__init__.py", "paper.py", "sub/__init__.py", "sub/deep.py"):
+        (tmp_path / "attncheck_probe_pkg" / name).write_text("")
+    (tmp_path / "attncheck_probe_pkg" / "notes.txt").write_text("")
+    (tmp_path / "attncheck_probe_single.py").write_text("PAPER = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    files = registry._plugin_sources("attncheck_probe_pkg.paper:PAPER")
+    assert [f.relative_to(tmp_path).as_posix() for f in files] == [
+        "attncheck_probe_pkg/__init__.py", "attncheck_probe_pkg/paper.py", "attncheck_probe_pkg/sub/__init__.py",
+        "attncheck_probe_pkg/sub/deep.py"]
+    assert registry._plugin_sources("attncheck_probe_single:PAPER") == [tmp_path / "attncheck_probe_single.py"]
+    assert registry._plugin_sources("sys:modules") == [] and registry._plugin_sources("attncheck_no_such:X") == []
