@@ -69,6 +69,54 @@ def test_a_memoised_run_never_masks_a_mutant():
     assert AL.limits_under(backends.MpContext(20), SQUARE, P)["q2_cosine"] == true
 
 
+def test_a_chains_runs_are_remembered_by_context_and_values(monkeypatch):
+    """Runs under a context with a key are remembered by the chain, the context's key and the
+    values: the same run again computes nothing and returns a copy; other values, another
+    precision or inputs given by name compute or find their own; unhashable values (arrays) are
+    computed, not remembered; the memo keeps the 128 latest runs, the oldest dropped first."""
+    x, y = sp.symbols("x y", real=True)
+    ch = backends.Chain((x,), (backends.Closed(y, x**2),), (("out", y + 1),))
+    calls = []
+    run = backends.Chain._run
+    monkeypatch.setattr(backends.Chain, "_run", lambda self, ctx, values: calls.append(list(values)) or run(self, ctx, values))
+    monkeypatch.setattr(backends, "_RUNS", {})
+    mp = backends.MpContext(30)
+    first = ch.run(mp, [3])
+    assert first["out"] == 10 and calls == [[3]]
+    first["out"] = -1  # the caller's copy
+    assert ch.run(mp, [3])["out"] == 10 and ch.run(mp, {"x": 3})["out"] == 10 and ch.run(mp, {x: 3})["out"] == 10
+    assert calls == [[3]]
+    assert ch.run(mp, [4])["out"] == 17 and ch.run(backends.MpContext(40), [3])["out"] == 10 and len(calls) == 3
+    zero_d = np.array(2.0)  # an array, unhashable: computed every time
+    assert ch.run(backends.MpContext(30), [zero_d])["out"] == 5 and len(calls) == 4 and len(backends._RUNS) == 3
+    assert ch.run(backends.MpContext(30), [zero_d])["out"] == 5 and len(calls) == 5
+    for v in range(5, 5 + 125):  # 3 + 125 runs: full
+        ch.run(mp, [v])
+    assert len(backends._RUNS) == 128 and (ch, mp.key(), (3,)) in backends._RUNS
+    ch.run(mp, [1000])
+    assert len(backends._RUNS) == 128 and (ch, mp.key(), (3,)) not in backends._RUNS  # the oldest went
+    assert (ch, mp.key(), (4,)) in backends._RUNS and (ch, mp.key(), (1000,)) in backends._RUNS
+
+
+def test_a_chains_blocks_of_closed_forms_and_of_expectations_by_law():
+    """Consecutive closed forms are compiled as one block; consecutive expectations over one
+    variable as one block, grouped by their Gaussian law (mean and scale each from the right
+    group); the run reports every step's value and the largest quadrature error."""
+    x, y1, y2, y3, z1, z2, z3, t = sp.symbols("x y1 y2 y3 z1 z2 z3 t", real=True)
+    ch = backends.Chain((x,), (backends.Closed(y1, x + 1), backends.Closed(y2, 3 * x), backends.Closed(y3, x**2),
+                               backends.Expect(z1, t**2, t, y1, 1), backends.Expect(z2, t**2, t, y2, 2),
+                               backends.Expect(z3, t, t, y1, 1)),
+                        (("a", z1), ("b", z2), ("c", z3 + y3)))
+    res = ch.run(backends.MpContext(30), [1])
+    # E(2 + z)^2 = 5, E(3 + 2 z)^2 = 13, E(2 + z) + 1 = 3
+    assert [backends.agree_digits(res[k], v) >= 25 for k, v in (("a", 5), ("b", 13), ("c", 3))] == [True] * 3
+    assert {k: round(float(v), 12) for k, v in res["_steps"].items()} == {"y1": 2, "y2": 3, "y3": 1, "z1": 5,
+                                                                           "z2": 13, "z3": 2}
+    assert 0 < res["_quad_err"] < 1e-25
+    closed = backends.Chain((x,), (backends.Closed(y1, x + 1),), (("out", y1),)).run(backends.MpContext(30), [1])
+    assert closed == {"out": 2, "_quad_err": 0, "_steps": {"y1": 2}}
+
+
 def test_a_chain_is_generic():
     x, y, z, t = sp.symbols("x y z t", real=True)
     # y = x^2, z = E (y + zeta)^2 = y^2 + 1: out = x^2 + x^4 + 1
