@@ -117,6 +117,26 @@ def test_a_chains_blocks_of_closed_forms_and_of_expectations_by_law():
     assert closed == {"out": 2, "_quad_err": 0, "_steps": {"y1": 2}}
 
 
+def test_a_context_s_defaults_and_its_refusal():
+    assert (backends.MpContext().dps, backends.MpContext().rule, backends.ArbContext().digits) == (30, "trapezoid", 30)
+    with pytest.raises(ValueError, match="^rule must be trapezoid or tanh-sinh, got 'simpson'$"):
+        backends.MpContext(30, "simpson")
+
+
+def test_a_user_number_becomes_an_mpf_without_losing_digits():
+    """Integers and decimal strings exactly, a SymPy number at the working precision (plus five
+    guard digits), a float by its shortest decimal (0.1 is 1/10, not the double)."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        third = backends.to_mpf(sp.Rational(1, 3))
+        assert backends.agree_digits(third, mpmath.mpf(1) / 3) > 50 and backends.to_mpf(sp.pi) == +mpmath.pi
+        assert backends.to_mpf(10**30 + 1) == mpmath.mpf(10) ** 30 + 1 and backends.to_mpf(np.int64(7)) == 7
+        digits = "0.12345678901234567890123456789"
+        assert backends.to_mpf(digits) == mpmath.mpf(digits) and backends.to_mpf(0.1) == mpmath.mpf("0.1")
+        assert backends.to_mpf(mpmath.mpf(2) / 7) == mpmath.mpf(2) / 7
+
+
 def test_a_chain_is_generic():
     x, y, z, t = sp.symbols("x y z t", real=True)
     # y = x^2, z = E (y + zeta)^2 = y^2 + 1: out = x^2 + x^4 + 1

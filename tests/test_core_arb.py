@@ -81,6 +81,18 @@ def test_a_printed_ball_covers_a_midpoint_whose_decimal_is_not_binary():
         assert b.mid == "0.1" + "0" * 29 and b.contains(exact), (k, str(b), exact)
 
 
+def test_a_ball_tells_a_number_of_any_type_and_sign_by_its_exact_value():
+    b = core_arb.Ball("-0.5", "0.01", "-0.5", None)
+    assert b.contains(mpmath.mpf(-0.5)) and b.contains(-0.5) and b.contains("-0.505") and not b.contains(0.5)
+    assert not b.contains(mpmath.mpf(-0.25)) and not b.contains(-1)
+    three, half = core_arb.Ball("3", "0.5", "3", None), core_arb.Ball("0.5", "0.01", "0.5", None)
+    assert three.contains("3") and three.contains(3) and half.contains("0.5") and half.contains("1/2")
+    assert not half.contains("1") and not three.contains("4")
+    long = "0.1234567890123456789012345678901234567890123456789"
+    near = core_arb.Ball(long, "1e-50", long, None)  # 2e-50 beyond is outside
+    assert near.contains(long) and not near.contains(long + "2")
+
+
 def test_a_ball_is_closed_at_its_printed_radius():
     """The printed ball [mid - rad, mid + rad] contains its ends, though 0.1 is not a binary
     number (the radius is enclosed from above, never below), and nothing a billionth of the
