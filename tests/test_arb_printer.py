@@ -165,6 +165,19 @@ def test_sign_is_exact_where_the_ball_decides_it_and_real_only():
         compile_acb(sp.sign(x), (x,))
 
 
+def test_a_condition_named_by_common_subexpressions_is_decided_only_when_reached():
+    """Common-subexpression elimination names a condition shared by two Piecewise; it is
+    evaluated when a branch asks for it, so that a ball undecided by a condition no branch
+    reaches (y around 1, with x > 0 decided first) is no error; where it is reached, it is."""
+    y = sp.Symbol("y", real=True)
+    pw = lambda a, b, c: sp.Piecewise((a, x > 0), (b, y > 1), (c, True))  # noqa: E731
+    f = compile_arb(pw(1, 2, 3) + pw(10, 20, 30) * y, (x, y))
+    assert "lambda" in arb_compile._source([pw(1, 2, 3) + pw(10, 20, 30) * y], (x, y), "arb", True)
+    assert f(arb(1), arb(1, "0.5")).contains(11) and f(arb(-1), arb(3)) == 62 and f(arb(-1), arb(0)) == 3
+    with pytest.raises(CertifyError, match="the balls overlap"):
+        f(arb(-1), arb(1, "0.5"))
+
+
 def test_powers_and_the_imaginary_unit_in_complex_balls():
     with _precision(120):
         assert compile_acb(x ** sp.Rational(1, 3), (x,))(acb(8)).real.overlaps(arb(2))
@@ -257,3 +270,6 @@ def test_an_integer_power_of_a_real_ball_comes_from_its_ends():
         assert compile_arb(x**5, (x,))(arb(3)).contains(243) and compile_arb(x**0 + x, (x,))(arb(2)) == 3
         z = compile_acb(x**3, (x,))(acb(1, 1))
         assert z.real.contains(-2) and z.imag.contains(2)
+        # a ball around 0 whose ends have one square: the even power still reaches 0
+        small = compile_arb(x**2, (x,))(ball(-0.5, 0.5))
+        assert small.contains(0) and small.contains(0.25) and small.upper() < 0.25 + 1e-6
