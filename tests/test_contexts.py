@@ -137,6 +137,27 @@ def test_a_user_number_becomes_an_mpf_without_losing_digits():
         assert backends.to_mpf(mpmath.mpf(2) / 7) == mpmath.mpf(2) / 7
 
 
+def test_an_evaluator_runs_its_own_algorithm_under_the_context_class_it_names():
+    """``own`` maps a context class to another run: chosen by the context's type; the reference
+    runs the tanh-sinh rule at the given point; keys starting with _ are not values."""
+    seen = []
+
+    def run(ctx, params):
+        seen.append(("run", type(ctx).__name__, getattr(ctx, "rule", None), dict(params)))
+        return {"v": 1, "_private": 0}
+
+    def polish(ctx, params):
+        seen.append(("polish", type(ctx).__name__, ctx.rule, dict(params)))
+        return {"v": 2}
+
+    ev = backends.Evaluator(run, own={backends.MpContext: polish}, name="toy")
+    assert ev.under(backends.NumpyContext(), {"a": 1}) == {"v": 1} and ev({"a": 2}, 20) == {"v": 2}
+    assert ev.reference({"a": 3}, 20) == {"v": 2}
+    assert seen == [("run", "NumpyContext", None, {"a": 1}), ("polish", "MpContext", "trapezoid", {"a": 2}),
+                    ("polish", "MpContext", "tanh-sinh", {"a": 3})]
+    assert backends.Evaluator(run).under(backends.MpContext(), {}) == {"v": 1}
+
+
 def test_a_chain_is_generic():
     x, y, z, t = sp.symbols("x y z t", real=True)
     # y = x^2, z = E (y + zeta)^2 = y^2 + 1: out = x^2 + x^4 + 1
