@@ -93,6 +93,20 @@ def test_a_ball_tells_a_number_of_any_type_and_sign_by_its_exact_value():
     assert near.contains(long) and not near.contains(long + "2")
 
 
+def test_a_ball_compares_a_fraction_of_huge_or_tiny_terms_at_their_own_precision():
+    """The working precision grows with the bits of the number's numerator and denominator, so
+    that (10^60 + 1)/3 is told apart to 10^-5 and 1/(3 10^60) to 10^-71."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as c:
+        c.prec = 80
+        big, tiny = str(Decimal(10**60 + 1) / 3), str(Decimal(1) / (3 * 10**60))
+    assert core_arb.Ball(big, "1e-5", big, None).contains(f"{10**60 + 1}/3")
+    assert not core_arb.Ball(big, "1e-5", big, None).contains(f"{10**60 + 4}/3")
+    short = "3.3333333333e-61"
+    assert core_arb.Ball(short, "1e-71", short, None).contains(f"1/{3 * 10**60}")
+
+
 def test_a_ball_is_closed_at_its_printed_radius():
     """The printed ball [mid - rad, mid + rad] contains its ends, though 0.1 is not a binary
     number (the radius is enclosed from above, never below), and nothing a billionth of the
