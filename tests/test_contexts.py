@@ -113,6 +113,10 @@ def test_a_chains_blocks_of_closed_forms_and_of_expectations_by_law():
     assert {k: round(float(v), 12) for k, v in res["_steps"].items()} == {"y1": 2, "y2": 3, "y3": 1, "z1": 5,
                                                                            "z2": 13, "z3": 2}
     assert 0 < res["_quad_err"] < 1e-25
+    # an expectation, a closed form of it, an expectation of that: three blocks
+    mixed = backends.Chain((x,), (backends.Expect(z1, t**2, t, x, 1), backends.Closed(y1, z1 + 1),
+                                  backends.Expect(z2, t, t, y1, 1)), (("out", z2),)).run(backends.MpContext(30), [1])
+    assert backends.agree_digits(mixed["out"], 3) >= 25  # E(1 + z)^2 + 1 = 3
     closed = backends.Chain((x,), (backends.Closed(y1, x + 1),), (("out", y1),)).run(backends.MpContext(30), [1])
     assert closed == {"out": 2, "_quad_err": 0, "_steps": {"y1": 2}}
 
