@@ -247,6 +247,8 @@ def test_real_line_bound_of_a_constant_and_its_depth_of_splitting():
     x = sp.Symbol("x", real=True)
     assert core_arb.real_line_bound(sp.Rational(-3, 2), x) == arb(1.5)
     assert core_arb.real_line_bound(-sp.pi, x).contains(arb.pi())
+    # from above: the upper end of pi's ball, whose own upper end is at least pi
+    assert sp.Rational(core_arb.real_line_bound(-sp.pi, x).upper().mid().str(60, radius=False, more=True)) >= sp.pi
     # both half-lines: sup of the sigmoid is 1 (x -> +inf), of a bump at e^x = 3/2 is 4 (x > 0);
     # a small function is bounded by a small number (no floor at 1)
     assert core_arb.real_line_bound(1 / (1 + sp.exp(-x)), x) >= 1
