@@ -9,6 +9,7 @@ adding its site-packages), and pip builds the example with ``--no-deps --no-buil
 """
 import ast
 import dataclasses
+from types import SimpleNamespace
 import json
 import os
 import pathlib
@@ -177,6 +178,15 @@ def test_the_paper_prints_its_symbols_in_its_own_notation_and_only_there(plugin)
         assert (latex(overlap), latex(pi)) == (r"\langle u_1, v\rangle", r"\pi")
     with printing_for("A"):
         assert (latex(overlap), latex(pi)) == ("overlap", r"\pi_{+}")
+    # a claim's statement, in the LaTeX document and the HTML report: its own paper's notation
+    from numerics.latex import statement_latex
+    from numerics.report_math import _statement_html
+
+    fake = {p: SimpleNamespace(id=f"{p}.fake", paper=p, get_statement_eq=lambda: sp.Eq(overlap, pi)) for p in "AS"}
+    spelt = "<mi>o</mi><mi>v</mi><mi>e</mi><mi>r</mi>"  # the name, letter by letter in MathML
+    assert "\noverlap = \\pi_{+}\n" in statement_latex(fake["A"]) and spelt in _statement_html(fake["A"])
+    assert "\n\\langle u_1, v\\rangle = \\pi\n" in statement_latex(fake["S"])
+    assert spelt not in _statement_html(fake["S"])
     a_eq = dataclasses.replace(claims["A.thm3.q2_cosine"].get_equations()[0], lhs=overlap)
     assert a_eq.latex().startswith("overlap = ")
     assert latex(overlap) == r"\langle u_1, v\rangle"  # no paper: every paper's names that agree
