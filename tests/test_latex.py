@@ -72,6 +72,11 @@ def test_each_paper_s_symbols_come_from_its_notation_module_whatever_was_importe
         eq = Equation("Z.thing", kappa2, pi, "toy", (pi,))
         assert eq.latex() == r"\kappa^{2} = \varpi" and Equation("A.thing", kappa2, pi, "toy", (pi,)).latex() == \
             r"\kappa_{2} = \pi_{+}"
+        extra.append(md.EntryPoint("Z", "attncheck_fake_notation", core.NOTATION_GROUP))  # declared twice
+        with pytest.raises(ValueError, match="^notation: paper Z declares two notation modules in attncheck.notation; "
+                                             "keep one$"):
+            printed(None, pi)
+        extra.pop()
         extra.append(md.EntryPoint("Y", "attncheck_no_such_module", core.NOTATION_GROUP))
         with pytest.raises(ValueError) as e:
             printed(None, pi)
