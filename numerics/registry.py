@@ -182,6 +182,10 @@ def _check_notation() -> None:
     after a registered paper's prefix."""
     from derivations.core import NOTATION_GROUP, notation_tables
 
+    if not any(_own(ep.value) for ep in _entry_points(NOTATION_GROUP)):  # Paper A prints pi_+ through it
+        raise RegistryError(f"no notation of attncheck is registered (the entry-point group {NOTATION_GROUP} of the "
+                            "installed metadata names none): the install predates the sources; run `pip install -e .` "
+                            "in the checkout")
     try:
         tables = notation_tables()
     except ValueError as e:

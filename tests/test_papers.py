@@ -138,6 +138,25 @@ def test_an_install_that_names_none_of_attnchecks_papers_is_refused(monkeypatch)
         registry.problems.cache_clear()
 
 
+def test_an_install_that_names_none_of_attnchecks_notation_is_refused(monkeypatch):
+    """An install from before the notation group would print Paper A's prior as the constant pi:
+    refused with the command that renews it."""
+    import importlib.metadata as md
+
+    installed = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [] if group == "attncheck.notation"
+                        else installed(group=group, **kw))
+    registry.claims.cache_clear()
+    try:
+        assert _refused(registry.claims) == (
+            "no notation of attncheck is registered (the entry-point group attncheck.notation of the installed "
+            "metadata names none): the install predates the sources; run `pip install -e .` in the checkout")
+    finally:
+        monkeypatch.undo()
+        registry.claims.cache_clear()
+    assert "A.thm3.q2_cosine" in registry.claims()
+
+
 def test_attnchecks_papers_are_those_its_pyproject_declares():
     """The installed metadata names the papers the sources declare (the tests run from it), each
     entry named by its paper's prefix."""
