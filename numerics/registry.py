@@ -81,6 +81,14 @@ def _own(value: str) -> bool:
     return value.split(":")[0].split(".")[0] in PROJECT_PACKAGES
 
 
+def _predates(what: str, group: str) -> RegistryError:
+    """An install whose metadata names none of attncheck's own entries of ``group``: sources
+    newer than the editable install."""
+    return RegistryError(f"no {what} of attncheck is registered (the entry-point group {group} of the installed "
+                         "metadata names none): the install predates the sources; run `pip install -e .` in the "
+                         "checkout")
+
+
 def _registered() -> list:
     """``(paper, own)`` for every registered paper, in the order they are read: the entry points
     of both groups, then the ``--claims`` files; ``own``: one of attncheck's papers."""
@@ -97,9 +105,7 @@ def _registered() -> list:
             own = group == ENTRY_POINT_GROUP and _own(ep.value)
             found.append((wrap(obj, f"entry point {ep.name!r} ({ep.value})"), own))
     if not any(own for _, own in found):
-        raise RegistryError(f"no paper of attncheck is registered (the entry-point group {ENTRY_POINT_GROUP} of "
-                            "the installed metadata names none): the install predates the sources; run "
-                            "`pip install -e .` in the checkout")
+        raise _predates("paper", ENTRY_POINT_GROUP)
     found += [(wrap(_load_file(path), f"--claims {path!r}"), False) for path in EXTRA_FILES]
     owner = {}
     for paper, _ in found:
@@ -183,9 +189,7 @@ def _check_notation() -> None:
     from derivations.core import NOTATION_GROUP, notation_tables
 
     if not any(_own(ep.value) for ep in _entry_points(NOTATION_GROUP)):  # Paper A prints pi_+ through it
-        raise RegistryError(f"no notation of attncheck is registered (the entry-point group {NOTATION_GROUP} of the "
-                            "installed metadata names none): the install predates the sources; run `pip install -e .` "
-                            "in the checkout")
+        raise _predates("notation", NOTATION_GROUP)
     try:
         tables = notation_tables()
     except ValueError as e:

@@ -122,38 +122,25 @@ def test_a_file_with_a_bare_claims_list_is_a_paper_without_a_prefix(tmp_path, fi
         "PAPER = Paper(prefix=..., title=..., claims=[...])")
 
 
-def test_an_install_that_names_none_of_attnchecks_papers_is_refused(monkeypatch):
+@pytest.mark.parametrize("what, group, memo", [("paper", "attncheck.papers", "problems"),
+                                               ("notation", "attncheck.notation", "claims")])
+def test_an_install_that_names_none_of_attnchecks_entries_is_refused(monkeypatch, what, group, memo):
     """Sources newer than the installed metadata (an editable install from before the group): one
-    line with the command that renews it, never an empty list of claims."""
+    line with the command that renews it, never an empty list of claims, nor Paper A's prior
+    printed as the constant pi."""
     import importlib.metadata as md
 
-    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [])
-    registry.problems.cache_clear()
+    installed, memo, empty = md.entry_points, getattr(registry, memo), group
+    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [] if group == empty else
+                        installed(group=group, **kw))
+    memo.cache_clear()
     try:
-        assert _refused(registry.problems) == (
-            "no paper of attncheck is registered (the entry-point group attncheck.papers of the installed metadata "
-            "names none): the install predates the sources; run `pip install -e .` in the checkout")
+        assert _refused(memo) == (
+            f"no {what} of attncheck is registered (the entry-point group {group} of the installed metadata names "
+            "none): the install predates the sources; run `pip install -e .` in the checkout")
     finally:
         monkeypatch.undo()
-        registry.problems.cache_clear()
-
-
-def test_an_install_that_names_none_of_attnchecks_notation_is_refused(monkeypatch):
-    """An install from before the notation group would print Paper A's prior as the constant pi:
-    refused with the command that renews it."""
-    import importlib.metadata as md
-
-    installed = md.entry_points
-    monkeypatch.setattr(md, "entry_points", lambda group=None, **kw: [] if group == "attncheck.notation"
-                        else installed(group=group, **kw))
-    registry.claims.cache_clear()
-    try:
-        assert _refused(registry.claims) == (
-            "no notation of attncheck is registered (the entry-point group attncheck.notation of the installed "
-            "metadata names none): the install predates the sources; run `pip install -e .` in the checkout")
-    finally:
-        monkeypatch.undo()
-        registry.claims.cache_clear()
+        memo.cache_clear()
     assert "A.thm3.q2_cosine" in registry.claims()
 
 
